@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# make            build ./heaptap
+# make demo       build, trace the bundled demo workload, print its report
+# make test       install missing Debian packages, build, run unit and integration tests
+# make bench      print the overhead figures (traced vs. empty probes vs. untraced)
+# make install    install the binary (PREFIX=/usr/local)
+# V=1 shows full commands.
+
+OUTPUT ?= .output
+PREFIX ?= /usr/local
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CC ?= cc
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+# Debian packages the build and the tests need; `make deps` installs whichever is missing.
+DEB_PACKAGES := clang llvm make pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev \
+	libjson-c-dev uthash-dev libcriterion-dev openmpi-bin libopenmpi-dev tmux
+
+ifeq ($(V),1)
+	Q =
+	msg =
+else
+	Q = @
+	msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# clang -target bpf does not see the system's multiarch include directory by itself.
+CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+
+LIBS_PKG := libbpf libelf zlib json-c
+PKG_CFLAGS = $(shell pkg-config --cflags $(LIBS_PKG) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null)
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
+	-Iinclude -Iuser -I$(OUTPUT) $(PKG_CFLAGS)
+BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
+	-I. -Iinclude $(CLANG_BPF_SYS_INCLUDES)
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
+# Everything but main(), for the unit tests to link against.
+LIB_OBJS := $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
+SKEL := $(OUTPUT)/heaptap.skel.h
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all deps demo test unit-test integration-test bench install clean
+
+all: heaptap
+
+deps:
+	$(Q)missing=$$(for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
+			|| echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "  DEPS     installing:" $$missing; \
+		apt-get update -q >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; \
+	fi
+
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c vmlinux.h | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# Every BPF concern is its own object; they link into one skeleton.
+$(OUTPUT)/heaptap.bpf.o: $(BPF_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(SKEL): $(OUTPUT)/heaptap.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name heaptap_bpf > $@
+
+$(OUTPUT)/user/%.o: user/%.c $(SKEL) | $(OUTPUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+heaptap: $(USER_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
+
+include tests/tests.mk
+include tools/bench/bench.mk
+
+demo: deps heaptap $(DEMO_TARGET)
+	./heaptap run -- $(DEMO_TARGET)
+
+install: heaptap
+	install -D -m 0755 heaptap $(DESTDIR)$(PREFIX)/sbin/heaptap
+
+clean:
+	$(call msg,CLEAN)
+	$(Q)rm -rf $(OUTPUT) heaptap
+
+-include $(wildcard $(OUTPUT)/*/*.d $(OUTPUT)/*.d)

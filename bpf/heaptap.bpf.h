@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Maps and helpers shared by heaptap's BPF objects (weak: each object may include them). */
+#ifndef HEAPTAP_BPF_H
+#define HEAPTAP_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "heaptap.h"
+
+/* Ordered stream of events to userspace; userspace sizes it before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps") __weak;
+
+/* Processes being traced (pid -> unused); the exit tracepoint reports only these. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps") __weak;
+
+/* What was lost, per process, so every report can say so. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct ht_losses);
+} losses SEC(".maps") __weak;
+
+struct inflight {
+	__u32 depth;
+	__u32 pad;
+	struct ht_call_event ev; /* built at entry, completed and sent at return */
+};
+
+/* One slot per traced thread, kept until the thread exits (process.bpf.c drops it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight SEC(".maps") __weak;
+
+enum loss_kind { LOSS_RINGBUF_FULL, LOSS_INFLIGHT_FULL };
+
+static __always_inline void count_loss(__u32 pid, enum loss_kind kind)
+{
+	static const struct ht_losses none;
+	struct ht_losses *l = bpf_map_lookup_elem(&losses, &pid);
+
+	if (!l) {
+		bpf_map_update_elem(&losses, &pid, &none, BPF_NOEXIST);
+		l = bpf_map_lookup_elem(&losses, &pid);
+		if (!l)
+			return;
+	}
+	if (kind == LOSS_RINGBUF_FULL)
+		__sync_fetch_and_add(&l->ringbuf_full, 1);
+	else
+		__sync_fetch_and_add(&l->inflight_full, 1);
+}
+
+#endif

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The life of a traced process: objects the dynamic loader maps, and thread exits.
+ */
+#include "heaptap.bpf.h"
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#define SIGSTOP 19
+
+/*
+ * Processes to stop at their next loader event (pid -> unused), so that userspace can
+ * place the allocator probes before a just-started program allocates anything.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} hold SEC(".maps") __weak;
+
+/*
+ * On _dl_debug_state, which the loader calls after it changes the set of mapped objects
+ * (the debugger interface of <link.h>).
+ */
+SEC("uprobe")
+int BPF_KPROBE(loader_changed)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct ht_libs_event ev = {
+		.type = HT_EV_LIBS_CHANGED,
+		.pid = id >> 32,
+		.tid = (__u32)id,
+	};
+
+	if (bpf_map_lookup_elem(&hold, &ev.pid)) {
+		/* Stop before sending: the process must be held by the time userspace looks. */
+		ev.held = bpf_send_signal(SIGSTOP) == 0;
+	}
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		count_loss(ev.pid, LOSS_RINGBUF_FULL);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_exit")
+int thread_exit(void *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 id = bpf_get_current_pid_tgid();
+	struct ht_exit_event ev = {
+		.type = HT_EV_EXIT,
+		.pid = id >> 32,
+		.tid = (__u32)id,
+	};
+
+	if (!bpf_map_lookup_elem(&targets, &ev.pid))
+		return 0;
+	bpf_map_delete_elem(&inflight, &ev.tid);
+	/* do_exit() has already counted this thread out of the group's live threads. */
+	ev.group_dead = BPF_CORE_READ(task, signal, live.counter) == 0;
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		count_loss(ev.pid, LOSS_RINGBUF_FULL);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

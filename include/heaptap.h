@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The ABI between heaptap's BPF programs and its userspace: event layouts and constants.
+ * Shared by both sides, so it includes nothing (vmlinux.h clashes with system headers);
+ * the includer provides __u64/__u32/__s64.
+ */
+#ifndef HEAPTAP_H
+#define HEAPTAP_H
+
+/* The malloc family. The order is the order of the report's call counts. */
+enum ht_func {
+	HT_MALLOC,
+	HT_CALLOC,
+	HT_REALLOC,
+	HT_REALLOCARRAY,
+	HT_FREE,
+	HT_MEMALIGN,
+	HT_POSIX_MEMALIGN,
+	HT_ALIGNED_ALLOC,
+	HT_VALLOC,
+	HT_PVALLOC,
+	HT_NR_FUNCS,
+};
+
+/* Frames kept per call: deep enough for MPI stacks, small enough for the ring buffer. */
+#define HT_MAX_FRAMES 127
+#define HT_COMM_LEN 16
+
+enum ht_event_type {
+	HT_EV_CALL = 1,		/* one completed malloc-family call */
+	HT_EV_LIBS_CHANGED = 2, /* the dynamic loader mapped or unmapped objects */
+	HT_EV_EXIT = 3,		/* a traced thread exited */
+};
+
+/* ht_call_event.flags */
+#define HT_F_READ_FAILED (1u << 0)  /* a chunk header or posix_memalign out-pointer was unreadable */
+#define HT_F_STACK_TRUNC (1u << 1)  /* the walk hit HT_MAX_FRAMES */
+
+/*
+ * One malloc-family call, sent when the outermost call returns (free: at its entry).
+ * Raw arguments travel as they are; userspace derives requested bytes from them.
+ * Variable length: only nr_frames entries of frames[] are sent.
+ */
+struct ht_call_event {
+	__u32 type;
+	__u32 func;	     /* enum ht_func of the probed address (aliases resolved later) */
+	__u32 pid;	     /* thread group id */
+	__u32 tid;
+	__u64 args[3];	     /* rdi, rsi, rdx at entry */
+	__u64 ret;	     /* rax at return (free: 0) */
+	__u64 freed_usable;  /* usable bytes of the block released (free, realloc) */
+	__u64 alloc_usable;  /* usable bytes of the block returned */
+	__u64 alloc_ptr;     /* the block returned (posix_memalign: through args[0]) */
+	__u32 flags;
+	__u32 nr_frames;
+	char comm[HT_COMM_LEN];
+	__u64 frames[HT_MAX_FRAMES]; /* [0] the probed entry, [1] its caller, outwards */
+};
+
+#define HT_CALL_EVENT_HEADER_SIZE 96
+
+struct ht_libs_event {
+	__u32 type;
+	__u32 pid;
+	__u32 tid;
+	__u32 held; /* the process was stopped so probes can be placed before it runs on */
+};
+
+struct ht_exit_event {
+	__u32 type;
+	__u32 pid;
+	__u32 tid;
+	__u32 group_dead; /* the last thread of the process */
+};
+
+/* Per-process losses, kept in the BPF map `losses` keyed by pid. */
+struct ht_losses {
+	__u64 ringbuf_full;
+	__u64 inflight_full;
+};
+
+#endif /* HEAPTAP_H */

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+# Unit tests (Criterion, no root), integration tests (Criterion, drive ./heaptap as a user
+# would; they skip with a reason when BPF cannot be loaded) and the programs they trace.
+
+include tests/targets/targets.mk
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(UNIT_SRCS))
+INTEG_SRCS := $(wildcard tests/integration/*.c)
+INTEG_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(INTEG_SRCS))
+UNIT_BIN := $(OUTPUT)/tests/unit_tests
+INTEG_BIN := $(OUTPUT)/tests/integration_tests
+
+$(OUTPUT)/tests/%.o: tests/%.c $(SKEL)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
+
+$(UNIT_BIN): $(UNIT_OBJS) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -lcriterion -o $@
+
+$(INTEG_BIN): $(INTEG_OBJS) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -lcriterion -o $@
+
+# Re-run make after `deps` so that pkg-config sees freshly installed packages.
+test:
+	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory unit-test integration-test
+
+unit-test: $(UNIT_BIN)
+	$(Q)$(UNIT_BIN)
+
+integration-test: heaptap $(INTEG_BIN) $(TEST_TARGETS)
+	$(Q)HEAPTAP=$(abspath heaptap) TARGETS=$(abspath $(TARGET_DIR)) $(INTEG_BIN) --jobs 1

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "accountant.h"
+
+const char *const ht_func_names[HT_NR_FUNCS] = {
+	[HT_MALLOC] = "malloc",
+	[HT_CALLOC] = "calloc",
+	[HT_REALLOC] = "realloc",
+	[HT_REALLOCARRAY] = "reallocarray",
+	[HT_FREE] = "free",
+	[HT_MEMALIGN] = "memalign",
+	[HT_POSIX_MEMALIGN] = "posix_memalign",
+	[HT_ALIGNED_ALLOC] = "aligned_alloc",
+	[HT_VALLOC] = "valloc",
+	[HT_PVALLOC] = "pvalloc",
+};
+
+void balance__apply(struct balance *b, enum ht_func func, int64_t delta, uint64_t requested)
+{
+	b->current += delta;
+	if (b->current < b->min)
+		b->min = b->current;
+	if (b->current > b->max)
+		b->max = b->current;
+	b->requested += requested;
+	b->calls[func]++;
+}
+
+static struct thread_stats *thread_of(struct process_stats *ps, uint32_t tid)
+{
+	struct thread_stats *t;
+
+	HASH_FIND(hh, ps->threads, &tid, sizeof(tid), t);
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	HASH_ADD(hh, ps->threads, tid, sizeof(t->tid), t);
+	return t;
+}
+
+static struct library_stats *library_of(struct process_stats *ps, const char *library)
+{
+	struct library_stats *l;
+
+	HASH_FIND_STR(ps->libraries, library, l);
+	if (l)
+		return l;
+	l = calloc(1, sizeof(*l));
+	if (!l || !(l->library = strdup(library))) {
+		free(l);
+		return NULL;
+	}
+	HASH_ADD_KEYPTR(hh, ps->libraries, l->library, strlen(l->library), l);
+	return l;
+}
+
+static struct function_stats *function_of(struct process_stats *ps, const char *library,
+					  const char *function)
+{
+	size_t lib_len = strlen(library), fn_len = strlen(function);
+	size_t key_len = lib_len + 1 + fn_len;
+	char key[key_len + 1];
+	struct function_stats *f;
+
+	memcpy(key, library, lib_len + 1);
+	memcpy(key + lib_len + 1, function, fn_len + 1);
+	HASH_FIND(hh, ps->functions, key, key_len, f);
+	if (f)
+		return f;
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->key = malloc(key_len + 1))) {
+		free(f);
+		return NULL;
+	}
+	memcpy(f->key, key, key_len + 1);
+	f->library = f->key;
+	f->function = f->key + lib_len + 1;
+	HASH_ADD_KEYPTR(hh, ps->functions, f->key, key_len, f);
+	return f;
+}
+
+int accountant__charge(struct process_stats *ps, const struct charge *c)
+{
+	struct thread_stats *t = thread_of(ps, c->tid);
+	struct library_stats *l = library_of(ps, c->library);
+	struct function_stats *f = function_of(ps, c->library, c->function);
+
+	if (!t || !l || !f)
+		return -ENOMEM;
+	/* The name the thread had when it called: it may be renamed or gone by the report. */
+	if (c->thread_name)
+		strncpy(t->name, c->thread_name, sizeof(t->name) - 1);
+	balance__apply(&ps->total, c->func, c->delta, c->requested);
+	balance__apply(&t->bal, c->func, c->delta, c->requested);
+	balance__apply(&l->bal, c->func, c->delta, c->requested);
+	balance__apply(&f->bal, c->func, c->delta, c->requested);
+	return 0;
+}
+
+static int by_tid(struct thread_stats *a, struct thread_stats *b)
+{
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static int by_library(struct library_stats *a, struct library_stats *b)
+{
+	return strcmp(a->library, b->library);
+}
+
+static int by_library_function(struct function_stats *a, struct function_stats *b)
+{
+	int c = strcmp(a->library, b->library);
+
+	return c ? c : strcmp(a->function, b->function);
+}
+
+void accountant__sort(struct process_stats *ps)
+{
+	HASH_SORT(ps->threads, by_tid);
+	HASH_SORT(ps->libraries, by_library);
+	HASH_SORT(ps->functions, by_library_function);
+}
+
+void accountant__clear(struct process_stats *ps)
+{
+	struct thread_stats *t, *tt;
+	struct library_stats *l, *lt;
+	struct function_stats *f, *ft;
+
+	HASH_ITER(hh, ps->threads, t, tt) {
+		HASH_DEL(ps->threads, t);
+		free(t);
+	}
+	HASH_ITER(hh, ps->libraries, l, lt) {
+		HASH_DEL(ps->libraries, l);
+		free(l->library);
+		free(l);
+	}
+	HASH_ITER(hh, ps->functions, f, ft) {
+		HASH_DEL(ps->functions, f);
+		free(f->key);
+		free(f);
+	}
+	memset(ps, 0, sizeof(*ps));
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Balances and call counts per group: the whole process, each thread, each library, each
+ * function. Pure bookkeeping: it is told what each call moved and whom to charge.
+ */
+#ifndef HEAPTAP_ACCOUNTANT_H
+#define HEAPTAP_ACCOUNTANT_H
+
+#include <stdint.h>
+#include <uthash.h>
+#include "heaptap_types.h"
+
+struct balance {
+	int64_t current, min, max; /* usable bytes; min and max over the event order */
+	uint64_t requested;	    /* bytes asked for by calls that returned a block */
+	uint64_t calls[HT_NR_FUNCS];
+};
+
+struct thread_stats {
+	uint32_t tid;
+	char name[16];
+	struct balance bal;
+	UT_hash_handle hh;
+};
+
+struct library_stats {
+	char *library;
+	struct balance bal;
+	UT_hash_handle hh;
+};
+
+struct function_stats {
+	char *key; /* library '\0' function: both as one hash key */
+	const char *library, *function;
+	struct balance bal;
+	UT_hash_handle hh;
+};
+
+struct process_stats {
+	struct balance total;
+	struct thread_stats *threads;
+	struct library_stats *libraries;
+	struct function_stats *functions;
+};
+
+/* What one call did, and the group it is charged to. */
+struct charge {
+	enum ht_func func;
+	uint32_t tid;
+	const char *thread_name;
+	int64_t delta;	    /* usable bytes allocated minus usable bytes released */
+	uint64_t requested; /* bytes asked for, when a block was returned */
+	const char *library, *function;
+};
+
+void balance__apply(struct balance *b, enum ht_func func, int64_t delta, uint64_t requested);
+/* Returns 0 or -ENOMEM (then nothing was charged anywhere). */
+int accountant__charge(struct process_stats *ps, const struct charge *c);
+void accountant__clear(struct process_stats *ps);
+
+/* Sorted views for reports: threads by tid, libraries and functions by name. */
+void accountant__sort(struct process_stats *ps);
+
+#endif

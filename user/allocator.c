@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <string.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "allocator.h"
+#include "procfs.h"
+
+static const char *basename_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return base ? base + 1 : path;
+}
+
+static bool is_glibc(const char *path)
+{
+	const char *base = basename_of(path);
+
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-2.", 7);
+}
+
+/* Allocators that replace libc's malloc when preloaded or linked. */
+static bool is_known_allocator(const char *path)
+{
+	static const char *const prefixes[] = {
+		"libjemalloc", "libtcmalloc", "libtbbmalloc", "libmimalloc", "libhoard",
+	};
+	const char *base = basename_of(path);
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		if (!strncmp(base, prefixes[i], strlen(prefixes[i])))
+			return true;
+	}
+	return false;
+}
+
+void allocator__from_object(const char *path, const struct object_file *obj,
+			    struct allocator *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->path, sizeof(out->path), "%s", path);
+	snprintf(out->open_path, sizeof(out->open_path), "%s", obj->open_path);
+	out->dev = obj->dev;
+	out->inode = obj->inode;
+	out->glibc = is_glibc(path);
+	for (int f = 0; f < HT_NR_FUNCS; f++)
+		out->offsets[f] = elfsyms__offset_of(obj->syms, ht_func_names[f]);
+}
+
+int allocator__find(pid_t pid, const struct procmaps *maps, struct symcache *cache,
+		    struct allocator *out)
+{
+	char exe[4096], link[64];
+	ssize_t exe_len;
+	const struct mapping *libc = NULL, *other = NULL;
+	struct object_file *libc_obj = NULL, *other_obj = NULL;
+	char open_path[4096];
+
+	/*
+	 * A known allocator library, or the program itself (a static build), that defines
+	 * malloc wins over libc: it is there to replace libc's.
+	 */
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	exe_len = readlink(link, exe, sizeof(exe) - 1);
+	exe[exe_len > 0 ? exe_len : 0] = '\0';
+	for (size_t i = 0; i < maps->nr; i++) {
+		const struct mapping *m = &maps->maps[i];
+		struct object_file *obj;
+
+		if (!m->executable || m->path[0] != '/')
+			continue;
+		if ((libc && m->inode == libc->inode && m->dev == libc->dev) ||
+		    (other && m->inode == other->inode && m->dev == other->dev))
+			continue;
+		procfs_root_path(pid, m->path, open_path, sizeof(open_path));
+		obj = symcache__get(cache, m->dev, m->inode, open_path);
+		if (!obj)
+			return -ENOMEM;
+		if (!obj->syms || !elfsyms__offset_of(obj->syms, "malloc"))
+			continue;
+		if (is_glibc(m->path)) {
+			libc = m;
+			libc_obj = obj;
+		} else if (!other && (is_known_allocator(m->path) || !strcmp(m->path, exe))) {
+			other = m;
+			other_obj = obj;
+		}
+	}
+	if (!other && !libc)
+		return -ENOENT;
+	if (other)
+		allocator__from_object(other->path, other_obj, out);
+	else
+		allocator__from_object(libc->path, libc_obj, out);
+	return 0;
+}
+
+bool allocator__is_alias(const struct allocator *a, enum ht_func func)
+{
+	for (int f = 0; f < (int)func; f++) {
+		if (a->offsets[f] && a->offsets[f] == a->offsets[func])
+			return true;
+	}
+	return false;
+}

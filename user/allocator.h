@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The object that provides a process's malloc family: the program itself when it defines
+ * malloc (static builds), a preloaded or linked allocator, or the C library.
+ */
+#ifndef HEAPTAP_ALLOCATOR_H
+#define HEAPTAP_ALLOCATOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "heaptap_types.h"
+#include "procmaps.h"
+#include "symcache.h"
+
+struct allocator {
+	char path[4096];      /* as mapped in the target */
+	char open_path[4096]; /* as heaptap reaches it */
+	uint64_t dev, inode;
+	bool glibc;	      /* block sizes can be read from glibc chunk headers */
+	/* File offset of each entry point, 0 when the object lacks it. */
+	uint64_t offsets[HT_NR_FUNCS];
+};
+
+/*
+ * Find the allocator among the file mappings of pid. Returns 0, -ENOENT when no mapped
+ * object defines malloc (yet: the loader may not have mapped libc), or -errno.
+ */
+int allocator__find(pid_t pid, const struct procmaps *maps, struct symcache *cache,
+		    struct allocator *out);
+
+/* The allocator in obj (mapped at path), e.g. a static program about to be executed. */
+void allocator__from_object(const char *path, const struct object_file *obj,
+			    struct allocator *out);
+
+/*
+ * Does func share its address with an entry point earlier in enum order (glibc: memalign
+ * and aligned_alloc)? Probes are placed once per address, on the first of its names.
+ */
+bool allocator__is_alias(const struct allocator *a, enum ht_func func);
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Which symbol a call instruction called. glibc gives memalign and aligned_alloc one
+ * address, so the probe alone cannot tell them apart; the caller's call instruction can:
+ * it goes through a PLT stub or a GOT slot whose relocation names the symbol.
+ */
+#ifndef HEAPTAP_CALLSITE_H
+#define HEAPTAP_CALLSITE_H
+
+#include <stdint.h>
+
+struct callsite;
+
+/* Parse the relocations, PLT and GOT of the ELF file at path. NULL with errno on failure. */
+struct callsite *callsite__load(const char *path);
+void callsite__free(struct callsite *cs);
+
+/*
+ * The name of the function called by the call instruction that ends just before the
+ * return address ret_offset (a file offset in this file), or NULL when it cannot be told
+ * (an indirect call through a register, a direct call to a local function...).
+ */
+const char *callsite__callee(const struct callsite *cs, uint64_t ret_offset);
+
+#endif

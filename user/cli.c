@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <argp.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+const char *argp_program_version = "heaptap 0.1";
+
+static const char doc[] =
+	"heaptap traces a process's malloc family from outside, with eBPF uprobes, and reports "
+	"current/min/max bytes and call counts per thread, library and function.\n\n"
+	"  heaptap run [OPTIONS] -- COMMAND [ARGS...]   trace COMMAND from its first "
+	"instruction\n"
+	"  heaptap attach [OPTIONS] -p PID[,PID...]     trace running processes until "
+	"SIGINT/SIGTERM, -d, or they all exit\n\n"
+	"OPTIONS:"
+	"\vExit status: run exits with the command's status (128+N if signal N killed it); "
+	"otherwise 0 on success, 1 if BPF could not be loaded or attached, 2 for a bad command "
+	"line, 3 for a bad target (no such process, a kernel thread, nothing to probe), "
+	"4 without privileges (root, or CAP_BPF and CAP_PERFMON), 126 if COMMAND cannot be "
+	"executed, 127 if COMMAND is not found.";
+
+enum { OPT_JSON = 0x100 };
+
+static const struct argp_option option_table[] = {
+	{ "attribution", 'a', "RULE", 0, "entry (default: the first library function the "
+					 "program called) or caller (the innermost function "
+					 "outside the allocator)" },
+	{ "json", OPT_JSON, "FILE", 0, "also write the report as JSON (schema \"heaptap\": 1)" },
+	{ "output", 'o', "FILE", 0, "write the text report to FILE (run: default standard "
+				    "error; attach: standard output)" },
+	{ "pid", 'p', "PID[,PID...]", 0, "attach: the processes to trace" },
+	{ "duration", 'd', "SECONDS", 0, "attach: detach after SECONDS" },
+	{ "verbose", 'v', NULL, 0, "show what heaptap and libbpf do" },
+	{},
+};
+
+static void usage_error(struct argp_state *state, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "heaptap: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see heaptap --help)\n");
+	(void)state;
+	exit(EXIT_USAGE);
+}
+
+static void add_pids(struct argp_state *state, struct options *o, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long pid;
+		pid_t *grown;
+
+		errno = 0;
+		pid = strtol(tok, &end, 10);
+		if (errno || end == tok || *end || pid <= 0 || pid > 1 << 22)
+			usage_error(state, "'%s' is not a PID", tok);
+		grown = realloc(o->pids, (o->nr_pids + 1) * sizeof(*grown));
+		if (!grown)
+			usage_error(state, "%s", "out of memory");
+		o->pids = grown;
+		o->pids[o->nr_pids++] = pid;
+	}
+	free(copy);
+}
+
+static error_t parse_option(int key, char *arg, struct argp_state *state)
+{
+	struct options *o = state->input;
+	char *end;
+
+	switch (key) {
+	case 'a':
+		if (attribution_rule_parse(arg, &o->rule))
+			usage_error(state, "attribution must be entry or caller, not '%s'", arg);
+		break;
+	case OPT_JSON:
+		o->json_path = arg;
+		break;
+	case 'o':
+		o->text_path = arg;
+		break;
+	case 'p':
+		add_pids(state, o, arg);
+		break;
+	case 'd':
+		o->duration = strtod(arg, &end);
+		if (end == arg || *end || o->duration <= 0)
+			usage_error(state, "-d wants a positive number of seconds, not '%s'", arg);
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		/* In order: the first word that is not an option starts the command. */
+		if (o->cmd != CMD_RUN)
+			usage_error(state, "unexpected argument '%s'", arg);
+		o->command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (o->cmd == CMD_RUN && !o->command)
+			usage_error(state, "%s", "run needs a command: heaptap run -- COMMAND");
+		if (o->cmd == CMD_RUN && o->nr_pids)
+			usage_error(state, "%s", "-p belongs to attach, not run");
+		if (o->cmd == CMD_ATTACH && !o->nr_pids)
+			usage_error(state, "%s", "attach needs -p PID");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+void cli_parse(int argc, char **argv, struct options *opts)
+{
+	static const struct argp argp = { option_table, parse_option, "run|attach ...", doc };
+	const char *sub = argc > 1 ? argv[1] : "";
+
+	memset(opts, 0, sizeof(*opts));
+	opts->rule = ATTRIBUTE_ENTRY;
+	if (!strcmp(sub, "run")) {
+		opts->cmd = CMD_RUN;
+	} else if (!strcmp(sub, "attach")) {
+		opts->cmd = CMD_ATTACH;
+	} else if (sub[0] == '-') {
+		/* --help, --version, --usage */
+		argp_parse(&argp, argc, argv, 0, NULL, opts);
+		fprintf(stderr, "heaptap: name a subcommand: run or attach (see heaptap --help)\n");
+		exit(EXIT_USAGE);
+	} else {
+		fprintf(stderr, "heaptap: unknown subcommand '%s': use run or attach "
+				"(see heaptap --help)\n", sub);
+		exit(EXIT_USAGE);
+	}
+	argv[1] = argv[0];
+	argp_parse(&argp, argc - 1, argv + 1, ARGP_IN_ORDER, NULL, opts);
+}
+
+void cli_free(struct options *opts)
+{
+	free(opts->pids);
+}

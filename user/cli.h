@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* The command line: subcommands, options, and heaptap's exit statuses. */
+#ifndef HEAPTAP_CLI_H
+#define HEAPTAP_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "attribution.h"
+
+/* Exit statuses (run exits with the command's own status when it ran). */
+enum exit_status {
+	EXIT_OK = 0,
+	EXIT_FAILURE_INTERNAL = 1, /* BPF could not be loaded or attached, out of memory */
+	EXIT_USAGE = 2,		   /* bad command line */
+	EXIT_BAD_TARGET = 3,	   /* no such process, a kernel thread, nothing to probe */
+	EXIT_NO_PRIVILEGE = 4,	   /* not root, nor CAP_BPF and CAP_PERFMON */
+	EXIT_NOT_EXECUTABLE = 126, /* run: the command exists but cannot be executed */
+	EXIT_NOT_FOUND = 127,	   /* run: no such command */
+};
+
+enum subcommand { CMD_RUN, CMD_ATTACH };
+
+struct options {
+	enum subcommand cmd;
+	enum attribution_rule rule;
+	const char *json_path; /* --json */
+	const char *text_path; /* -o */
+	double duration;       /* attach -d, seconds; 0 = until stopped */
+	pid_t *pids;	       /* attach -p */
+	size_t nr_pids;
+	char **command;	       /* run: NULL-terminated argv */
+	bool verbose;
+};
+
+/* Parse argv; on a usage error print one line and exit(EXIT_USAGE). */
+void cli_parse(int argc, char **argv, struct options *opts);
+void cli_free(struct options *opts);
+
+#endif

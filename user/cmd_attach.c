@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* heaptap attach: trace running processes without stopping them. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include "commands.h"
+#include "log.h"
+
+static void request_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One line saying why pid cannot be traced, and heaptap's exit status for it. */
+static int attach_error(pid_t pid, int err)
+{
+	switch (err) {
+	case -ESRCH:
+		log_error("no process with PID %d (has it exited?): check with ps -p %d", pid, pid);
+		return EXIT_BAD_TARGET;
+	case -EINVAL:
+		log_error("PID %d is a kernel thread: it has no malloc to trace", pid);
+		return EXIT_BAD_TARGET;
+	case -ENOENT:
+		log_error("PID %d maps no malloc heaptap can probe (a static program without "
+			  "symbols?)", pid);
+		return EXIT_BAD_TARGET;
+	case -EPERM:
+	case -EACCES:
+		log_error("not allowed to trace PID %d: run heaptap as root", pid);
+		return EXIT_NO_PRIVILEGE;
+	default:
+		log_error("cannot attach to PID %d: %s (heaptap -v shows why)", pid, strerror(-err));
+		return EXIT_FAILURE_INTERNAL;
+	}
+}
+
+int cmd_attach(const struct options *opts)
+{
+	struct session *s = NULL;
+	double deadline;
+	int status, err;
+
+	status = open_session(opts, &s);
+	if (status != EXIT_OK)
+		return status;
+	catch_stop_signals(request_stop);
+	for (size_t i = 0; i < opts->nr_pids; i++) {
+		err = session__attach(s, opts->pids[i]);
+		if (err) {
+			status = attach_error(opts->pids[i], err);
+			goto cleanup;
+		}
+	}
+	for (size_t i = 0; i < opts->nr_pids; i++)
+		log_info("attached to PID %d", opts->pids[i]);
+
+	deadline = opts->duration > 0 ? now() + opts->duration : 0;
+	while (!stop_requested && session__live_targets(s) > 0) {
+		if (deadline && now() >= deadline)
+			break;
+		err = session__poll(s, 100 /* ms */);
+		if (err) {
+			log_error("reading events failed: %s", strerror(-err));
+			status = EXIT_FAILURE_INTERNAL;
+			break;
+		}
+		/* A target may be gone without an exit event reaching us (a lost event). */
+		for (size_t i = 0; i < opts->nr_pids; i++) {
+			if (kill(opts->pids[i], 0) && errno == ESRCH)
+				session__mark_exited(s, opts->pids[i]);
+		}
+	}
+	session__stop(s);
+	err = write_reports(s, opts, stdout);
+	if (status == EXIT_OK)
+		status = err;
+cleanup:
+	session__free(s);
+	return status;
+}

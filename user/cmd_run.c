@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* heaptap run: start a command and trace it from its first instruction. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "commands.h"
+#include "log.h"
+
+static volatile pid_t child;
+
+/* The command owns the terminal's signals: pass them on, and report once it ends. */
+static void forward_signal(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+/* The file execvp() would run, as execvp finds it. 0 or -errno. */
+static int find_command(const char *name, char *path, size_t size)
+{
+	const char *dirs = getenv("PATH");
+	int err = -ENOENT;
+
+	if (strchr(name, '/')) {
+		snprintf(path, size, "%s", name);
+		return access(path, X_OK) ? -errno : 0;
+	}
+	if (!dirs)
+		dirs = "/usr/local/bin:/usr/bin:/bin";
+	while (*dirs) {
+		size_t len = strcspn(dirs, ":");
+
+		snprintf(path, size, "%.*s/%s", (int)len, len ? dirs : ".", name);
+		if (access(path, X_OK) == 0)
+			return 0;
+		if (errno == EACCES)
+			err = -EACCES;
+		dirs += len + (dirs[len] == ':');
+	}
+	return err;
+}
+
+/*
+ * Fork the command, held before exec until `gate` is written to, so that heaptap can
+ * prepare its probes. A failed exec is reported through `exec_error` (close-on-exec).
+ */
+static pid_t fork_command(const char *path, char **argv, int gate, int exec_error)
+{
+	pid_t pid = fork();
+	char go;
+	int err;
+
+	if (pid != 0)
+		return pid;
+	if (read(gate, &go, 1) != 1)
+		_exit(EXIT_NOT_FOUND);
+	execv(path, argv);
+	err = errno;
+	if (write(exec_error, &err, sizeof(err)) < 0)
+		_exit(EXIT_NOT_FOUND);
+	_exit(err == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
+}
+
+static int command_status(int wstatus)
+{
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return WEXITSTATUS(wstatus);
+}
+
+int cmd_run(const struct options *opts)
+{
+	int gate[2] = { -1, -1 }, exec_error[2] = { -1, -1 };
+	struct session *s = NULL;
+	char path[PATH_MAX];
+	int status, err, exec_errno = 0, wstatus = 0;
+	pid_t pid;
+
+	err = find_command(opts->command[0], path, sizeof(path));
+	if (err) {
+		log_error("cannot execute '%s': %s", opts->command[0], strerror(-err));
+		return err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
+	}
+	status = open_session(opts, &s);
+	if (status != EXIT_OK)
+		return status;
+	if (pipe2(gate, O_CLOEXEC) || pipe2(exec_error, O_CLOEXEC)) {
+		log_error("cannot create a pipe: %m");
+		status = EXIT_FAILURE_INTERNAL;
+		goto cleanup;
+	}
+	pid = fork_command(path, opts->command, gate[0], exec_error[1]);
+	if (pid < 0) {
+		log_error("cannot fork: %m");
+		status = EXIT_FAILURE_INTERNAL;
+		goto cleanup;
+	}
+	child = pid;
+	close(exec_error[1]);
+	exec_error[1] = -1;
+
+	err = session__expect_exec(s, pid, path);
+	if (err) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		if (err == -ENOENT || err == -ENOEXEC)
+			log_error("'%s' has no malloc heaptap can probe (a static program without "
+				  "symbols?)", path);
+		else
+			log_error("cannot trace '%s': %s (heaptap -v shows why)", path,
+				  strerror(-err));
+		status = err == -EPERM ? EXIT_NO_PRIVILEGE : EXIT_BAD_TARGET;
+		goto cleanup;
+	}
+	catch_stop_signals(forward_signal);
+	if (write(gate[1], "", 1) != 1 ||
+	    read(exec_error[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
+		waitpid(pid, NULL, 0);
+		log_error("cannot execute '%s': %s", path, strerror(exec_errno));
+		status = exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
+		goto cleanup;
+	}
+
+	for (;;) {
+		err = session__poll(s, 50 /* ms */);
+		if (err)
+			log_error("reading events failed: %s", strerror(-err));
+		if (waitpid(pid, &wstatus, WNOHANG) == pid)
+			break;
+	}
+	session__mark_exited(s, pid);
+	session__stop(s);
+	status = command_status(wstatus);
+	if (write_reports(s, opts, stderr) != EXIT_OK && status == 0)
+		status = EXIT_FAILURE_INTERNAL;
+cleanup:
+	for (int i = 0; i < 2; i++) {
+		if (gate[i] >= 0)
+			close(gate[i]);
+		if (exec_error[i] >= 0)
+			close(exec_error[i]);
+	}
+	session__free(s);
+	return status;
+}

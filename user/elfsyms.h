@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Function symbols of one ELF file, for address lookup and for placing probes. */
+#ifndef HEAPTAP_ELFSYMS_H
+#define HEAPTAP_ELFSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct elfsyms;
+
+/*
+ * Load the function symbols of the file at path: .symtab when present, else .dynsym.
+ * Returns NULL with errno set on failure (ENOENT, ENOEXEC for a non-ELF file...).
+ */
+struct elfsyms *elfsyms__load(const char *path);
+void elfsyms__free(struct elfsyms *syms);
+
+/*
+ * Name of the function whose [value, value + size) holds the file offset off, or NULL
+ * when no symbol covers it. Zero-sized symbols cover only their own address.
+ */
+const char *elfsyms__lookup(const struct elfsyms *syms, uint64_t file_offset);
+
+/*
+ * File offset of the defined function `name` (the form uprobes take), or 0 when the file
+ * does not define it. Versioned names match their base name ("malloc@@GLIBC_2.2.5").
+ */
+uint64_t elfsyms__offset_of(const struct elfsyms *syms, const char *name);
+
+/* True when the file has an interpreter (PT_INTERP), i.e. is dynamically linked. */
+const char *elfsyms__interp(const struct elfsyms *syms);
+/* Hex build id or NULL. */
+const char *elfsyms__build_id(const struct elfsyms *syms);
+
+#endif

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* The BPF ABI (include/heaptap.h) for userspace, with its layout checked. */
+#ifndef HEAPTAP_TYPES_H
+#define HEAPTAP_TYPES_H
+
+#include <linux/types.h>
+#include "heaptap.h"
+
+_Static_assert(sizeof(struct ht_call_event) ==
+		       HT_CALL_EVENT_HEADER_SIZE + HT_MAX_FRAMES * sizeof(__u64),
+	       "ABI: ht_call_event header");
+_Static_assert(sizeof(struct ht_libs_event) == 16, "ABI: ht_libs_event");
+_Static_assert(sizeof(struct ht_exit_event) == 16, "ABI: ht_exit_event");
+
+/* Report names of the entry points, in enum ht_func order. */
+extern const char *const ht_func_names[HT_NR_FUNCS];
+
+#endif

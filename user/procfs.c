@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "procfs.h"
+
+int procfs_read(pid_t pid, const char *name, char **buf, size_t *len)
+{
+	size_t cap = 4096, used = 0;
+	char path[64], *data = NULL;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	for (;;) {
+		char *grown = realloc(data, cap + 1);
+		ssize_t n;
+
+		if (!grown) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		data = grown;
+		n = read(fd, data + used, cap - used);
+		if (n < 0) {
+			err = -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		used += n;
+		if (used == cap)
+			cap *= 2;
+	}
+	data[used] = '\0';
+	*buf = data;
+	*len = used;
+	data = NULL;
+cleanup:
+	free(data);
+	close(fd);
+	return err;
+}
+
+void procfs_root_path(pid_t pid, const char *path, char *out, size_t size)
+{
+	/* /proc/PID/root reaches files in the target's mount namespace (containers). */
+	snprintf(out, size, "/proc/%d/root%s", pid, path);
+}

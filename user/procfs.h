@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Small readers of /proc/PID files. */
+#ifndef HEAPTAP_PROCFS_H
+#define HEAPTAP_PROCFS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Whole /proc/PID/<name> into a NUL-terminated malloc'ed buffer. 0 or -errno. */
+int procfs_read(pid_t pid, const char *name, char **buf, size_t *len);
+/* A path inside the process's mount namespace, as heaptap can open it. */
+void procfs_root_path(pid_t pid, const char *path, char *out, size_t size);
+
+#endif

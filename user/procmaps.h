@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* The mappings of a process, read from /proc/PID/maps. */
+#ifndef HEAPTAP_PROCMAPS_H
+#define HEAPTAP_PROCMAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct mapping {
+	uint64_t start, end; /* [start, end) */
+	uint64_t offset;     /* file offset of start */
+	uint64_t dev;	     /* makedev(major, minor) */
+	uint64_t inode;
+	bool readable, writable, executable;
+	char *path; /* as shown in maps ("" for anonymous); owned */
+};
+
+struct procmaps {
+	struct mapping *maps; /* sorted by start */
+	size_t nr;
+};
+
+/* Parse maps text (the format of /proc/PID/maps). Returns 0 or -errno. */
+int procmaps__parse(const char *text, struct procmaps *out);
+/* Read and parse /proc/PID/maps. Returns 0 or -errno (-ESRCH if the process is gone). */
+int procmaps__read(pid_t pid, struct procmaps *out);
+/* The mapping containing addr, or NULL. */
+const struct mapping *procmaps__find(const struct procmaps *pm, uint64_t addr);
+void procmaps__clear(struct procmaps *pm);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* The end-of-run reports: DMATP's text sections, and JSON in the schema "heaptap": 1. */
+#ifndef HEAPTAP_REPORT_H
+#define HEAPTAP_REPORT_H
+
+#include <stdio.h>
+#include "session.h"
+
+void report_text(FILE *out, struct session *s);
+/* 0 or -errno. */
+int report_json(const char *path, struct session *s);
+
+#endif

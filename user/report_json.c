@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <json-c/json.h>
+#include "report.h"
+
+static void add_balance(json_object *o, const struct balance *b)
+{
+	json_object *calls = json_object_new_object();
+
+	json_object_object_add(o, "current", json_object_new_int64(b->current));
+	json_object_object_add(o, "min", json_object_new_int64(b->min));
+	json_object_object_add(o, "max", json_object_new_int64(b->max));
+	json_object_object_add(o, "requested", json_object_new_uint64(b->requested));
+	for (int f = 0; f < HT_NR_FUNCS; f++)
+		json_object_object_add(calls, ht_func_names[f], json_object_new_uint64(b->calls[f]));
+	json_object_object_add(o, "calls", calls);
+}
+
+static json_object *process_json(struct session *s, const struct target *t)
+{
+	json_object *p = json_object_new_object(), *total = json_object_new_object();
+	json_object *threads = json_object_new_array(), *libraries = json_object_new_array();
+	json_object *functions = json_object_new_array();
+	const struct thread_stats *th, *tht;
+	const struct library_stats *l, *lt;
+	const struct function_stats *f, *ft;
+
+	json_object_object_add(p, "pid", json_object_new_int(t->pid));
+	json_object_object_add(p, "rank", t->rank >= 0 ? json_object_new_int(t->rank) : NULL);
+	json_object_object_add(p, "command", json_object_new_string(t->command));
+	json_object_object_add(p, "exited", json_object_new_boolean(t->exited));
+	json_object_object_add(p, "lost_events", json_object_new_uint64(session__lost_events(s, t)));
+	json_object_object_add(p, "incomplete_stacks", json_object_new_uint64(t->incomplete_stacks));
+	json_object_object_add(p, "allocator", t->probed ? json_object_new_string(t->alloc.path) : NULL);
+	json_object_object_add(p, "usable_known", json_object_new_boolean(t->alloc.glibc));
+	add_balance(total, &t->stats.total);
+	json_object_object_add(p, "total", total);
+
+	HASH_ITER(hh, t->stats.threads, th, tht) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "tid", json_object_new_int64(th->tid));
+		json_object_object_add(o, "name", json_object_new_string(th->name));
+		add_balance(o, &th->bal);
+		json_object_array_add(threads, o);
+	}
+	HASH_ITER(hh, t->stats.libraries, l, lt) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "library", json_object_new_string(l->library));
+		add_balance(o, &l->bal);
+		json_object_array_add(libraries, o);
+	}
+	HASH_ITER(hh, t->stats.functions, f, ft) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "function", json_object_new_string(f->function));
+		json_object_object_add(o, "library", json_object_new_string(f->library));
+		add_balance(o, &f->bal);
+		json_object_array_add(functions, o);
+	}
+	json_object_object_add(p, "threads", threads);
+	json_object_object_add(p, "libraries", libraries);
+	json_object_object_add(p, "functions", functions);
+	return p;
+}
+
+int report_json(const char *path, struct session *s)
+{
+	json_object *root = json_object_new_object(), *processes = json_object_new_array();
+	struct target **targets;
+	size_t n = session__targets(s, &targets);
+	int err = 0;
+
+	json_object_object_add(root, "heaptap", json_object_new_int(1));
+	json_object_object_add(root, "attribution",
+			       json_object_new_string(attribution_rule_name(session__rule(s))));
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(processes, process_json(s, targets[i]));
+	json_object_object_add(root, "processes", processes);
+	if (json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE))
+		err = errno ? -errno : -EIO;
+	json_object_put(root);
+	return err;
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <inttypes.h>
+#include <string.h>
+#include "report.h"
+
+static void print_balance(FILE *out, const char *indent, const struct balance *b)
+{
+	fprintf(out, "%smem_size = %" PRId64 ", mem_min = %" PRId64 ", mem_max = %" PRId64
+		     ", requested = %" PRIu64 "\n",
+		indent, b->current, b->min, b->max, b->requested);
+	fputs(indent, out);
+	for (int f = 0, shown = 0; f < HT_NR_FUNCS; f++) {
+		/* The four DMATP counted always; the rest when they happened. */
+		if (b->calls[f] || f == HT_MALLOC || f == HT_REALLOC || f == HT_MEMALIGN ||
+		    f == HT_FREE)
+			fprintf(out, "%s%s: %" PRIu64, shown++ ? ", " : "", ht_func_names[f],
+				b->calls[f]);
+	}
+	fputc('\n', out);
+}
+
+static void print_process(FILE *out, struct session *s, const struct target *t)
+{
+	const struct thread_stats *th, *tht;
+	const struct library_stats *l, *lt;
+	const struct function_stats *f, *ft;
+
+	fprintf(out, "==== Statistics of overall memory usage =====\n");
+	fprintf(out, "Program name: %s\n", t->command);
+	fprintf(out, "PID: %d", t->pid);
+	if (t->rank >= 0)
+		fprintf(out, ", rank: %d", t->rank);
+	fprintf(out, "%s\n", t->exited ? ", exited" : "");
+	fprintf(out, "Lost events: %" PRIu64 ", incomplete stacks: %" PRIu64 "\n",
+		session__lost_events(s, t), t->incomplete_stacks);
+	if (!t->alloc.glibc && t->probed)
+		fprintf(out, "Allocator: %s (block sizes unknown: usable = requested)\n",
+			t->alloc.path);
+	print_balance(out, "", &t->stats.total);
+
+	fprintf(out, "----- Statistics of individual thread memory usage -----\n");
+	HASH_ITER(hh, t->stats.threads, th, tht) {
+		fprintf(out, "Thread ID: %u (%s)\n", th->tid, th->name);
+		print_balance(out, "", &th->bal);
+	}
+
+	fprintf(out, "----- Statistics of individual library memory usage -----\n");
+	HASH_ITER(hh, t->stats.libraries, l, lt) {
+		fprintf(out, "Library: %s\n", l->library);
+		print_balance(out, "", &l->bal);
+		fprintf(out, "----- Statistics of individual function memory usage -----\n");
+		HASH_ITER(hh, t->stats.functions, f, ft) {
+			if (strcmp(f->library, l->library))
+				continue;
+			fprintf(out, "  Function: %s\n", f->function);
+			print_balance(out, "  ", &f->bal);
+		}
+	}
+}
+
+void report_text(FILE *out, struct session *s)
+{
+	struct target **targets;
+	size_t n = session__targets(s, &targets);
+
+	fprintf(out, "heaptap report (attribution: %s)\n", attribution_rule_name(session__rule(s)));
+	for (size_t i = 0; i < n; i++)
+		print_process(out, s, targets[i]);
+	fflush(out);
+}

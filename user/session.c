@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "log.h"
+#include "movement.h"
+#include "procfs.h"
+#include "procmaps.h"
+#include "rank.h"
+#include "session.h"
+#include "tracer.h"
+
+struct session {
+	struct tracer *tracer;
+	struct symcache *cache;
+	enum attribution_rule rule;
+	struct target *targets;
+	struct target **sorted;
+};
+
+static int on_event(void *ctx, const void *data, size_t size);
+
+int session__new(enum attribution_rule rule, struct session **out)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	s->rule = rule;
+	s->cache = symcache__new();
+	if (!s->cache) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = tracer__new(on_event, s, &s->tracer);
+	if (err)
+		goto cleanup;
+	*out = s;
+	return 0;
+cleanup:
+	session__free(s);
+	return err;
+}
+
+void session__free(struct session *s)
+{
+	struct target *t, *tmp;
+
+	if (!s)
+		return;
+	tracer__free(s->tracer);
+	HASH_ITER(hh, s->targets, t, tmp) {
+		HASH_DEL(s->targets, t);
+		symbolizer__free(t->symbolizer);
+		accountant__clear(&t->stats);
+		free(t);
+	}
+	symcache__free(s->cache);
+	free(s->sorted);
+	free(s);
+}
+
+/* Command line and rank: read again after exec, when they are the new program's. */
+static void describe(struct target *t)
+{
+	size_t len;
+	char *cmdline;
+
+	t->rank = rank_of_process(t->pid);
+	if (procfs_read(t->pid, "cmdline", &cmdline, &len) || len == 0)
+		return;
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (cmdline[i] == '\0')
+			cmdline[i] = ' ';
+	}
+	snprintf(t->command, sizeof(t->command), "%s", cmdline);
+	free(cmdline);
+}
+
+static struct target *new_target(struct session *s, pid_t pid)
+{
+	struct target *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->rank = -1;
+	HASH_ADD_INT(s->targets, pid, t);
+	return t;
+}
+
+static struct target *target_of(struct session *s, pid_t pid)
+{
+	struct target *t;
+
+	HASH_FIND_INT(s->targets, &pid, t);
+	return t;
+}
+
+/* The object defining _dl_debug_state among maps: the dynamic loader. */
+static struct object_file *loader_of(struct session *s, pid_t pid, const struct procmaps *maps)
+{
+	char open_path[4096];
+
+	for (size_t i = 0; i < maps->nr; i++) {
+		const struct mapping *m = &maps->maps[i];
+		struct object_file *obj;
+
+		if (!m->executable || m->path[0] != '/')
+			continue;
+		procfs_root_path(pid, m->path, open_path, sizeof(open_path));
+		obj = symcache__get(s->cache, m->dev, m->inode, open_path);
+		if (obj && obj->syms && elfsyms__offset_of(obj->syms, "_dl_debug_state"))
+			return obj;
+	}
+	return NULL;
+}
+
+/* Place the allocator probes once the process maps its allocator. 0, -ENOENT, -errno. */
+static int probe_allocator(struct session *s, struct target *t, const struct procmaps *maps)
+{
+	int err = allocator__find(t->pid, maps, s->cache, &t->alloc);
+
+	if (err)
+		return err;
+	err = tracer__attach_allocator(s->tracer, t->pid, &t->alloc);
+	if (err)
+		return err;
+	t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
+	if (!t->symbolizer)
+		return -errno;
+	t->probed = true;
+	log_debug("pid %d: probes on %s%s", t->pid, t->alloc.path,
+		  t->alloc.glibc ? "" : " (block sizes unknown: usable = requested)");
+	return 0;
+}
+
+int session__attach(struct session *s, pid_t pid)
+{
+	struct procmaps maps = {};
+	struct object_file *loader;
+	struct target *t;
+	int err;
+
+	if (target_of(s, pid))
+		return 0;
+	if (kill(pid, 0) && errno == ESRCH)
+		return -ESRCH;
+	err = procmaps__read(pid, &maps);
+	if (err)
+		return err;
+	if (maps.nr == 0) {
+		err = -EINVAL; /* kernel threads have no user memory */
+		goto cleanup;
+	}
+	t = new_target(s, pid);
+	if (!t) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	describe(t);
+	err = tracer__add_target(s->tracer, pid, false);
+	if (err)
+		goto cleanup;
+	err = probe_allocator(s, t, &maps);
+	if (err)
+		goto cleanup;
+	/* Later dlopen()s: the loader tells us, and the symbolizer rereads the maps. */
+	loader = loader_of(s, pid, &maps);
+	if (loader)
+		err = tracer__attach_loader(s->tracer, pid, loader->open_path,
+					    elfsyms__offset_of(loader->syms, "_dl_debug_state"));
+cleanup:
+	procmaps__clear(&maps);
+	return err;
+}
+
+int session__expect_exec(struct session *s, pid_t pid, const char *path)
+{
+	struct object_file *exe, *loader;
+	const char *interp;
+	struct target *t;
+	struct stat st;
+	int err;
+
+	if (stat(path, &st))
+		return -errno;
+	exe = symcache__get(s->cache, st.st_dev, st.st_ino, path);
+	if (!exe)
+		return -ENOMEM;
+	if (!exe->syms)
+		return -ENOEXEC;
+	t = new_target(s, pid);
+	if (!t)
+		return -ENOMEM;
+	snprintf(t->command, sizeof(t->command), "%s", path);
+	interp = elfsyms__interp(exe->syms);
+	if (!interp) {
+		/* A static program brings its own malloc, if it kept its symbols. */
+		if (!elfsyms__offset_of(exe->syms, "malloc"))
+			return -ENOENT;
+		allocator__from_object(path, exe, &t->alloc);
+		err = tracer__add_target(s->tracer, pid, false);
+		if (!err)
+			err = tracer__attach_allocator(s->tracer, pid, &t->alloc);
+		t->probed = !err;
+		return err;
+	}
+	if (stat(interp, &st))
+		return -errno;
+	loader = symcache__get(s->cache, st.st_dev, st.st_ino, interp);
+	if (!loader || !loader->syms || !elfsyms__offset_of(loader->syms, "_dl_debug_state"))
+		return -ENOENT;
+	t->held = true;
+	err = tracer__add_target(s->tracer, pid, true);
+	if (!err)
+		err = tracer__attach_loader(s->tracer, pid, interp,
+					    elfsyms__offset_of(loader->syms, "_dl_debug_state"));
+	return err;
+}
+
+static void on_libs_changed(struct session *s, const struct ht_libs_event *ev)
+{
+	struct target *t = target_of(s, ev->pid);
+	struct procmaps maps = {};
+	int err;
+
+	if (!t)
+		return;
+	if (t->probed) {
+		if (t->symbolizer)
+			symbolizer__mappings_changed(t->symbolizer);
+	} else if (procmaps__read(t->pid, &maps) == 0) {
+		err = probe_allocator(s, t, &maps);
+		if (err == 0) {
+			describe(t);
+			tracer__release_hold(s->tracer, t->pid);
+			t->held = false;
+		} else if (err != -ENOENT) {
+			log_error("pid %d: cannot probe %s: %s", t->pid, t->alloc.path,
+				  strerror(-err));
+		}
+		procmaps__clear(&maps);
+	}
+	if (ev->held)
+		kill(ev->pid, SIGCONT);
+}
+
+static void on_call(struct session *s, const struct ht_call_event *ev)
+{
+	struct target *t = target_of(s, ev->pid);
+	struct resolved_call call;
+	struct movement moved;
+	char comm[HT_COMM_LEN + 1];
+
+	if (!t)
+		return;
+	if (!t->symbolizer) {
+		/* A static program: its maps can be read only now that it runs. */
+		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
+		if (!t->symbolizer) {
+			t->lost_events++;
+			return;
+		}
+	}
+	if (symbolizer__resolve(t->symbolizer, ev->func, ev->frames, ev->nr_frames, &call)) {
+		t->lost_events++;
+		return;
+	}
+	if (t->alloc.glibc && (ev->flags & HT_F_READ_FAILED))
+		t->lost_events++; /* still counted as a call, but its bytes are unknown */
+	if (!call.complete)
+		t->incomplete_stacks++;
+	moved = movement_of(ev, call.func, t->alloc.glibc);
+	memcpy(comm, ev->comm, HT_COMM_LEN);
+	comm[HT_COMM_LEN] = '\0';
+	if (accountant__charge(&t->stats, &(struct charge){
+						  .func = call.func,
+						  .tid = ev->tid,
+						  .thread_name = comm,
+						  .delta = moved.delta,
+						  .requested = moved.requested,
+						  .library = call.library,
+						  .function = call.function,
+					  }))
+		t->lost_events++;
+}
+
+static int on_event(void *ctx, const void *data, size_t size)
+{
+	struct session *s = ctx;
+	const struct ht_call_event *call = data;
+	struct target *t;
+	__u32 type;
+
+	if (size < sizeof(type))
+		return 0;
+	memcpy(&type, data, sizeof(type));
+	switch (type) {
+	case HT_EV_CALL:
+		if (size < HT_CALL_EVENT_HEADER_SIZE || call->nr_frames > HT_MAX_FRAMES ||
+		    size < HT_CALL_EVENT_HEADER_SIZE + call->nr_frames * sizeof(__u64)) {
+			if ((t = target_of(s, call->pid)))
+				t->lost_events++;
+			return 0;
+		}
+		on_call(s, call);
+		break;
+	case HT_EV_LIBS_CHANGED:
+		if (size >= sizeof(struct ht_libs_event))
+			on_libs_changed(s, data);
+		break;
+	case HT_EV_EXIT:
+		if (size >= sizeof(struct ht_exit_event) &&
+		    ((const struct ht_exit_event *)data)->group_dead)
+			session__mark_exited(s, ((const struct ht_exit_event *)data)->pid);
+		break;
+	}
+	return 0;
+}
+
+int session__poll(struct session *s, int timeout_ms)
+{
+	int n = tracer__poll(s->tracer, timeout_ms);
+
+	return n < 0 ? n : 0;
+}
+
+void session__stop(struct session *s)
+{
+	struct target *t, *tmp;
+
+	HASH_ITER(hh, s->targets, t, tmp)
+		tracer__detach(s->tracer, t->pid);
+	tracer__drain(s->tracer);
+}
+
+size_t session__live_targets(const struct session *s)
+{
+	const struct target *t, *tmp;
+	size_t live = 0;
+
+	HASH_ITER(hh, s->targets, t, tmp)
+		live += !t->exited;
+	return live;
+}
+
+void session__mark_exited(struct session *s, pid_t pid)
+{
+	struct target *t = target_of(s, pid);
+
+	if (t)
+		t->exited = true;
+}
+
+static int by_pid(struct target *a, struct target *b)
+{
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+size_t session__targets(struct session *s, struct target ***out)
+{
+	size_t n = HASH_COUNT(s->targets), i = 0;
+	struct target *t, *tmp;
+
+	HASH_SORT(s->targets, by_pid);
+	free(s->sorted);
+	s->sorted = calloc(n ? n : 1, sizeof(*s->sorted));
+	if (!s->sorted)
+		return 0;
+	HASH_ITER(hh, s->targets, t, tmp) {
+		accountant__sort(&t->stats);
+		s->sorted[i++] = t;
+	}
+	*out = s->sorted;
+	return n;
+}
+
+uint64_t session__lost_events(struct session *s, const struct target *t)
+{
+	return t->lost_events + tracer__lost_events(s->tracer, t->pid);
+}
+
+enum attribution_rule session__rule(const struct session *s)
+{
+	return s->rule;
+}

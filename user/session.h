@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * A tracing session: the traced processes, and the path of each event from the tracer
+ * through the symbolizer to the accountant.
+ */
+#ifndef HEAPTAP_SESSION_H
+#define HEAPTAP_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <uthash.h>
+#include "accountant.h"
+#include "allocator.h"
+#include "attribution.h"
+#include "symbolizer.h"
+
+struct target {
+	pid_t pid;
+	int rank;	   /* -1: not an MPI rank */
+	char command[256]; /* its command line, arguments space-separated */
+	bool exited;
+	bool probed;	   /* the allocator probes are in place */
+	bool held;	   /* stopped at loader events until probed */
+	struct allocator alloc;
+	struct symbolizer *symbolizer;
+	struct process_stats stats;
+	uint64_t incomplete_stacks;
+	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */
+	UT_hash_handle hh;
+};
+
+struct session;
+
+/* 0 or -errno; -EPERM means heaptap lacks the privileges to load BPF. */
+int session__new(enum attribution_rule rule, struct session **out);
+void session__free(struct session *s);
+
+/*
+ * Attach to a running process. 0, or -ESRCH (no such process), -EINVAL (a kernel thread),
+ * -ENOENT (no malloc to probe), -EPERM, or another -errno.
+ */
+int session__attach(struct session *s, pid_t pid);
+/*
+ * Trace a child that is about to exec path: it is held at its first loader event until
+ * the allocator probes are in place. 0 or -errno.
+ */
+int session__expect_exec(struct session *s, pid_t pid, const char *path);
+
+/* Deliver events for up to timeout_ms. 0 or -errno. */
+int session__poll(struct session *s, int timeout_ms);
+/* Remove every probe and deliver what is queued. */
+void session__stop(struct session *s);
+/* Targets still running (not seen to exit). */
+size_t session__live_targets(const struct session *s);
+/* Mark a target exited (its parent reaped it), in case its exit event was lost. */
+void session__mark_exited(struct session *s, pid_t pid);
+
+/* The targets in order of pid, their groups sorted. Valid until the next call. */
+size_t session__targets(struct session *s, struct target ***out);
+/* Events lost for t, in the kernel and here. */
+uint64_t session__lost_events(struct session *s, const struct target *t);
+enum attribution_rule session__rule(const struct session *s);
+
+#endif

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <uthash.h>
+#include "log.h"
+#include "procfs.h"
+#include "procmaps.h"
+#include "symbolizer.h"
+
+/* A stack seen before: the key is the whole stack, so two stacks never share an entry. */
+struct cached_stack {
+	__u64 *key; /* func, then the frames */
+	size_t key_len;
+	struct resolved_call call;
+	char *library, *function;
+	UT_hash_handle hh;
+};
+
+struct symbolizer {
+	pid_t pid;
+	struct symcache *cache;
+	const struct allocator *alloc;
+	enum attribution_rule rule;
+	dev_t exe_dev;
+	ino_t exe_inode;
+	struct procmaps maps;
+	bool maps_stale;
+	struct cached_stack *stacks;
+};
+
+static void forget_stacks(struct symbolizer *s)
+{
+	struct cached_stack *c, *tmp;
+
+	HASH_ITER(hh, s->stacks, c, tmp) {
+		HASH_DEL(s->stacks, c);
+		free(c->key);
+		free(c->library);
+		free(c->function);
+		free(c);
+	}
+}
+
+static int read_maps(struct symbolizer *s)
+{
+	struct procmaps fresh = {};
+	int err = procmaps__read(s->pid, &fresh);
+
+	s->maps_stale = false;
+	if (err)
+		return err; /* the process is gone: keep what we knew */
+	procmaps__clear(&s->maps);
+	s->maps = fresh;
+	forget_stacks(s); /* addresses may mean other code now */
+	return 0;
+}
+
+struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
+				   const struct allocator *alloc, enum attribution_rule rule)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+	char exe[64];
+	struct stat st;
+	int err;
+
+	if (!s)
+		return NULL;
+	s->pid = pid;
+	s->cache = cache;
+	s->alloc = alloc;
+	s->rule = rule;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (stat(exe, &st) == 0) {
+		s->exe_dev = st.st_dev;
+		s->exe_inode = st.st_ino;
+	}
+	err = read_maps(s);
+	if (err) {
+		symbolizer__free(s);
+		errno = -err;
+		return NULL;
+	}
+	return s;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	forget_stacks(s);
+	procmaps__clear(&s->maps);
+	free(s);
+}
+
+void symbolizer__mappings_changed(struct symbolizer *s)
+{
+	s->maps_stale = true;
+}
+
+/* The executable mapping holding a frame's pc. */
+static const struct mapping *mapping_of(struct symbolizer *s, __u64 pc)
+{
+	const struct mapping *m = procmaps__find(&s->maps, pc);
+
+	return m && m->executable ? m : NULL;
+}
+
+static struct object_file *object_of(struct symbolizer *s, const struct mapping *m)
+{
+	char open_path[4096];
+
+	procfs_root_path(s->pid, m->path, open_path, sizeof(open_path));
+	return symcache__get(s->cache, m->dev, m->inode, open_path);
+}
+
+static bool same_file(const struct mapping *m, uint64_t dev, uint64_t inode)
+{
+	return m->dev == dev && m->inode == inode;
+}
+
+/* glibc gives several entry points one address; the caller's call instruction tells which. */
+static enum ht_func told_apart(struct symbolizer *s, enum ht_func func, __u64 ret_addr)
+{
+	const struct mapping *m = mapping_of(s, ret_addr - 1);
+	struct object_file *obj;
+	const char *callee;
+
+	if (!m || !(obj = object_of(s, m)) || !object_file__calls(obj))
+		return func;
+	callee = callsite__callee(object_file__calls(obj), ret_addr - m->start + m->offset);
+	if (!callee)
+		return func;
+	for (int f = 0; f < HT_NR_FUNCS; f++) {
+		if (s->alloc->offsets[f] == s->alloc->offsets[func] &&
+		    !strcmp(callee, ht_func_names[f]))
+			return f;
+	}
+	return func;
+}
+
+static bool has_aliases(const struct allocator *a, enum ht_func func)
+{
+	for (int f = 0; f < HT_NR_FUNCS; f++) {
+		if (f != (int)func && a->offsets[f] && a->offsets[f] == a->offsets[func])
+			return true;
+	}
+	return false;
+}
+
+static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64 *pcs,
+			    __u32 nr, struct cached_stack *out)
+{
+	struct frame frames[HT_MAX_FRAMES];
+	const struct mapping *naming = NULL;
+	struct attribution a;
+	__u32 valid = 1;
+
+	frames[0] = (struct frame){ .object = s->alloc->path, .in_allocator = true };
+	for (__u32 i = 1; i < nr; i++) {
+		/* A return address may lie past the end of a call to a noreturn function. */
+		const struct mapping *m = mapping_of(s, pcs[i] - 1);
+		struct object_file *obj;
+
+		if (!m)
+			break; /* not code: everything beyond is unreliable */
+		obj = object_of(s, m);
+		frames[i] = (struct frame){
+			.object = m->path,
+			.symbol = obj && obj->syms ?
+					  elfsyms__lookup(obj->syms, pcs[i] - 1 - m->start + m->offset) :
+					  NULL,
+			.in_executable = same_file(m, s->exe_dev, s->exe_inode),
+			.in_allocator = same_file(m, s->alloc->dev, s->alloc->inode),
+		};
+		valid = i + 1;
+	}
+
+	if (nr >= 2 && has_aliases(s->alloc, func))
+		func = told_apart(s, func, pcs[1]);
+	a = attribute(frames, valid, s->rule);
+
+	out->call.func = func;
+	out->call.complete = a.complete;
+	if (a.frame == 0) {
+		out->library = strdup(s->alloc->path);
+		out->function = strdup(ht_func_names[func]);
+	} else {
+		const struct frame *f = &frames[a.frame];
+
+		naming = mapping_of(s, pcs[a.frame] - 1);
+		out->library = strdup(f->object);
+		if (f->symbol) {
+			out->function = strdup(f->symbol);
+		} else {
+			const char *base = strrchr(f->object, '/');
+
+			if (asprintf(&out->function, "%s+0x%llx", base ? base + 1 : f->object,
+				     (unsigned long long)(pcs[a.frame] - naming->start +
+							  naming->offset)) < 0)
+				out->function = NULL;
+		}
+	}
+	if (!out->library || !out->function)
+		return -ENOMEM;
+	out->call.library = out->library;
+	out->call.function = out->function;
+	return 0;
+}
+
+int symbolizer__resolve(struct symbolizer *s, enum ht_func func, const __u64 *frames,
+			__u32 nr_frames, struct resolved_call *out)
+{
+	size_t key_len = (nr_frames + 1) * sizeof(__u64);
+	__u64 key[HT_MAX_FRAMES + 1];
+	struct cached_stack *c;
+	int err;
+
+	if (nr_frames > HT_MAX_FRAMES || func >= HT_NR_FUNCS)
+		return -EINVAL;
+	key[0] = func;
+	memcpy(key + 1, frames, nr_frames * sizeof(__u64));
+	HASH_FIND(hh, s->stacks, key, key_len, c);
+	if (c) {
+		*out = c->call;
+		return 0;
+	}
+
+	/* A new stack may run through an object mapped since the last look. */
+	if (s->maps_stale)
+		read_maps(s);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	err = resolve_uncached(s, func, frames, nr_frames, c);
+	if (!err && !(c->key = malloc(key_len)))
+		err = -ENOMEM;
+	if (err) {
+		free(c->library);
+		free(c->function);
+		free(c);
+		return err;
+	}
+	memcpy(c->key, key, key_len);
+	c->key_len = key_len;
+	HASH_ADD_KEYPTR(hh, s->stacks, c->key, key_len, c);
+	*out = c->call;
+	return 0;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * From a call's raw stack to the group it is charged to, for one process: frames are
+ * validated against the process's executable mappings, named from the files' symbols, and
+ * the attribution rule picks the naming frame. Results are cached per distinct stack.
+ */
+#ifndef HEAPTAP_SYMBOLIZER_H
+#define HEAPTAP_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "allocator.h"
+#include "attribution.h"
+#include "symcache.h"
+
+struct resolved_call {
+	enum ht_func func;    /* the entry point called, aliases told apart by the call site */
+	const char *library;  /* path of the naming frame's object, as mapped */
+	const char *function; /* its symbol, or "object+0xoffset" when none covers it */
+	bool complete;	      /* the stack reached a start-up frame */
+};
+
+struct symbolizer;
+
+/* The allocator must outlive the symbolizer. NULL with errno when /proc cannot be read. */
+struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
+				   const struct allocator *alloc, enum attribution_rule rule);
+void symbolizer__free(struct symbolizer *s);
+
+/* The mappings changed (the loader said so): reread them before the next miss. */
+void symbolizer__mappings_changed(struct symbolizer *s);
+
+/* Resolve one call. The strings stay valid until the next call. 0 or -errno. */
+int symbolizer__resolve(struct symbolizer *s, enum ht_func func, const __u64 *frames,
+			__u32 nr_frames, struct resolved_call *out);
+
+#endif

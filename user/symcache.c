@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+#include "log.h"
+#include "symcache.h"
+
+struct cached_file {
+	uint64_t key[2]; /* dev, inode */
+	struct object_file obj;
+	UT_hash_handle hh;
+};
+
+struct symcache {
+	struct cached_file *files;
+};
+
+struct symcache *symcache__new(void)
+{
+	return calloc(1, sizeof(struct symcache));
+}
+
+struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t inode,
+				  const char *open_path)
+{
+	uint64_t key[2] = { dev, inode };
+	struct cached_file *f;
+
+	HASH_FIND(hh, cache->files, key, sizeof(key), f);
+	if (f)
+		return &f->obj;
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->obj.open_path = strdup(open_path))) {
+		free(f);
+		return NULL;
+	}
+	memcpy(f->key, key, sizeof(key));
+	f->obj.dev = dev;
+	f->obj.inode = inode;
+	f->obj.syms = elfsyms__load(open_path);
+	if (!f->obj.syms)
+		log_debug("no symbols for %s: %m", open_path);
+	HASH_ADD(hh, cache->files, key, sizeof(f->key), f);
+	return &f->obj;
+}
+
+const struct callsite *object_file__calls(struct object_file *obj)
+{
+	if (!obj->calls_tried) {
+		obj->calls_tried = true;
+		obj->calls = callsite__load(obj->open_path);
+	}
+	return obj->calls;
+}
+
+void symcache__free(struct symcache *cache)
+{
+	struct cached_file *f, *tmp;
+
+	if (!cache)
+		return;
+	HASH_ITER(hh, cache->files, f, tmp) {
+		HASH_DEL(cache->files, f);
+		elfsyms__free(f->obj.syms);
+		callsite__free(f->obj.calls);
+		free(f->obj.open_path);
+		free(f);
+	}
+	free(cache);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * ELF data per mapped file, shared by every traced process: eight ranks mapping the same
+ * libmpi read its symbols once. Files are keyed by device and inode.
+ */
+#ifndef HEAPTAP_SYMCACHE_H
+#define HEAPTAP_SYMCACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "elfsyms.h"
+#include "callsite.h"
+
+struct object_file {
+	uint64_t dev, inode;
+	char *open_path;	 /* where heaptap can read it (through /proc/PID/root) */
+	struct elfsyms *syms;	 /* NULL when unreadable or not ELF */
+	struct callsite *calls;	 /* loaded on first use */
+	bool calls_tried;
+};
+
+struct symcache;
+
+struct symcache *symcache__new(void);
+void symcache__free(struct symcache *cache);
+
+/* The file, loaded on first sight from open_path. NULL only when out of memory. */
+struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t inode,
+				  const char *open_path);
+/* Its call sites, loaded on first use; NULL when they cannot be read. */
+const struct callsite *object_file__calls(struct object_file *obj);
+
+#endif

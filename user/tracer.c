@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <uthash.h>
+#include "heaptap.skel.h"
+#include "heaptap_types.h"
+#include "log.h"
+#include "tracer.h"
+
+/* Probes placed for one process, so they can be removed together. */
+struct target_links {
+	pid_t pid;
+	struct bpf_link **links;
+	size_t nr, cap;
+	UT_hash_handle hh;
+};
+
+struct tracer {
+	struct heaptap_bpf *skel;
+	struct ring_buffer *rb;
+	struct target_links *targets;
+	tracer_event_fn on_event;
+	void *ctx;
+};
+
+static int deliver(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+
+	return t->on_event(t->ctx, data, size);
+}
+
+/* libbpf needs tracefs for some attach paths; a fresh machine may not have it mounted. */
+static void mount_tracefs(void)
+{
+	struct stat st;
+
+	if (stat("/sys/kernel/tracing/events", &st) == 0)
+		return;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		log_debug("cannot mount tracefs: %m");
+}
+
+int tracer__new(tracer_event_fn on_event, void *ctx, struct tracer **out)
+{
+	struct tracer *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->on_event = on_event;
+	t->ctx = ctx;
+	mount_tracefs();
+
+	t->skel = heaptap_bpf__open();
+	if (!t->skel) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = heaptap_bpf__load(t->skel);
+	if (err)
+		goto cleanup;
+	t->skel->links.thread_exit = bpf_program__attach(t->skel->progs.thread_exit);
+	if (!t->skel->links.thread_exit) {
+		err = -errno;
+		goto cleanup;
+	}
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), deliver, t, NULL);
+	if (!t->rb) {
+		err = -errno;
+		goto cleanup;
+	}
+	*out = t;
+	return 0;
+cleanup:
+	tracer__free(t);
+	return err;
+}
+
+void tracer__free(struct tracer *t)
+{
+	struct target_links *tl, *tmp;
+
+	if (!t)
+		return;
+	HASH_ITER(hh, t->targets, tl, tmp)
+		tracer__detach(t, tl->pid);
+	ring_buffer__free(t->rb);
+	heaptap_bpf__destroy(t->skel);
+	free(t);
+}
+
+static struct target_links *links_of(struct tracer *t, pid_t pid)
+{
+	struct target_links *tl;
+
+	HASH_FIND_INT(t->targets, &pid, tl);
+	if (tl)
+		return tl;
+	tl = calloc(1, sizeof(*tl));
+	if (!tl)
+		return NULL;
+	tl->pid = pid;
+	HASH_ADD_INT(t->targets, pid, tl);
+	return tl;
+}
+
+int tracer__add_target(struct tracer *t, pid_t pid, bool hold)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	if (!links_of(t, pid))
+		return -ENOMEM;
+	if (bpf_map__update_elem(t->skel->maps.targets, &key, sizeof(key), &one, sizeof(one),
+				 BPF_ANY))
+		return -errno;
+	if (hold && bpf_map__update_elem(t->skel->maps.hold, &key, sizeof(key), &one,
+					 sizeof(one), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int tracer__release_hold(struct tracer *t, pid_t pid)
+{
+	__u32 key = pid;
+
+	if (bpf_map__delete_elem(t->skel->maps.hold, &key, sizeof(key), 0) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int attach(struct tracer *t, pid_t pid, struct bpf_program *prog, bool retprobe,
+		  const char *path, uint64_t offset, __u64 cookie)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie);
+	struct target_links *tl = links_of(t, pid);
+	struct bpf_link *link;
+
+	if (!tl)
+		return -ENOMEM;
+	if (tl->nr == tl->cap) {
+		size_t cap = tl->cap ? tl->cap * 2 : 32;
+		struct bpf_link **grown = realloc(tl->links, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		tl->links = grown;
+		tl->cap = cap;
+	}
+	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
+	if (!link)
+		return -errno;
+	tl->links[tl->nr++] = link;
+	return 0;
+}
+
+int tracer__attach_loader(struct tracer *t, pid_t pid, const char *path, uint64_t offset)
+{
+	return attach(t, pid, t->skel->progs.loader_changed, false, path, offset, 0);
+}
+
+int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator *alloc)
+{
+	int err;
+
+	for (int f = 0; f < HT_NR_FUNCS; f++) {
+		if (!alloc->offsets[f] || allocator__is_alias(alloc, f))
+			continue;
+		err = attach(t, pid, t->skel->progs.alloc_entry, false, alloc->open_path,
+			     alloc->offsets[f], f);
+		/* free reports at its entry; it has nothing to return. */
+		if (!err && f != HT_FREE)
+			err = attach(t, pid, t->skel->progs.alloc_return, true, alloc->open_path,
+				     alloc->offsets[f], f);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void tracer__detach(struct tracer *t, pid_t pid)
+{
+	struct target_links *tl;
+
+	HASH_FIND_INT(t->targets, &pid, tl);
+	if (!tl)
+		return;
+	for (size_t i = 0; i < tl->nr; i++)
+		bpf_link__destroy(tl->links[i]);
+	HASH_DEL(t->targets, tl);
+	free(tl->links);
+	free(tl);
+}
+
+int tracer__poll(struct tracer *t, int timeout_ms)
+{
+	int n = ring_buffer__poll(t->rb, timeout_ms);
+
+	return n == -EINTR ? 0 : n;
+}
+
+int tracer__drain(struct tracer *t)
+{
+	return ring_buffer__consume(t->rb);
+}
+
+uint64_t tracer__lost_events(struct tracer *t, pid_t pid)
+{
+	struct ht_losses l = {};
+	__u32 key = pid;
+
+	if (bpf_map__lookup_elem(t->skel->maps.losses, &key, sizeof(key), &l, sizeof(l), 0))
+		return 0;
+	return l.ringbuf_full + l.inflight_full;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * heaptap's BPF side seen from userspace: load the programs, place probes per process,
+ * and deliver the ordered event stream. Nothing here interprets an event.
+ */
+#ifndef HEAPTAP_TRACER_H
+#define HEAPTAP_TRACER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "allocator.h"
+
+struct tracer;
+
+/* Called for every event, in ring-buffer order; a non-zero return stops the poll. */
+typedef int (*tracer_event_fn)(void *ctx, const void *data, size_t size);
+
+/* Load and verify the programs. 0 or -errno (-EPERM: not privileged enough). */
+int tracer__new(tracer_event_fn on_event, void *ctx, struct tracer **out);
+void tracer__free(struct tracer *t);
+
+/* Trace pid: report its exits, and with hold, stop it at its next loader event. */
+int tracer__add_target(struct tracer *t, pid_t pid, bool hold);
+int tracer__release_hold(struct tracer *t, pid_t pid);
+
+/* Probe the loader's _dl_debug_state (at file offset) in pid. */
+int tracer__attach_loader(struct tracer *t, pid_t pid, const char *path, uint64_t offset);
+/* Probe every entry point of the allocator in pid, once per distinct address. */
+int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator *alloc);
+/* Remove every probe placed for pid. */
+void tracer__detach(struct tracer *t, pid_t pid);
+
+/* Wait up to timeout_ms for events and deliver them. Events delivered, or -errno. */
+int tracer__poll(struct tracer *t, int timeout_ms);
+/* Deliver whatever is already queued, without waiting. */
+int tracer__drain(struct tracer *t);
+
+/* Events lost in the kernel for pid (ring buffer full, no per-thread slot). */
+uint64_t tracer__lost_events(struct tracer *t, pid_t pid);
+
+#endif
