@@ -28,7 +28,16 @@ const char *elfsyms__lookup(const struct elfsyms *syms, uint64_t file_offset);
  */
 uint64_t elfsyms__offset_of(const struct elfsyms *syms, const char *name);
 
-/* True when the file has an interpreter (PT_INTERP), i.e. is dynamically linked. */
+/* True when the symbols came from a .symtab, static functions included. */
+bool elfsyms__full(const struct elfsyms *syms);
+
+/*
+ * Replace a stripped file's .dynsym with the .symtab of its separate debug file (Debian's
+ * -dbg packages: /usr/lib/debug/.build-id/xx/yyyy.debug). 0 or -errno, unchanged then.
+ */
+int elfsyms__load_debug(struct elfsyms *syms, const char *debug_path);
+
+/* The interpreter (PT_INTERP) of a dynamically linked program, else NULL. */
 const char *elfsyms__interp(const struct elfsyms *syms);
 /* Hex build id or NULL. */
 const char *elfsyms__build_id(const struct elfsyms *syms);

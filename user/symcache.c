@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
@@ -14,6 +15,28 @@ struct cached_file {
 struct symcache {
 	struct cached_file *files;
 };
+
+/*
+ * A stripped library's static functions (glibc's start_thread, __libc_start_call_main)
+ * are named in its separate debug file, found by build id, when a -dbg package has it.
+ * It is looked for where the file was found, in the target's mount namespace.
+ */
+static void load_debug_symbols(struct object_file *obj)
+{
+	const char *id = elfsyms__build_id(obj->syms);
+	const char *root_end = strstr(obj->open_path, "/root/");
+	char path[4096];
+	int root_len = 0;
+
+	if (!id || strlen(id) < 3)
+		return;
+	if (!strncmp(obj->open_path, "/proc/", 6) && root_end)
+		root_len = root_end - obj->open_path + 5;
+	snprintf(path, sizeof(path), "%.*s/usr/lib/debug/.build-id/%.2s/%s.debug", root_len,
+		 obj->open_path, id, id + 2);
+	if (elfsyms__load_debug(obj->syms, path) == 0)
+		log_debug("symbols of %s from %s", obj->open_path, path);
+}
 
 struct symcache *symcache__new(void)
 {
@@ -40,6 +63,8 @@ struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t
 	f->obj.syms = elfsyms__load(open_path);
 	if (!f->obj.syms)
 		log_debug("no symbols for %s: %m", open_path);
+	else if (!elfsyms__full(f->obj.syms))
+		load_debug_symbols(&f->obj);
 	HASH_ADD(hh, cache->files, key, sizeof(f->key), f);
 	return &f->obj;
 }

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "callsite.h"
+
+struct got_slot {
+	uint64_t vaddr;
+	const char *name; /* into callsite.names */
+};
+
+struct segment {
+	uint64_t vaddr, offset, filesz;
+};
+
+struct callsite {
+	int fd; /* instruction bytes are read on demand: callee() runs once per new stack */
+	struct segment *segs;
+	size_t nr_segs;
+	struct got_slot *slots; /* by vaddr */
+	size_t nr_slots;
+	char *names;
+};
+
+static int by_vaddr(const void *a, const void *b)
+{
+	const struct got_slot *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/* The GOT slots that relocations of one section fill with a symbol's address. */
+static int load_relocations(struct callsite *cs, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL), *syms, *strs;
+	GElf_Shdr symsh;
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	size_t count = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	struct got_slot *grown;
+
+	if (!data || !symscn || !gelf_getshdr(symscn, &symsh) || symsh.sh_type != SHT_DYNSYM)
+		return 0;
+	syms = elf_getdata(symscn, NULL);
+	strs = elf_getdata(elf_getscn(elf, symsh.sh_link), NULL);
+	if (!syms || !strs)
+		return 0;
+	if (!cs->names) {
+		cs->names = malloc(strs->d_size + 1);
+		if (!cs->names)
+			return -ENOMEM;
+		memcpy(cs->names, strs->d_buf, strs->d_size);
+		cs->names[strs->d_size] = '\0';
+	}
+	grown = realloc(cs->slots, (cs->nr_slots + count + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	cs->slots = grown;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Rela rela;
+		GElf_Sym sym;
+		uint64_t type;
+
+		if (!gelf_getrela(data, i, &rela))
+			continue;
+		type = GELF_R_TYPE(rela.r_info);
+		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+			continue;
+		if (!gelf_getsym(syms, GELF_R_SYM(rela.r_info), &sym) || sym.st_name >= strs->d_size)
+			continue;
+		cs->slots[cs->nr_slots++] = (struct got_slot){
+			.vaddr = rela.r_offset,
+			.name = cs->names + sym.st_name,
+		};
+	}
+	return 0;
+}
+
+struct callsite *callsite__load(const char *path)
+{
+	struct callsite *cs = calloc(1, sizeof(*cs));
+	Elf *elf = NULL;
+	Elf_Scn *scn = NULL;
+	size_t nr_phdrs;
+	int err = 0;
+
+	if (!cs)
+		return NULL;
+	elf_version(EV_CURRENT);
+	cs->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (cs->fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	elf = elf_begin(cs->fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_phdrs)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	cs->segs = calloc(nr_phdrs ? nr_phdrs : 1, sizeof(*cs->segs));
+	if (!cs->segs) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < nr_phdrs; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
+			cs->segs[cs->nr_segs++] = (struct segment){ ph.p_vaddr, ph.p_offset,
+								    ph.p_filesz };
+	}
+	while (!err && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)
+			err = load_relocations(cs, elf, scn, &sh);
+	}
+	qsort(cs->slots, cs->nr_slots, sizeof(*cs->slots), by_vaddr);
+cleanup:
+	if (elf)
+		elf_end(elf);
+	if (err) {
+		callsite__free(cs);
+		errno = -err;
+		return NULL;
+	}
+	return cs;
+}
+
+void callsite__free(struct callsite *cs)
+{
+	if (!cs)
+		return;
+	if (cs->fd >= 0)
+		close(cs->fd);
+	free(cs->segs);
+	free(cs->slots);
+	free(cs->names);
+	free(cs);
+}
+
+static bool offset_to_vaddr(const struct callsite *cs, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < cs->nr_segs; i++) {
+		const struct segment *s = &cs->segs[i];
+
+		if (off >= s->offset && off < s->offset + s->filesz) {
+			*vaddr = off - s->offset + s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Read size bytes of the file image at vaddr. */
+static bool read_at(const struct callsite *cs, uint64_t vaddr, void *buf, size_t size)
+{
+	for (size_t i = 0; i < cs->nr_segs; i++) {
+		const struct segment *s = &cs->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr + size <= s->vaddr + s->filesz)
+			return pread(cs->fd, buf, size, vaddr - s->vaddr + s->offset) == (ssize_t)size;
+	}
+	return false;
+}
+
+static int32_t le32(const unsigned char *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			 (uint32_t)p[3] << 24);
+}
+
+/* A PLT stub jumps through its GOT slot: [endbr64] [bnd] jmp *disp32(%rip). */
+static bool plt_stub_slot(const struct callsite *cs, uint64_t stub, uint64_t *slot)
+{
+	static const unsigned char endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	unsigned char code[16];
+	size_t at = 0;
+
+	if (!read_at(cs, stub, code, sizeof(code)))
+		return false;
+	if (!memcmp(code, endbr64, sizeof(endbr64)))
+		at += sizeof(endbr64);
+	if (code[at] == 0xf2) /* bnd prefix */
+		at++;
+	if (code[at] != 0xff || code[at + 1] != 0x25)
+		return false;
+	*slot = stub + at + 6 + le32(&code[at + 2]);
+	return true;
+}
+
+const char *callsite__callee(const struct callsite *cs, uint64_t ret_offset)
+{
+	unsigned char code[6];
+	uint64_t ret, slot;
+	size_t lo = 0, hi = cs->nr_slots;
+
+	if (!offset_to_vaddr(cs, ret_offset, &ret) || ret < sizeof(code) ||
+	    !read_at(cs, ret - sizeof(code), code, sizeof(code)))
+		return NULL;
+	if (code[1] == 0xe8) { /* call rel32: to a PLT stub */
+		if (!plt_stub_slot(cs, ret + le32(&code[2]), &slot))
+			return NULL;
+	} else if (code[0] == 0xff && code[1] == 0x15) { /* call *disp32(%rip): -fno-plt */
+		slot = ret + le32(&code[2]);
+	} else {
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cs->slots[mid].vaddr == slot)
+			return cs->slots[mid].name;
+		if (cs->slots[mid].vaddr < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}

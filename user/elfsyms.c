@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "elfsyms.h"
+
+struct symbol {
+	uint64_t offset, size; /* file offsets: what an address minus its mapping gives */
+	const char *name;      /* points into elfsyms.names */
+	int preference;	       /* lower is the better name for a shared address */
+};
+
+struct segment {
+	uint64_t vaddr, memsz, offset;
+};
+
+struct elfsyms {
+	struct symbol *syms; /* by offset, the preferred name first among equals */
+	size_t nr;
+	bool full;	     /* from .symtab: static functions included */
+	struct segment *segs; /* the file's PT_LOADs, to turn addresses into file offsets */
+	size_t nr_segs;
+	char *names;	     /* a copy of the string table, versions cut off */
+	char *interp;
+	char *build_id;
+};
+
+/* Between aliases: fewest leading underscores, then GLOBAL, WEAK, LOCAL. */
+static int preference_of(const char *name, int bind)
+{
+	int underscores = strspn(name, "_");
+	int binding = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+
+	return underscores * 4 + binding;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	if (x->preference != y->preference)
+		return x->preference - y->preference;
+	return strcmp(x->name, y->name);
+}
+
+/* vaddr -> file offset through the PT_LOAD segment holding it; false if none does. */
+static bool file_offset_of(const struct elfsyms *s, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < s->nr_segs; i++) {
+		const struct segment *seg = &s->segs[i];
+
+		if (vaddr >= seg->vaddr && vaddr < seg->vaddr + seg->memsz) {
+			*off = vaddr - seg->vaddr + seg->offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int load_segments(struct elfsyms *s, Elf *elf, size_t nr_phdrs)
+{
+	s->segs = calloc(nr_phdrs ? nr_phdrs : 1, sizeof(*s->segs));
+	if (!s->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_phdrs; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
+			s->segs[s->nr_segs++] = (struct segment){ ph.p_vaddr, ph.p_memsz,
+								  ph.p_offset };
+	}
+	return 0;
+}
+
+static void forget_symbols(struct elfsyms *s)
+{
+	free(s->syms);
+	free(s->names);
+	s->syms = NULL;
+	s->names = NULL;
+	s->nr = 0;
+}
+
+static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return scn;
+	}
+	return NULL;
+}
+
+static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
+{
+	Elf_Data *data = elf_getdata(symtab, NULL), *strdata;
+	GElf_Shdr sh;
+	size_t count;
+
+	if (!data || !gelf_getshdr(symtab, &sh))
+		return -ENOEXEC;
+	strdata = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
+	if (!strdata)
+		return -ENOEXEC;
+	s->names = malloc(strdata->d_size + 1);
+	count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+	s->syms = calloc(count ? count : 1, sizeof(*s->syms));
+	if (!s->names || !s->syms)
+		return -ENOMEM;
+	memcpy(s->names, strdata->d_buf, strdata->d_size);
+	s->names[strdata->d_size] = '\0';
+
+	for (size_t i = 0; i < count; i++) {
+		GElf_Sym sym;
+		struct symbol *out = &s->syms[s->nr];
+		int type;
+
+		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_name >= strdata->d_size)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		if (!file_offset_of(s, sym.st_value, &out->offset))
+			continue;
+		out->name = s->names + sym.st_name;
+		/* "malloc@@GLIBC_2.2.5" in static programs' tables: the base name is the name. */
+		s->names[sym.st_name + strcspn(out->name, "@")] = '\0';
+		out->size = sym.st_size;
+		out->preference = preference_of(out->name, GELF_ST_BIND(sym.st_info));
+		s->nr++;
+	}
+	qsort(s->syms, s->nr, sizeof(*s->syms), by_offset);
+	return 0;
+}
+
+static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdrs)
+{
+	for (size_t i = 0; i < nr_phdrs; i++) {
+		GElf_Phdr ph;
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getphdr(elf, i, &ph))
+			continue;
+		if (ph.p_type == PT_INTERP && !s->interp) {
+			size_t size;
+			const char *raw = elf_rawfile(elf, &size);
+
+			if (raw && ph.p_offset + ph.p_filesz <= size)
+				s->interp = strndup(raw + ph.p_offset, ph.p_filesz);
+		}
+		if (ph.p_type != PT_NOTE || s->build_id)
+			continue;
+		data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			const unsigned char *desc = (const unsigned char *)data->d_buf + desc_off;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)data->d_buf + name_off, "GNU", 4))
+				continue;
+			s->build_id = malloc(nh.n_descsz * 2 + 1);
+			for (size_t b = 0; s->build_id && b < nh.n_descsz; b++)
+				sprintf(s->build_id + 2 * b, "%02x", desc[b]);
+			break;
+		}
+	}
+}
+
+struct elfsyms *elfsyms__load(const char *path)
+{
+	struct elfsyms *s = calloc(1, sizeof(*s));
+	Elf_Scn *table;
+	Elf *elf = NULL;
+	size_t nr_phdrs = 0;
+	int fd = -1, err;
+
+	if (!s)
+		return NULL;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_phdrs)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	err = load_segments(s, elf, nr_phdrs);
+	/* .symtab names static functions too; a stripped file keeps only .dynsym. */
+	table = find_section(elf, SHT_SYMTAB);
+	if (!err && table)
+		err = load_symbols(s, elf, table);
+	s->full = s->nr > 0;
+	if (!err && s->nr == 0 && (table = find_section(elf, SHT_DYNSYM))) {
+		forget_symbols(s);
+		err = load_symbols(s, elf, table);
+	}
+	if (!err)
+		load_interp_and_build_id(s, elf, nr_phdrs);
+cleanup:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		elfsyms__free(s);
+		errno = -err;
+		return NULL;
+	}
+	return s;
+}
+
+int elfsyms__load_debug(struct elfsyms *s, const char *debug_path)
+{
+	struct elfsyms debug = { .segs = s->segs, .nr_segs = s->nr_segs };
+	Elf_Scn *table;
+	Elf *elf;
+	int fd, err = -ENOENT;
+
+	fd = open(debug_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* Its own program headers describe no file contents: keep using the stripped file's. */
+	if (elf && (table = find_section(elf, SHT_SYMTAB)))
+		err = load_symbols(&debug, elf, table);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (!err && debug.nr == 0)
+		err = -ENOENT;
+	if (err) {
+		forget_symbols(&debug);
+		return err;
+	}
+	forget_symbols(s);
+	s->syms = debug.syms;
+	s->names = debug.names;
+	s->nr = debug.nr;
+	s->full = true;
+	return 0;
+}
+
+bool elfsyms__full(const struct elfsyms *s)
+{
+	return s->full;
+}
+
+void elfsyms__free(struct elfsyms *s)
+{
+	if (!s)
+		return;
+	free(s->syms);
+	free(s->names);
+	free(s->segs);
+	free(s->interp);
+	free(s->build_id);
+	free(s);
+}
+
+static bool covers(const struct symbol *sym, uint64_t off)
+{
+	return off >= sym->offset && (off < sym->offset + sym->size || off == sym->offset);
+}
+
+const char *elfsyms__lookup(const struct elfsyms *s, uint64_t off)
+{
+	size_t lo = 0, hi = s->nr;
+
+	/* The first symbol starting after off; candidates lie before it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].offset <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/*
+	 * The closest start that covers off is the innermost symbol. Aliases sit together,
+	 * best name first: walk back to the first of them, then take the first that covers.
+	 */
+	for (size_t i = lo, scanned = 0; i-- > 0 && scanned < 64; scanned++) {
+		size_t first = i;
+
+		while (first > 0 && s->syms[first - 1].offset == s->syms[i].offset)
+			first--;
+		for (size_t j = first; j <= i; j++) {
+			if (covers(&s->syms[j], off))
+				return s->syms[j].name;
+		}
+		i = first;
+	}
+	return NULL;
+}
+
+uint64_t elfsyms__offset_of(const struct elfsyms *s, const char *name)
+{
+	for (size_t i = 0; s && i < s->nr; i++) {
+		if (!strcmp(s->syms[i].name, name))
+			return s->syms[i].offset;
+	}
+	return 0;
+}
+
+const char *elfsyms__interp(const struct elfsyms *s)
+{
+	return s->interp;
+}
+
+const char *elfsyms__build_id(const struct elfsyms *s)
+{
+	return s->build_id;
+}
