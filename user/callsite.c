@@ -167,6 +167,19 @@ static bool read_at(const struct callsite *cs, uint64_t vaddr, void *buf, size_t
 	return false;
 }
 
+static bool vaddr_to_offset(const struct callsite *cs, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < cs->nr_segs; i++) {
+		const struct segment *s = &cs->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr < s->vaddr + s->filesz) {
+			*off = vaddr - s->vaddr + s->offset;
+			return true;
+		}
+	}
+	return false;
+}
+
 static int32_t le32(const unsigned char *p)
 {
 	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -220,4 +233,18 @@ const char *callsite__callee(const struct callsite *cs, uint64_t ret_offset)
 			hi = mid;
 	}
 	return NULL;
+}
+
+bool callsite__direct_target(const struct callsite *cs, uint64_t ret_offset, uint64_t *target)
+{
+	unsigned char code[5];
+	uint64_t ret, stub_slot;
+
+	if (!offset_to_vaddr(cs, ret_offset, &ret) || ret < sizeof(code) ||
+	    !read_at(cs, ret - sizeof(code), code, sizeof(code)) || code[0] != 0xe8)
+		return false;
+	ret += le32(&code[1]);
+	if (plt_stub_slot(cs, ret, &stub_slot))
+		return false; /* through the PLT: an ordinary, interposable call */
+	return vaddr_to_offset(cs, ret, target);
 }

@@ -7,6 +7,7 @@
 #ifndef HEAPTAP_CALLSITE_H
 #define HEAPTAP_CALLSITE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct callsite;
@@ -21,5 +22,11 @@ void callsite__free(struct callsite *cs);
  * (an indirect call through a register, a direct call to a local function...).
  */
 const char *callsite__callee(const struct callsite *cs, uint64_t ret_offset);
+
+/*
+ * If the instruction before ret_offset is a direct call (call rel32, not through a PLT
+ * stub or GOT slot), set *target to the file offset it calls and return true.
+ */
+bool callsite__direct_target(const struct callsite *cs, uint64_t ret_offset, uint64_t *target);
 
 #endif

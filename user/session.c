@@ -271,6 +271,8 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 		t->lost_events++;
 		return;
 	}
+	if (call.internal)
+		return;
 	if (t->alloc.glibc && (ev->flags & HT_F_READ_FAILED))
 		t->lost_events++; /* still counted as a call, but its bytes are unknown */
 	if (!call.complete)

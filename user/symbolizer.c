@@ -142,6 +142,27 @@ static enum ht_func told_apart(struct symbolizer *s, enum ht_func func, __u64 re
 	return func;
 }
 
+/*
+ * glibc's tcache_thread_shutdown() frees, at thread exit, blocks the program already freed
+ * (they sat in the thread's cache) and the cache itself, which no public call allocated.
+ * Those frees call __libc_free directly from inside libc, where every other part of libc
+ * frees through the PLT; the program's own calls into libc.so cannot be direct.
+ */
+static bool is_allocator_housekeeping(struct symbolizer *s, enum ht_func func, __u64 ret_addr)
+{
+	const struct mapping *m = mapping_of(s, ret_addr - 1);
+	struct object_file *obj;
+	uint64_t target;
+
+	if (func != HT_FREE || !s->alloc->glibc || !m ||
+	    !same_file(m, s->alloc->dev, s->alloc->inode) || !(obj = object_of(s, m)) ||
+	    !object_file__calls(obj))
+		return false;
+	return callsite__direct_target(object_file__calls(obj), ret_addr - m->start + m->offset,
+				       &target) &&
+	       target == s->alloc->offsets[HT_FREE];
+}
+
 static bool has_aliases(const struct allocator *a, enum ht_func func)
 {
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
@@ -181,6 +202,7 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64
 
 	if (nr >= 2 && has_aliases(s->alloc, func))
 		func = told_apart(s, func, pcs[1]);
+	out->call.internal = nr >= 2 && is_allocator_housekeeping(s, func, pcs[1]);
 	a = attribute(frames, valid, s->rule);
 
 	out->call.func = func;

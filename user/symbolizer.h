@@ -18,6 +18,7 @@ struct resolved_call {
 	const char *library;  /* path of the naming frame's object, as mapped */
 	const char *function; /* its symbol, or "object+0xoffset" when none covers it */
 	bool complete;	      /* the stack reached a start-up frame */
+	bool internal;	      /* the allocator's own housekeeping, not a call of the program */
 };
 
 struct symbolizer;
