@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Built with frame pointers and without inlining, IPA cloning or tail calls, so that
+ * every function here is a real frame with its own symbol.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "gtlib.h"
+
+#define KEEP __attribute__((noinline, noipa, used))
+
+enum fn { MALLOC, CALLOC, REALLOC, REALLOCARRAY, FREE, MEMALIGN, POSIX_MEMALIGN,
+	  ALIGNED_ALLOC, VALLOC, PVALLOC, NR_FNS };
+static const char *const fn_names[NR_FNS] = {
+	"malloc", "calloc", "realloc", "reallocarray", "free", "memalign", "posix_memalign",
+	"aligned_alloc", "valloc", "pvalloc",
+};
+
+struct balance {
+	long long current, min, max;
+	unsigned long long requested;
+	unsigned long long calls[NR_FNS];
+};
+
+struct group {
+	const char *name;
+	struct balance bal;
+};
+
+struct thread_row {
+	long tid;
+	char name[16];
+	struct balance bal;
+};
+
+#define MAX_GROUPS 32
+#define MAX_THREADS 16
+static struct group entries[MAX_GROUPS], callers[MAX_GROUPS];
+static struct thread_row threads[MAX_THREADS];
+static int nr_threads;
+static struct balance library;
+/* Threads run one at a time; the lock only keeps the bookkeeping honest if they did not. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread const char *current_entry;
+
+static void apply(struct balance *b, enum fn f, long long delta, unsigned long long requested)
+{
+	b->current += delta;
+	if (b->current < b->min)
+		b->min = b->current;
+	if (b->current > b->max)
+		b->max = b->current;
+	b->requested += requested;
+	b->calls[f]++;
+}
+
+static struct group *group_of(struct group *table, int size, const char *name)
+{
+	for (int i = 0; i < size; i++) {
+		if (!table[i].name)
+			table[i].name = name;
+		if (!strcmp(table[i].name, name))
+			return &table[i];
+	}
+	abort();
+}
+
+/* The calling thread's row; nothing here may allocate. */
+static struct thread_row *thread_row(void)
+{
+	long tid = syscall(SYS_gettid);
+
+	for (int i = 0; i < nr_threads; i++) {
+		if (threads[i].tid == tid)
+			return &threads[i];
+	}
+	if (nr_threads == MAX_THREADS)
+		abort();
+	threads[nr_threads].tid = tid;
+	return &threads[nr_threads++];
+}
+
+/* Record one call: made by `caller` under the current entry function, in this thread. */
+static void record(const char *caller, enum fn f, long long delta, unsigned long long requested)
+{
+	struct thread_row *t;
+
+	pthread_mutex_lock(&lock);
+	t = thread_row();
+	pthread_getname_np(pthread_self(), t->name, sizeof(t->name)); /* prctl: no malloc */
+	apply(&t->bal, f, delta, requested);
+	apply(&library, f, delta, requested);
+	apply(&group_of(entries, MAX_GROUPS, current_entry)->bal, f, delta, requested);
+	apply(&group_of(callers, MAX_GROUPS, caller)->bal, f, delta, requested);
+	pthread_mutex_unlock(&lock);
+}
+
+/* Internal callers: one per entry point, named under the caller rule. */
+
+KEEP static void *gt_call_malloc(size_t n)
+{
+	void *p = malloc(n);
+
+	record(__func__, MALLOC, malloc_usable_size(p), p ? n : 0);
+	return p;
+}
+
+KEEP static void *gt_call_calloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	record(__func__, CALLOC, malloc_usable_size(p), p ? n * size : 0);
+	return p;
+}
+
+KEEP static void *gt_call_realloc(void *old, size_t n)
+{
+	long long before = malloc_usable_size(old); /* before realloc releases it */
+	void *p = realloc(old, n);
+	long long delta = p ? (long long)malloc_usable_size(p) - before : (old && !n ? -before : 0);
+
+	record(__func__, REALLOC, delta, p ? n : 0);
+	return p;
+}
+
+KEEP static void *gt_call_reallocarray(void *old, size_t n, size_t size)
+{
+	long long before = malloc_usable_size(old);
+	void *p = reallocarray(old, n, size);
+
+	record(__func__, REALLOCARRAY, p ? (long long)malloc_usable_size(p) - before : 0,
+	       p ? n * size : 0);
+	return p;
+}
+
+KEEP static void gt_call_free(void *p)
+{
+	long long before = malloc_usable_size(p);
+
+	free(p);
+	record(__func__, FREE, -before, 0);
+}
+
+KEEP static void *gt_call_memalign(size_t align, size_t n)
+{
+	void *p = memalign(align, n);
+
+	record(__func__, MEMALIGN, malloc_usable_size(p), p ? n : 0);
+	return p;
+}
+
+KEEP static void *gt_call_aligned_alloc(size_t align, size_t n)
+{
+	void *p = aligned_alloc(align, n);
+
+	record(__func__, ALIGNED_ALLOC, malloc_usable_size(p), p ? n : 0);
+	return p;
+}
+
+KEEP static void *gt_call_posix_memalign(size_t align, size_t n)
+{
+	void *p = NULL;
+	int err = posix_memalign(&p, align, n);
+
+	record(__func__, POSIX_MEMALIGN, err ? 0 : malloc_usable_size(p), err ? 0 : n);
+	return err ? NULL : p;
+}
+
+KEEP static void *gt_call_valloc(size_t n)
+{
+	void *p = valloc(n);
+
+	record(__func__, VALLOC, malloc_usable_size(p), p ? n : 0);
+	return p;
+}
+
+KEEP static void *gt_call_pvalloc(size_t n)
+{
+	void *p = pvalloc(n);
+
+	record(__func__, PVALLOC, malloc_usable_size(p), p ? n : 0);
+	return p;
+}
+
+/* Entry functions. Blocks live in library globals, so any entry may free them. */
+
+#define MAX_BLOCKS 256
+static void *blocks[MAX_BLOCKS], *aligned[8];
+static int nr_blocks;
+
+void gt_make_blocks(int n)
+{
+	current_entry = __func__;
+	for (int i = 0; i < n && nr_blocks < MAX_BLOCKS; i++) {
+		size_t size = 8 + (size_t)(i * 37 % 500);
+
+		blocks[nr_blocks++] = i % 3 ? gt_call_malloc(size) : gt_call_calloc(i % 7 + 1, size);
+	}
+}
+
+void gt_resize_blocks(void)
+{
+	current_entry = __func__;
+	for (int i = 0; i < nr_blocks; i++)
+		blocks[i] = i % 2 ? gt_call_realloc(blocks[i], 600 + i)
+				  : gt_call_reallocarray(blocks[i], i % 5 + 1, 100);
+	if (nr_blocks < MAX_BLOCKS)
+		blocks[nr_blocks++] = gt_call_realloc(NULL, 333); /* glibc: reaches malloc */
+}
+
+void gt_release_blocks(void)
+{
+	current_entry = __func__;
+	while (nr_blocks > 0)
+		gt_call_free(blocks[--nr_blocks]);
+}
+
+void gt_aligned_blocks(void)
+{
+	current_entry = __func__;
+	aligned[0] = gt_call_memalign(64, 100);
+	aligned[1] = gt_call_aligned_alloc(256, 512);
+	aligned[2] = gt_call_posix_memalign(128, 1000);
+	aligned[3] = gt_call_valloc(5000);
+	aligned[4] = gt_call_pvalloc(3000);
+	aligned[5] = gt_call_aligned_alloc(4096, 4096);
+	aligned[6] = gt_call_memalign(32, 40);
+	gt_call_posix_memalign(3, 64); /* EINVAL: alignment not a power of two */
+}
+
+void gt_release_aligned(void)
+{
+	current_entry = __func__;
+	for (int i = 0; i < 7; i++) {
+		gt_call_free(aligned[i]);
+		aligned[i] = NULL;
+	}
+}
+
+void gt_edge_cases(void)
+{
+	void *p;
+
+	current_entry = __func__;
+	gt_call_free(NULL);
+	gt_call_malloc(SIZE_MAX);	     /* fails */
+	gt_call_reallocarray(NULL, SIZE_MAX, 4); /* fails: overflow */
+	p = gt_call_malloc(300);
+	gt_call_realloc(p, 0);		     /* glibc frees p */
+	p = gt_call_malloc(512 << 10);	     /* mmapped: its header says so */
+	p = gt_call_realloc(p, 600 << 10);
+	gt_call_free(p);
+}
+
+static void write_balance(FILE *f, const struct balance *b)
+{
+	fprintf(f, "\"current\": %lld, \"min\": %lld, \"max\": %lld, \"requested\": %llu, \"calls\": {",
+		b->current, b->min, b->max, b->requested);
+	for (int i = 0; i < NR_FNS; i++)
+		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", fn_names[i], b->calls[i]);
+	fprintf(f, "}");
+}
+
+static void write_groups(FILE *f, const char *key, const struct group *g, int size)
+{
+	fprintf(f, "\"%s\": [", key);
+	for (int i = 0, n = 0; i < size && g[i].name; i++) {
+		fprintf(f, "%s\n  {\"function\": \"%s\", ", n++ ? "," : "", g[i].name);
+		write_balance(f, &g[i].bal);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]");
+}
+
+int gt_truth_write(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	pthread_mutex_lock(&lock);
+	fprintf(f, "{\"threads\": [");
+	for (int i = 0; i < nr_threads; i++) {
+		fprintf(f, "%s\n  {\"tid\": %ld, \"name\": \"%s\", ", i ? "," : "",
+			threads[i].tid, threads[i].name);
+		write_balance(f, &threads[i].bal);
+		fprintf(f, "}");
+	}
+	fprintf(f, "],\n");
+	write_groups(f, "entry_functions", entries, MAX_GROUPS);
+	fprintf(f, ",\n");
+	write_groups(f, "caller_functions", callers, MAX_GROUPS);
+	fprintf(f, ",\n\"library\": {");
+	write_balance(f, &library);
+	fprintf(f, "}}\n");
+	pthread_mutex_unlock(&lock);
+	return fclose(f) ? -1 : 0;
+}

@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+# Programs the integration tests and the demo trace. Built with frame pointers, without
+# tail calls, so that every frame is on the stack for the frame-pointer unwinder.
+TARGET_DIR := $(OUTPUT)/targets
+TARGET_CFLAGS := -O1 -g -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer \
+	-mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls
+TARGET_RPATH := -Wl,-rpath,'$$ORIGIN'
+
+TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/mpi_rank \
+	$(TARGET_DIR)/demo
+DEMO_TARGET := $(TARGET_DIR)/demo
+
+$(TARGET_DIR):
+	$(Q)mkdir -p $@
+
+$(TARGET_DIR)/libgt.so: tests/targets/gtlib.c tests/targets/gtlib.h | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -fPIC -shared $< -pthread -o $@
+
+$(TARGET_DIR)/groundtruth: tests/targets/groundtruth.c $(TARGET_DIR)/libgt.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -lgt $(TARGET_RPATH) \
+		-pthread -o $@
+
+$(TARGET_DIR)/mpi_rank: tests/targets/mpi_rank.c $(TARGET_DIR)/libgt.so
+	$(call msg,MPICC,$@)
+	$(Q)mpicc $(TARGET_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -lgt $(TARGET_RPATH) -o $@
+
+$(TARGET_DIR)/demo: tests/targets/demo.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -pthread -o $@
