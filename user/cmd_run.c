@@ -47,6 +47,34 @@ static int find_command(const char *name, char *path, size_t size)
 }
 
 /*
+ * The ELF file the kernel will load for path: path itself, or the interpreter named on a
+ * script's "#!" line. 0, or -ENOEXEC when it is neither.
+ */
+static int program_image(const char *path, char *image, size_t size)
+{
+	char head[256] = "";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = '\0';
+	if (n >= 4 && !memcmp(head, "\x7f" "ELF", 4)) {
+		snprintf(image, size, "%s", path);
+		return 0;
+	}
+	if (n >= 2 && !memcmp(head, "#!", 2)) {
+		const char *interp = head + 2 + strspn(head + 2, " \t");
+
+		snprintf(image, size, "%.*s", (int)strcspn(interp, " \t\n"), interp);
+		return access(image, X_OK) ? -ENOEXEC : 0;
+	}
+	return -ENOEXEC;
+}
+
+/*
  * Fork the command, held before exec until `gate` is written to, so that heaptap can
  * prepare its probes. A failed exec is reported through `exec_error` (close-on-exec).
  */
@@ -78,11 +106,13 @@ int cmd_run(const struct options *opts)
 {
 	int gate[2] = { -1, -1 }, exec_error[2] = { -1, -1 };
 	struct session *s = NULL;
-	char path[PATH_MAX];
+	char path[PATH_MAX], image[PATH_MAX];
 	int status, err, exec_errno = 0, wstatus = 0;
 	pid_t pid;
 
 	err = find_command(opts->command[0], path, sizeof(path));
+	if (!err)
+		err = program_image(path, image, sizeof(image));
 	if (err) {
 		log_error("cannot execute '%s': %s", opts->command[0], strerror(-err));
 		return err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
@@ -105,7 +135,7 @@ int cmd_run(const struct options *opts)
 	close(exec_error[1]);
 	exec_error[1] = -1;
 
-	err = session__expect_exec(s, pid, path);
+	err = session__expect_exec(s, pid, image);
 	if (err) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include "driver.h"
+
+void require_bpf(void)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root and BPF");
+}
+
+const char *heaptap_path(void)
+{
+	const char *p = getenv("HEAPTAP");
+
+	cr_assert(p, "HEAPTAP is not set: run the tests with make test");
+	return p;
+}
+
+const char *target_path(const char *name, char *buf, size_t size)
+{
+	const char *dir = getenv("TARGETS");
+
+	cr_assert(dir, "TARGETS is not set: run the tests with make test");
+	snprintf(buf, size, "%s/%s", dir, name);
+	return buf;
+}
+
+const char *scratch_dir(void)
+{
+	static char dir[64];
+
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/heaptap-test-XXXXXX");
+		cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	}
+	return dir;
+}
+
+const char *scratch_file(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s", scratch_dir(), name);
+	return buf;
+}
+
+pid_t spawn(char *const argv[], const char *out, const char *err)
+{
+	pid_t pid = fork();
+
+	cr_assert(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int o = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(o, 1);
+		dup2(e, 2);
+		setpgid(0, 0); /* a timeout kills the whole group: mpirun's children too */
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+int wait_status(pid_t pid, int timeout_s)
+{
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	int status;
+
+	for (int waited = 0; waited < timeout_s * 50; waited++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+		nanosleep(&pause, NULL);
+	}
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -1;
+}
+
+char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return NULL;
+	if (getdelim(&buf, &len, '\0', f) < 0) {
+		free(buf);
+		buf = strdup("");
+	}
+	fclose(f);
+	return buf;
+}
+
+bool wait_for_text(const char *file, const char *text, int timeout_s)
+{
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+
+	for (int waited = 0; waited < timeout_s * 50; waited++) {
+		char *content = slurp(file);
+		bool found = content && strstr(content, text);
+
+		free(content);
+		if (found)
+			return true;
+		nanosleep(&pause, NULL);
+	}
+	return false;
+}
+
+json_object *load_json(const char *path)
+{
+	json_object *o = json_object_from_file(path);
+
+	cr_assert(o, "cannot parse %s as JSON: %s", path, json_util_get_last_err());
+	return o;
+}
+
+json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	cr_assert(json_object_object_get_ex(o, key, &v), "no \"%s\" in %s", key,
+		  json_object_to_json_string(o));
+	return v;
+}
+
+json_object *find_by_int(json_object *array, const char *key, long long value)
+{
+	for (size_t i = 0; i < json_object_array_length(array); i++) {
+		json_object *e = json_object_array_get_idx(array, i), *v;
+
+		if (json_object_object_get_ex(e, key, &v) && json_object_get_int64(v) == value)
+			return e;
+	}
+	return NULL;
+}
+
+json_object *find_by_str(json_object *array, const char *key, const char *value)
+{
+	for (size_t i = 0; i < json_object_array_length(array); i++) {
+		json_object *e = json_object_array_get_idx(array, i), *v;
+
+		if (json_object_object_get_ex(e, key, &v) &&
+		    !strcmp(json_object_get_string(v), value))
+			return e;
+	}
+	return NULL;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+json_object *find_function(json_object *functions, const char *function, const char *suffix)
+{
+	for (size_t i = 0; i < json_object_array_length(functions); i++) {
+		json_object *e = json_object_array_get_idx(functions, i);
+
+		if (!strcmp(json_object_get_string(get(e, "function")), function) &&
+		    ends_with(json_object_get_string(get(e, "library")), suffix))
+			return e;
+	}
+	return NULL;
+}
+
+void assert_balance(json_object *got, json_object *truth, const char *const fields[],
+		    const char *what)
+{
+	json_object *got_calls = get(got, "calls"), *truth_calls = get(truth, "calls");
+
+	for (const char *const *f = fields; *f; f++) {
+		long long want = json_object_get_int64(get(truth, *f));
+		long long have = json_object_get_int64(get(got, *f));
+
+		cr_expect(have == want, "%s: %s is %lld, truth %lld", what, *f, have, want);
+	}
+	json_object_object_foreach(truth_calls, name, count) {
+		long long want = json_object_get_int64(count);
+		long long have = json_object_get_int64(get(got_calls, name));
+
+		cr_expect(have == want, "%s: %s calls %lld, truth %lld", what, name, have, want);
+	}
+}

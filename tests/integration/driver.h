@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Drive the real heaptap binary as a user would, and compare its JSON with the truth
+ * the traced programs record about themselves.
+ */
+#ifndef HEAPTAP_TEST_DRIVER_H
+#define HEAPTAP_TEST_DRIVER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <json-c/json.h>
+
+/* Skip the calling test unless it can load BPF. */
+void require_bpf(void);
+
+/* $HEAPTAP, and $TARGETS/name. */
+const char *heaptap_path(void);
+const char *target_path(const char *name, char *buf, size_t size);
+/* A fresh scratch directory for this test; files in it by name. */
+const char *scratch_dir(void);
+const char *scratch_file(const char *name, char *buf, size_t size);
+
+/* Start argv with stdout and stderr in files (NULL: /dev/null). */
+pid_t spawn(char *const argv[], const char *out, const char *err);
+/* Its exit status (128+N for signal N), or -1 after timeout_s (it is killed). */
+int wait_status(pid_t pid, int timeout_s);
+/* Wait until file contains text. */
+bool wait_for_text(const char *file, const char *text, int timeout_s);
+/* The whole file, malloc'ed, or NULL. */
+char *slurp(const char *path);
+
+/* Parse a JSON file; fails the test if it cannot. */
+json_object *load_json(const char *path);
+json_object *get(json_object *o, const char *key);
+/* The element of array whose key has the integer value / string value. */
+json_object *find_by_int(json_object *array, const char *key, long long value);
+json_object *find_by_str(json_object *array, const char *key, const char *value);
+/* The element of heaptap's functions[] named function whose library ends in suffix. */
+json_object *find_function(json_object *functions, const char *function, const char *suffix);
+
+/*
+ * Assert that got has the truth's value for each of the given balance fields (a
+ * NULL-terminated list of "current", "min", "max", "requested") and every call count.
+ */
+void assert_balance(json_object *got, json_object *truth, const char *const fields[],
+		    const char *what);
+
+#endif

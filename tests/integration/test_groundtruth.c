@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * heaptap against the ground truth that the traced program records about itself: every
+ * worker thread, every libgt function under both attribution rules, and the library,
+ * exactly, in run and attach modes.
+ */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "driver.h"
+
+TestSuite(groundtruth, .timeout = 120);
+
+static const char *const every_field[] = { "current", "min", "max", "requested", NULL };
+
+static void check_report(const char *report_path, const char *truth_path, const char *rule)
+{
+	json_object *report = load_json(report_path), *truth = load_json(truth_path);
+	json_object *processes = get(report, "processes"), *process, *libgt;
+	json_object *threads, *functions, *truth_threads, *truth_functions;
+	char what[256];
+
+	cr_assert(eq(int, json_object_get_int(get(report, "heaptap")), 1));
+	cr_assert(eq(str, (char *)json_object_get_string(get(report, "attribution")), (char *)rule));
+	cr_assert(eq(sz, json_object_array_length(processes), 1));
+	process = json_object_array_get_idx(processes, 0);
+	cr_expect(eq(i64, json_object_get_int64(get(process, "lost_events")), 0));
+	cr_expect(json_object_is_type(get(process, "rank"), json_type_null));
+
+	threads = get(process, "threads");
+	truth_threads = get(truth, "threads");
+	cr_assert(eq(sz, json_object_array_length(truth_threads), 4), "the target ran 4 workers");
+	for (size_t i = 0; i < json_object_array_length(truth_threads); i++) {
+		json_object *want = json_object_array_get_idx(truth_threads, i);
+		long long tid = json_object_get_int64(get(want, "tid"));
+		json_object *got = find_by_int(threads, "tid", tid);
+
+		cr_assert(got != NULL, "thread %lld missing from the report", tid);
+		cr_expect(eq(str, (char *)json_object_get_string(get(got, "name")),
+			     (char *)json_object_get_string(get(want, "name"))));
+		snprintf(what, sizeof(what), "thread %lld", tid);
+		assert_balance(got, want, every_field, what);
+	}
+
+	functions = get(process, "functions");
+	truth_functions = get(truth, strcmp(rule, "entry") ? "caller_functions" : "entry_functions");
+	cr_assert(json_object_array_length(truth_functions) >= 6);
+	for (size_t i = 0; i < json_object_array_length(truth_functions); i++) {
+		json_object *want = json_object_array_get_idx(truth_functions, i);
+		const char *name = json_object_get_string(get(want, "function"));
+		json_object *got = find_function(functions, name, "/libgt.so");
+
+		cr_assert(got != NULL, "function %s (libgt.so) missing from the %s report", name, rule);
+		snprintf(what, sizeof(what), "%s (%s rule)", name, rule);
+		assert_balance(got, want, every_field, what);
+	}
+
+	libgt = NULL;
+	for (size_t i = 0; i < json_object_array_length(get(process, "libraries")); i++) {
+		json_object *l = json_object_array_get_idx(get(process, "libraries"), i);
+
+		if (strstr(json_object_get_string(get(l, "library")), "/libgt.so"))
+			libgt = l;
+	}
+	cr_assert(libgt != NULL, "libgt.so missing from the libraries");
+	assert_balance(libgt, get(truth, "library"), every_field, "library libgt.so");
+	json_object_put(report);
+	json_object_put(truth);
+}
+
+static void run_mode(const char *rule)
+{
+	char target[4096], json[256], truth[256], text[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "-a", (char *)rule, "--json",
+			 (char *)scratch_file("report.json", json, sizeof(json)), "-o",
+			 (char *)scratch_file("report.txt", text, sizeof(text)), "--",
+			 (char *)target_path("groundtruth", target, sizeof(target)), "--truth",
+			 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
+	char *report;
+
+	require_bpf();
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	check_report(json, truth, rule);
+
+	/* The text report has DMATP's sections, in DMATP's order. */
+	report = slurp(text);
+	cr_assert(report != NULL);
+	cr_assert(strstr(report, "==== Statistics of overall memory usage") != NULL);
+	cr_assert(strstr(report, "Statistics of overall") < strstr(report, "individual thread"));
+	cr_assert(strstr(report, "individual thread") < strstr(report, "individual library"));
+	cr_assert(strstr(report, "individual library") < strstr(report, "individual function"));
+	cr_assert(strstr(report, "Thread ID:") && strstr(report, "worker-3"));
+	free(report);
+}
+
+Test(groundtruth, run_entry_rule)
+{
+	run_mode("entry");
+}
+
+Test(groundtruth, run_caller_rule)
+{
+	run_mode("caller");
+}
+
+static void attach_mode(const char *rule)
+{
+	char target_bin[4096], json[256], truth[256], out[256], err[256], pid_arg[32];
+	char attached[64];
+	char *target_argv[] = { (char *)target_path("groundtruth", target_bin, sizeof(target_bin)),
+				"--wait", "--truth",
+				(char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
+	pid_t target, tracer;
+	char *report;
+
+	require_bpf();
+	target = spawn(target_argv, NULL, NULL);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", target);
+	{
+		char *argv[] = { (char *)heaptap_path(), "attach", "-a", (char *)rule, "-p", pid_arg,
+				 "--json", (char *)scratch_file("report.json", json, sizeof(json)),
+				 NULL };
+
+		tracer = spawn(argv, scratch_file("out.txt", out, sizeof(out)),
+			       scratch_file("err.txt", err, sizeof(err)));
+	}
+	snprintf(attached, sizeof(attached), "heaptap: attached to PID %d", target);
+	if (!wait_for_text(err, attached, 30)) {
+		kill(target, SIGKILL);
+		wait_status(tracer, 5);
+		cr_assert(false, "heaptap never said it attached: %s", slurp(err));
+	}
+	kill(target, SIGUSR1);
+	cr_assert(eq(int, wait_status(target, 60), 0));
+	/* heaptap stops by itself once every target has exited. */
+	cr_assert(eq(int, wait_status(tracer, 30), 0), "heaptap: %s", slurp(err));
+	check_report(json, truth, rule);
+	report = slurp(out);
+	cr_assert(report && strstr(report, "Statistics of individual function memory usage"),
+		  "attach prints the text report on standard output");
+	free(report);
+}
+
+Test(groundtruth, attach_entry_rule)
+{
+	attach_mode("entry");
+}
+
+Test(groundtruth, attach_caller_rule)
+{
+	attach_mode("caller");
+}
