@@ -45,13 +45,23 @@ static __always_inline struct inflight *inflight_of(__u32 tid)
 	return bpf_map_lookup_elem(&inflight, &tid);
 }
 
+/* Wake the consumer only when the ring fills up; it also polls on a short timer. */
+#define WAKEUP_BACKLOG (2 << 20)
+
 static __always_inline void send_call(struct ht_call_event *ev)
 {
 	__u32 nr = ev->nr_frames;
+	__u64 wakeup = BPF_RB_NO_WAKEUP;
 
+	/*
+	 * A wakeup per event costs the traced thread more than the rest of this program:
+	 * batch them.
+	 */
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > WAKEUP_BACKLOG)
+		wakeup = BPF_RB_FORCE_WAKEUP;
 	if (nr > HT_MAX_FRAMES)
 		nr = HT_MAX_FRAMES;
-	if (bpf_ringbuf_output(&events, ev, HT_CALL_EVENT_HEADER_SIZE + nr * sizeof(__u64), 0))
+	if (bpf_ringbuf_output(&events, ev, HT_CALL_EVENT_HEADER_SIZE + nr * sizeof(__u64), wakeup))
 		count_loss(ev->pid, LOSS_RINGBUF_FULL);
 }
 

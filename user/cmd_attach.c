@@ -69,7 +69,7 @@ int cmd_attach(const struct options *opts)
 	while (!stop_requested && session__live_targets(s) > 0) {
 		if (deadline && now() >= deadline)
 			break;
-		err = session__poll(s, 100 /* ms */);
+		err = session__poll(s, 50 /* ms */);
 		if (err) {
 			log_error("reading events failed: %s", strerror(-err));
 			status = EXIT_FAILURE_INTERNAL;

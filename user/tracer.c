@@ -202,7 +202,10 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 {
 	int n = ring_buffer__poll(t->rb, timeout_ms);
 
-	return n == -EINTR ? 0 : n;
+	if (n < 0 && n != -EINTR)
+		return n;
+	/* Call events do not wake us until a backlog builds up: collect them now. */
+	return ring_buffer__consume(t->rb);
 }
 
 int tracer__drain(struct tracer *t)

@@ -31,7 +31,10 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 /* Remove every probe placed for pid. */
 void tracer__detach(struct tracer *t, pid_t pid);
 
-/* Wait up to timeout_ms for events and deliver them. Events delivered, or -errno. */
+/*
+ * Wait up to timeout_ms for events and deliver them. Call events are batched, so poll
+ * with short timeouts (tens of ms). Events delivered, or -errno.
+ */
 int tracer__poll(struct tracer *t, int timeout_ms);
 /* Deliver whatever is already queued, without waiting. */
 int tracer__drain(struct tracer *t);
