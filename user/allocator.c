@@ -40,7 +40,7 @@ void allocator__from_object(const char *path, const struct object_file *obj,
 {
 	memset(out, 0, sizeof(*out));
 	snprintf(out->path, sizeof(out->path), "%s", path);
-	snprintf(out->open_path, sizeof(out->open_path), "%s", obj->open_path);
+	snprintf(out->open_path, sizeof(out->open_path), "%s", obj->read_path);
 	out->dev = obj->dev;
 	out->inode = obj->inode;
 	out->glibc = is_glibc(path);

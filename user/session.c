@@ -172,7 +172,7 @@ int session__attach(struct session *s, pid_t pid)
 	/* Later dlopen()s: the loader tells us, and the symbolizer rereads the maps. */
 	loader = loader_of(s, pid, &maps);
 	if (loader)
-		err = tracer__attach_loader(s->tracer, pid, loader->open_path,
+		err = tracer__attach_loader(s->tracer, pid, loader->read_path,
 					    elfsyms__offset_of(loader->syms, "_dl_debug_state"));
 cleanup:
 	procmaps__clear(&maps);

@@ -45,6 +45,8 @@ static void forget_stacks(struct symbolizer *s)
 	}
 }
 
+static struct object_file *object_of(struct symbolizer *s, const struct mapping *m);
+
 static int read_maps(struct symbolizer *s)
 {
 	struct procmaps fresh = {};
@@ -56,6 +58,11 @@ static int read_maps(struct symbolizer *s)
 	procmaps__clear(&s->maps);
 	s->maps = fresh;
 	forget_stacks(s); /* addresses may mean other code now */
+	/* Open every code file now: events are read in batches, maybe after the exit. */
+	for (size_t i = 0; i < s->maps.nr; i++) {
+		if (s->maps.maps[i].executable && s->maps.maps[i].path[0] == '/')
+			object_of(s, &s->maps.maps[i]);
+	}
 	return 0;
 }
 

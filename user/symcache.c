@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
@@ -60,7 +62,12 @@ struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t
 	memcpy(f->key, key, sizeof(key));
 	f->obj.dev = dev;
 	f->obj.inode = inode;
-	f->obj.syms = elfsyms__load(open_path);
+	f->obj.fd = open(open_path, O_RDONLY | O_CLOEXEC);
+	if (f->obj.fd >= 0)
+		snprintf(f->obj.read_path, sizeof(f->obj.read_path), "/proc/self/fd/%d", f->obj.fd);
+	else
+		snprintf(f->obj.read_path, sizeof(f->obj.read_path), "/nonexistent");
+	f->obj.syms = elfsyms__load(f->obj.read_path);
 	if (!f->obj.syms)
 		log_debug("no symbols for %s: %m", open_path);
 	else if (!elfsyms__full(f->obj.syms))
@@ -73,7 +80,7 @@ const struct callsite *object_file__calls(struct object_file *obj)
 {
 	if (!obj->calls_tried) {
 		obj->calls_tried = true;
-		obj->calls = callsite__load(obj->open_path);
+		obj->calls = callsite__load(obj->read_path);
 	}
 	return obj->calls;
 }
@@ -88,6 +95,8 @@ void symcache__free(struct symcache *cache)
 		HASH_DEL(cache->files, f);
 		elfsyms__free(f->obj.syms);
 		callsite__free(f->obj.calls);
+		if (f->obj.fd >= 0)
+			close(f->obj.fd);
 		free(f->obj.open_path);
 		free(f);
 	}

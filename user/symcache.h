@@ -13,7 +13,13 @@
 
 struct object_file {
 	uint64_t dev, inode;
-	char *open_path;	 /* where heaptap can read it (through /proc/PID/root) */
+	char *open_path;	 /* where heaptap found it (through /proc/PID/root) */
+	/*
+	 * /proc/self/fd/N of a descriptor held from first sight: the file stays readable
+	 * after the process that mapped it is gone (symbols and call sites load lazily).
+	 */
+	char read_path[32];
+	int fd;
 	struct elfsyms *syms;	 /* NULL when unreadable or not ELF */
 	struct callsite *calls;	 /* loaded on first use */
 	bool calls_tried;
