@@ -23,10 +23,15 @@ static int lines_in(const char *text)
 static int heaptap(char **args, char **err)
 {
 	char *argv[16] = { (char *)heaptap_path() }, err_path[256];
-	int status;
+	int status, first = 1;
 
+	/* "--" first: args is a whole command line of its own (heaptap run by another). */
+	if (args[0] && !strcmp(args[0], "--")) {
+		args++;
+		first = 0;
+	}
 	for (int i = 0; args[i] && i < 14; i++)
-		argv[i + 1] = args[i];
+		argv[i + first] = args[i];
 	status = wait_status(spawn(argv, NULL, scratch_file("err.txt", err_path, sizeof(err_path))),
 			     30);
 	*err = slurp(err_path);
@@ -72,6 +77,15 @@ Test(errors, run_a_missing_or_unrunnable_command)
 	fclose(f);
 	chmod(junk, 0755);
 	expect_one_line_error((char *[]){ "run", "--", junk, NULL }, 126, "Exec format error");
+}
+
+Test(errors, without_privileges)
+{
+	require_bpf(); /* as root, drop to nobody for the one command */
+	expect_one_line_error((char *[]){ "--", "setpriv", "--reuid=65534", "--regid=65534",
+					  "--clear-groups", (char *)heaptap_path(), "attach", "-p",
+					  "1", NULL },
+			      4, "needs root");
 }
 
 Test(errors, usage)
