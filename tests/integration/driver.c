@@ -194,3 +194,20 @@ void assert_balance(json_object *got, json_object *truth, const char *const fiel
 		cr_expect(have == want, "%s: %s calls %lld, truth %lld", what, name, have, want);
 	}
 }
+
+void assert_libgt_functions(json_object *functions, json_object *truth_functions,
+			    const char *label)
+{
+	static const char *const every_field[] = { "current", "min", "max", "requested", NULL };
+	char what[256];
+
+	for (size_t i = 0; i < json_object_array_length(truth_functions); i++) {
+		json_object *want = json_object_array_get_idx(truth_functions, i);
+		const char *name = json_object_get_string(get(want, "function"));
+		json_object *got = find_function(functions, name, "/libgt.so");
+
+		cr_assert(got != NULL, "%s: %s (libgt.so) missing from the report", label, name);
+		snprintf(what, sizeof(what), "%s: %s", label, name);
+		assert_balance(got, want, every_field, what);
+	}
+}

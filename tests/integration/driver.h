@@ -45,4 +45,12 @@ json_object *find_function(json_object *functions, const char *function, const c
 void assert_balance(json_object *got, json_object *truth, const char *const fields[],
 		    const char *what);
 
+/*
+ * Assert that every function of the truth (truth_functions[]) appears in the report's
+ * functions[] under libgt.so with every balance field and call count equal. label
+ * prefixes the messages.
+ */
+void assert_libgt_functions(json_object *functions, json_object *truth_functions,
+			    const char *label);
+
 #endif

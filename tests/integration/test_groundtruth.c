@@ -49,15 +49,8 @@ static void check_report(const char *report_path, const char *truth_path, const 
 	functions = get(process, "functions");
 	truth_functions = get(truth, strcmp(rule, "entry") ? "caller_functions" : "entry_functions");
 	cr_assert(json_object_array_length(truth_functions) >= 6);
-	for (size_t i = 0; i < json_object_array_length(truth_functions); i++) {
-		json_object *want = json_object_array_get_idx(truth_functions, i);
-		const char *name = json_object_get_string(get(want, "function"));
-		json_object *got = find_function(functions, name, "/libgt.so");
-
-		cr_assert(got != NULL, "function %s (libgt.so) missing from the %s report", name, rule);
-		snprintf(what, sizeof(what), "%s (%s rule)", name, rule);
-		assert_balance(got, want, every_field, what);
-	}
+	snprintf(what, sizeof(what), "%s rule", rule);
+	assert_libgt_functions(functions, truth_functions, what);
 
 	libgt = NULL;
 	for (size_t i = 0; i < json_object_array_length(get(process, "libraries")); i++) {

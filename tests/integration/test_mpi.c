@@ -9,8 +9,6 @@
 
 TestSuite(mpi, .timeout = 180);
 
-static const char *const every_field[] = { "current", "min", "max", "requested", NULL };
-
 Test(mpi, one_heaptap_per_rank)
 {
 	char target[4096], script[8192], what[128];
@@ -33,7 +31,7 @@ Test(mpi, one_heaptap_per_rank)
 	}
 	for (int rank = 0; rank < ranks; rank++) {
 		char report_path[256], truth_path[256], name[64];
-		json_object *report, *truth, *process, *functions, *truth_functions;
+		json_object *report, *truth, *process;
 
 		snprintf(name, sizeof(name), "rank-%d.json", rank);
 		report = load_json(scratch_file(name, report_path, sizeof(report_path)));
@@ -45,17 +43,9 @@ Test(mpi, one_heaptap_per_rank)
 		cr_expect(json_object_is_type(get(process, "rank"), json_type_int));
 		cr_expect(eq(i64, json_object_get_int64(get(process, "lost_events")), 0));
 
-		functions = get(process, "functions");
-		truth_functions = get(truth, "entry_functions");
-		for (size_t i = 0; i < json_object_array_length(truth_functions); i++) {
-			json_object *want = json_object_array_get_idx(truth_functions, i);
-			const char *fn = json_object_get_string(get(want, "function"));
-			json_object *got = find_function(functions, fn, "/libgt.so");
-
-			cr_assert(got != NULL, "rank %d: %s missing", rank, fn);
-			snprintf(what, sizeof(what), "rank %d %s", rank, fn);
-			assert_balance(got, want, every_field, what);
-		}
+		snprintf(what, sizeof(what), "rank %d", rank);
+		assert_libgt_functions(get(process, "functions"), get(truth, "entry_functions"),
+				       what);
 		json_object_put(report);
 		json_object_put(truth);
 	}
