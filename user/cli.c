@@ -9,12 +9,11 @@
 const char *argp_program_version = "heaptap 0.1";
 
 static const char doc[] =
-	"heaptap traces a process's malloc family from outside, with eBPF uprobes, and reports "
-	"current/min/max bytes and call counts per thread, library and function.\n\n"
-	"  heaptap run [OPTIONS] -- COMMAND [ARGS...]   trace COMMAND from its first "
-	"instruction\n"
-	"  heaptap attach [OPTIONS] -p PID[,PID...]     trace running processes until "
-	"SIGINT/SIGTERM, -d, or they all exit\n\n"
+	"heaptap traces a process's malloc family from outside, with eBPF uprobes, and "
+	"reports current/min/max bytes and call counts per thread, library and function.\n\n"
+	"  run [OPTIONS] -- COMMAND [ARGS...]  trace COMMAND from its first instruction\n"
+	"  attach [OPTIONS] -p PID[,PID...]    trace running processes until SIGINT,\n"
+	"                                      SIGTERM, -d, or they all exit\n\n"
 	"OPTIONS:"
 	"\vExit status: run exits with the command's status (128+N if signal N killed it); "
 	"otherwise 0 on success, 1 if BPF could not be loaded or attached, 2 for a bad command "
@@ -133,8 +132,11 @@ void cli_parse(int argc, char **argv, struct options *opts)
 		fprintf(stderr, "heaptap: name a subcommand: run or attach (see heaptap --help)\n");
 		exit(EXIT_USAGE);
 	} else {
-		fprintf(stderr, "heaptap: unknown subcommand '%s': use run or attach "
-				"(see heaptap --help)\n", sub);
+		if (sub[0])
+			fprintf(stderr, "heaptap: unknown subcommand '%s': ", sub);
+		else
+			fprintf(stderr, "heaptap: name a subcommand: ");
+		fprintf(stderr, "run or attach (see heaptap --help)\n");
 		exit(EXIT_USAGE);
 	}
 	argv[1] = argv[0];
