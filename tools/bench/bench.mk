@@ -1,3 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-bench:
-	@echo "bench: not written yet" >&2; exit 1
+# make bench: heaptap's cost per malloc+free pair next to untraced and empty probes.
+BENCH_DIR := $(OUTPUT)/bench
+
+$(BENCH_DIR):
+	$(Q)mkdir -p $@
+
+$(BENCH_DIR)/malloc_loop: tools/bench/malloc_loop.c | $(BENCH_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer $< -o $@
+
+$(BENCH_DIR)/empty.bpf.o: tools/bench/empty.bpf.c vmlinux.h | $(BENCH_DIR)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BENCH_DIR)/empty.skel.h: $(BENCH_DIR)/empty.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name empty_bpf > $@
+
+$(BENCH_DIR)/empty_probes: tools/bench/empty_probes.c $(BENCH_DIR)/empty.skel.h $(LIB_OBJS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(BENCH_DIR) $< $(LIB_OBJS) $(PKG_LIBS) -o $@
+
+bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/empty_probes
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/run.sh
