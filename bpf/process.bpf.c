@@ -19,12 +19,7 @@ struct {
 	__type(value, __u8);
 } hold SEC(".maps") __weak;
 
-/*
- * On _dl_debug_state, which the loader calls after it changes the set of mapped objects
- * (the debugger interface of <link.h>).
- */
-SEC("uprobe")
-int BPF_KPROBE(loader_changed)
+static __always_inline void mappings_changed(void)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct ht_libs_event ev = {
@@ -37,8 +32,29 @@ int BPF_KPROBE(loader_changed)
 		/* Stop before sending: the process must be held by the time userspace looks. */
 		ev.held = bpf_send_signal(SIGSTOP) == 0;
 	}
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count_loss(ev.pid, LOSS_RINGBUF_FULL);
+}
+
+/*
+ * On _dl_debug_state, which the loader calls after it changes the set of mapped objects
+ * (the debugger interface of <link.h>).
+ */
+SEC("uprobe")
+int BPF_KPROBE(loader_changed)
+{
+	mappings_changed();
+	return 0;
+}
+
+/* A new program image: for a static one, the only moment its mappings can be read early. */
+SEC("tracepoint/sched/sched_process_exec")
+int program_exec(void *ctx)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+
+	if (bpf_map_lookup_elem(&targets, &pid))
+		mappings_changed();
 	return 0;
 }
 

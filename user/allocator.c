@@ -43,7 +43,8 @@ void allocator__from_object(const char *path, const struct object_file *obj,
 	snprintf(out->open_path, sizeof(out->open_path), "%s", obj->read_path);
 	out->dev = obj->dev;
 	out->inode = obj->inode;
-	out->glibc = is_glibc(path);
+	/* A static program linked with glibc carries glibc's malloc, and its chunk headers. */
+	out->glibc = is_glibc(path) || elfsyms__offset_of(obj->syms, "_int_malloc");
 	for (int f = 0; f < HT_NR_FUNCS; f++)
 		out->offsets[f] = elfsyms__offset_of(obj->syms, ht_func_names[f]);
 }

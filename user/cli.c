@@ -7,6 +7,8 @@
 #include "cli.h"
 
 const char *argp_program_version = "heaptap 0.1";
+/* argp's own complaints (a missing option argument) end like ours. */
+error_t argp_err_exit_status = EXIT_USAGE;
 
 static const char doc[] =
 	"heaptap traces a process's malloc family from outside, with eBPF uprobes, and "

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "procfs.h"
 
@@ -50,4 +51,19 @@ void procfs_root_path(pid_t pid, const char *path, char *out, size_t size)
 {
 	/* /proc/PID/root reaches files in the target's mount namespace (containers). */
 	snprintf(out, size, "/proc/%d/root%s", pid, path);
+}
+
+char procfs_state(pid_t pid)
+{
+	char *stat, *after_comm, state = 0;
+	size_t len;
+
+	if (procfs_read(pid, "stat", &stat, &len))
+		return 0;
+	/* "pid (comm) S ...": comm may hold spaces and parentheses; the last ')' ends it. */
+	after_comm = strrchr(stat, ')');
+	if (after_comm && after_comm[1] == ' ')
+		state = after_comm[2];
+	free(stat);
+	return state;
 }

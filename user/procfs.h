@@ -8,6 +8,8 @@
 
 /* Whole /proc/PID/<name> into a NUL-terminated malloc'ed buffer. 0 or -errno. */
 int procfs_read(pid_t pid, const char *name, char **buf, size_t *len);
+/* The state letter of /proc/PID/stat ('R', 'S', 'Z'...), or 0 when it cannot be read. */
+char procfs_state(pid_t pid);
 /* A path inside the process's mount namespace, as heaptap can open it. */
 void procfs_root_path(pid_t pid, const char *path, char *out, size_t size);
 

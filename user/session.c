@@ -148,7 +148,8 @@ int session__attach(struct session *s, pid_t pid)
 
 	if (target_of(s, pid))
 		return 0;
-	if (kill(pid, 0) && errno == ESRCH)
+	/* A zombie has exited already: nothing is left to trace. */
+	if ((kill(pid, 0) && errno == ESRCH) || procfs_state(pid) == 'Z')
 		return -ESRCH;
 	err = procmaps__read(pid, &maps);
 	if (err)
@@ -198,15 +199,18 @@ int session__expect_exec(struct session *s, pid_t pid, const char *path)
 	if (!t)
 		return -ENOMEM;
 	snprintf(t->command, sizeof(t->command), "%s", path);
+	/* Held at exec (and for a dynamic program at each loader event) until probed. */
+	t->held = true;
+	err = tracer__add_target(s->tracer, pid, true);
+	if (err)
+		return err;
 	interp = elfsyms__interp(exe->syms);
 	if (!interp) {
 		/* A static program brings its own malloc, if it kept its symbols. */
 		if (!elfsyms__offset_of(exe->syms, "malloc"))
 			return -ENOENT;
 		allocator__from_object(path, exe, &t->alloc);
-		err = tracer__add_target(s->tracer, pid, false);
-		if (!err)
-			err = tracer__attach_allocator(s->tracer, pid, &t->alloc);
+		err = tracer__attach_allocator(s->tracer, pid, &t->alloc);
 		t->probed = !err;
 		return err;
 	}
@@ -215,36 +219,35 @@ int session__expect_exec(struct session *s, pid_t pid, const char *path)
 	loader = symcache__get(s->cache, st.st_dev, st.st_ino, interp);
 	if (!loader || !loader->syms || !elfsyms__offset_of(loader->syms, "_dl_debug_state"))
 		return -ENOENT;
-	t->held = true;
-	err = tracer__add_target(s->tracer, pid, true);
-	if (!err)
-		err = tracer__attach_loader(s->tracer, pid, interp,
-					    elfsyms__offset_of(loader->syms, "_dl_debug_state"));
-	return err;
+	return tracer__attach_loader(s->tracer, pid, interp,
+				     elfsyms__offset_of(loader->syms, "_dl_debug_state"));
 }
 
 static void on_libs_changed(struct session *s, const struct ht_libs_event *ev)
 {
 	struct target *t = target_of(s, ev->pid);
 	struct procmaps maps = {};
-	int err;
+	int err = 0;
 
 	if (!t)
 		return;
-	if (t->probed) {
-		if (t->symbolizer)
-			symbolizer__mappings_changed(t->symbolizer);
-	} else if (procmaps__read(t->pid, &maps) == 0) {
-		err = probe_allocator(s, t, &maps);
-		if (err == 0) {
-			describe(t);
-			tracer__release_hold(s->tracer, t->pid);
-			t->held = false;
-		} else if (err != -ENOENT) {
+	if (!t->probed) {
+		if (procmaps__read(t->pid, &maps) == 0)
+			err = probe_allocator(s, t, &maps);
+		if (err && err != -ENOENT) /* ENOENT: libc is not mapped yet */
 			log_error("pid %d: cannot probe %s: %s", t->pid, t->alloc.path,
 				  strerror(-err));
-		}
 		procmaps__clear(&maps);
+	} else if (!t->symbolizer) {
+		/* A static program, probed before exec: now its mappings can be read. */
+		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
+	} else {
+		symbolizer__mappings_changed(t->symbolizer);
+	}
+	if (t->held && t->probed && t->symbolizer) {
+		describe(t);
+		tracer__release_hold(s->tracer, t->pid);
+		t->held = false;
 	}
 	if (ev->held)
 		kill(ev->pid, SIGCONT);

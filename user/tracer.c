@@ -65,11 +65,9 @@ int tracer__new(tracer_event_fn on_event, void *ctx, struct tracer **out)
 	err = heaptap_bpf__load(t->skel);
 	if (err)
 		goto cleanup;
-	t->skel->links.thread_exit = bpf_program__attach(t->skel->progs.thread_exit);
-	if (!t->skel->links.thread_exit) {
-		err = -errno;
+	err = heaptap_bpf__attach(t->skel); /* the tracepoints; uprobes go per process */
+	if (err)
 		goto cleanup;
-	}
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), deliver, t, NULL);
 	if (!t->rb) {
 		err = -errno;
