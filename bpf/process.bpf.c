@@ -19,11 +19,14 @@ struct {
 	__type(value, __u8);
 } hold SEC(".maps") __weak;
 
-static __always_inline void mappings_changed(void)
+/* Follow the processes traced processes start (run --follow). */
+const volatile bool follow_children;
+
+static __always_inline void mappings_changed(__u32 type)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct ht_libs_event ev = {
-		.type = HT_EV_LIBS_CHANGED,
+		.type = type,
 		.pid = id >> 32,
 		.tid = (__u32)id,
 	};
@@ -43,7 +46,7 @@ static __always_inline void mappings_changed(void)
 SEC("uprobe")
 int BPF_KPROBE(loader_changed)
 {
-	mappings_changed();
+	mappings_changed(HT_EV_LIBS_CHANGED);
 	return 0;
 }
 
@@ -54,7 +57,33 @@ int program_exec(void *ctx)
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 
 	if (bpf_map_lookup_elem(&targets, &pid))
-		mappings_changed();
+		mappings_changed(HT_EV_EXEC);
+	return 0;
+}
+
+/*
+ * A traced process started another: trace it too, held at its exec, so that a program it
+ * starts is probed before its first instruction. Runs in the parent.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct ht_fork_event ev = { .type = HT_EV_FORK };
+	__u8 one = 1;
+
+	if (!follow_children)
+		return 0;
+	ev.parent = BPF_CORE_READ(parent, tgid);
+	ev.pid = BPF_CORE_READ(child, tgid);
+	if (ev.pid == ev.parent || !bpf_map_lookup_elem(&targets, &ev.parent))
+		return 0; /* a new thread, or not ours */
+	if (bpf_map_update_elem(&targets, &ev.pid, &one, BPF_ANY) ||
+	    bpf_map_update_elem(&hold, &ev.pid, &one, BPF_ANY)) {
+		count_loss(ev.parent, LOSS_INFLIGHT_FULL);
+		return 0;
+	}
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
+		count_loss(ev.parent, LOSS_RINGBUF_FULL);
 	return 0;
 }
 

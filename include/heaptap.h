@@ -30,6 +30,8 @@ enum ht_event_type {
 	HT_EV_CALL = 1,		/* one completed malloc-family call */
 	HT_EV_LIBS_CHANGED = 2, /* the dynamic loader mapped or unmapped objects */
 	HT_EV_EXIT = 3,		/* a traced thread exited */
+	HT_EV_EXEC = 4,		/* a traced process started a new program (ht_libs_event) */
+	HT_EV_FORK = 5,		/* a traced process started another (with --follow) */
 };
 
 /* ht_call_event.flags */
@@ -64,6 +66,13 @@ struct ht_libs_event {
 	__u32 pid;
 	__u32 tid;
 	__u32 held; /* the process was stopped so probes can be placed before it runs on */
+};
+
+struct ht_fork_event {
+	__u32 type;
+	__u32 pid;    /* the new process */
+	__u32 parent; /* the traced process that forked it */
+	__u32 pad;
 };
 
 struct ht_exit_event {

@@ -23,7 +23,7 @@ static const char doc[] =
 	"4 without privileges (root, or CAP_BPF and CAP_PERFMON), 126 if COMMAND cannot be "
 	"executed, 127 if COMMAND is not found.";
 
-enum { OPT_JSON = 0x100 };
+enum { OPT_JSON = 0x100, OPT_FOLLOW, OPT_MPI };
 
 static const struct argp_option option_table[] = {
 	{ "attribution", 'a', "RULE", 0, "entry (default: the first library function the "
@@ -34,6 +34,10 @@ static const struct argp_option option_table[] = {
 				    "error; attach: standard output)" },
 	{ "pid", 'p', "PID[,PID...]", 0, "attach: the processes to trace" },
 	{ "duration", 'd', "SECONDS", 0, "attach: detach after SECONDS" },
+	{ "follow", OPT_FOLLOW, NULL, 0, "run: trace every process COMMAND starts too, each "
+					  "from its first instruction (mpirun and its ranks)" },
+	{ "mpi", OPT_MPI, NULL, 0, "run: like --follow, but trace only processes with an MPI "
+				   "rank" },
 	{ "verbose", 'v', NULL, 0, "show what heaptap and libbpf do" },
 	{},
 };
@@ -93,6 +97,12 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		if (end == arg || *end || o->duration <= 0)
 			usage_error(state, "-d wants a positive number of seconds, not '%s'", arg);
 		break;
+	case OPT_FOLLOW:
+		o->follow = true;
+		break;
+	case OPT_MPI:
+		o->follow = o->mpi_only = true;
+		break;
 	case 'v':
 		o->verbose = true;
 		break;
@@ -110,6 +120,8 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			usage_error(state, "%s", "-p belongs to attach, not run");
 		if (o->cmd == CMD_ATTACH && !o->nr_pids)
 			usage_error(state, "%s", "attach needs -p PID");
+		if (o->cmd == CMD_ATTACH && o->follow)
+			usage_error(state, "%s", "--follow and --mpi belong to run, not attach");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

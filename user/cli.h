@@ -30,6 +30,8 @@ struct options {
 	pid_t *pids;	       /* attach -p */
 	size_t nr_pids;
 	char **command;	       /* run: NULL-terminated argv */
+	bool follow;	       /* run --follow */
+	bool mpi_only;	       /* run --mpi */
 	bool verbose;
 };
 

@@ -165,6 +165,9 @@ int cmd_run(const struct options *opts)
 			break;
 	}
 	session__mark_exited(s, pid);
+	/* Processes it started may outlive the command a moment (--follow): let them finish. */
+	for (int waits = 0; waits < 40 && session__live_targets(s) > 0; waits++)
+		session__poll(s, 50 /* ms */);
 	session__stop(s);
 	status = command_status(wstatus);
 	if (write_reports(s, opts, stderr) != EXIT_OK && status == 0)

@@ -9,7 +9,12 @@ volatile sig_atomic_t stop_requested;
 
 int open_session(const struct options *opts, struct session **s)
 {
-	int err = session__new(opts->rule, s);
+	struct session_opts so = {
+		.rule = opts->rule,
+		.follow = opts->follow,
+		.mpi_only = opts->mpi_only,
+	};
+	int err = session__new(&so, s);
 
 	if (!err)
 		return EXIT_OK;

@@ -17,26 +17,28 @@ struct session {
 	struct tracer *tracer;
 	struct symcache *cache;
 	enum attribution_rule rule;
+	bool mpi_only;
 	struct target *targets;
 	struct target **sorted;
 };
 
 static int on_event(void *ctx, const void *data, size_t size);
 
-int session__new(enum attribution_rule rule, struct session **out)
+int session__new(const struct session_opts *opts, struct session **out)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	int err;
 
 	if (!s)
 		return -ENOMEM;
-	s->rule = rule;
+	s->rule = opts->rule;
+	s->mpi_only = opts->mpi_only;
 	s->cache = symcache__new();
 	if (!s->cache) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = tracer__new(on_event, s, &s->tracer);
+	err = tracer__new(on_event, s, opts->follow, &s->tracer);
 	if (err)
 		goto cleanup;
 	*out = s;
@@ -180,10 +182,19 @@ cleanup:
 	return err;
 }
 
+/* A program heaptap can probe: a dynamic one, or a static one that kept malloc's symbol. */
+static int check_program(struct object_file *exe)
+{
+	if (!exe->syms)
+		return -ENOEXEC;
+	if (!elfsyms__interp(exe->syms) && !elfsyms__offset_of(exe->syms, "malloc"))
+		return -ENOENT;
+	return 0;
+}
+
 int session__expect_exec(struct session *s, pid_t pid, const char *path)
 {
-	struct object_file *exe, *loader;
-	const char *interp;
+	struct object_file *exe;
 	struct target *t;
 	struct stat st;
 	int err;
@@ -193,34 +204,116 @@ int session__expect_exec(struct session *s, pid_t pid, const char *path)
 	exe = symcache__get(s->cache, st.st_dev, st.st_ino, path);
 	if (!exe)
 		return -ENOMEM;
-	if (!exe->syms)
-		return -ENOEXEC;
+	err = check_program(exe);
+	if (err)
+		return err;
 	t = new_target(s, pid);
 	if (!t)
 		return -ENOMEM;
 	snprintf(t->command, sizeof(t->command), "%s", path);
-	/* Held at exec (and for a dynamic program at each loader event) until probed. */
 	t->held = true;
-	err = tracer__add_target(s->tracer, pid, true);
+	return tracer__add_target(s->tracer, pid, true);
+}
+
+/* Drop what belonged to the program a target ran before it exec'd. */
+static void forget_program(struct session *s, struct target *t)
+{
+	tracer__detach(s->tracer, t->pid);
+	symbolizer__free(t->symbolizer);
+	t->symbolizer = NULL;
+	t->probed = false;
+	memset(&t->alloc, 0, sizeof(t->alloc));
+}
+
+/*
+ * A target, held at exec, runs a new program: probe a static one's malloc now, or a
+ * dynamic one's loader, which will stop it again once libc is mapped. 0 or -errno.
+ */
+static int prepare_program(struct session *s, struct target *t)
+{
+	char exe_path[64], interp_path[4096];
+	struct object_file *exe, *loader;
+	const char *interp;
+	struct stat st;
+	int err;
+
+	snprintf(exe_path, sizeof(exe_path), "/proc/%d/exe", t->pid);
+	if (stat(exe_path, &st))
+		return -errno;
+	exe = symcache__get(s->cache, st.st_dev, st.st_ino, exe_path);
+	if (!exe)
+		return -ENOMEM;
+	err = check_program(exe);
 	if (err)
 		return err;
 	interp = elfsyms__interp(exe->syms);
 	if (!interp) {
-		/* A static program brings its own malloc, if it kept its symbols. */
-		if (!elfsyms__offset_of(exe->syms, "malloc"))
-			return -ENOENT;
-		allocator__from_object(path, exe, &t->alloc);
-		err = tracer__attach_allocator(s->tracer, pid, &t->alloc);
-		t->probed = !err;
-		return err;
+		allocator__from_object(t->command, exe, &t->alloc);
+		err = tracer__attach_allocator(s->tracer, t->pid, &t->alloc);
+		if (err)
+			return err;
+		t->probed = true;
+		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
+		return t->symbolizer ? 0 : -errno;
 	}
-	if (stat(interp, &st))
+	procfs_root_path(t->pid, interp, interp_path, sizeof(interp_path));
+	if (stat(interp_path, &st))
 		return -errno;
-	loader = symcache__get(s->cache, st.st_dev, st.st_ino, interp);
+	loader = symcache__get(s->cache, st.st_dev, st.st_ino, interp_path);
 	if (!loader || !loader->syms || !elfsyms__offset_of(loader->syms, "_dl_debug_state"))
 		return -ENOENT;
-	return tracer__attach_loader(s->tracer, pid, interp,
+	return tracer__attach_loader(s->tracer, t->pid, loader->read_path,
 				     elfsyms__offset_of(loader->syms, "_dl_debug_state"));
+}
+
+static void release(struct session *s, struct target *t)
+{
+	tracer__release_hold(s->tracer, t->pid);
+	t->held = false;
+}
+
+static void on_exec(struct session *s, const struct ht_libs_event *ev)
+{
+	struct target *t = target_of(s, ev->pid);
+	int err;
+
+	if (t) {
+		forget_program(s, t);
+		describe(t);
+		t->untraced = s->mpi_only && t->rank < 0;
+		if (t->untraced) {
+			release(s, t); /* a launcher: only its children matter */
+		} else if ((err = prepare_program(s, t))) {
+			log_error("pid %d (%s): cannot trace it: %s", t->pid, t->command,
+				  err == -ENOENT ? "no malloc heaptap can probe" : strerror(-err));
+			t->untraced = true;
+			release(s, t);
+		} else if (t->symbolizer) {
+			release(s, t); /* static: all set already */
+		}
+	}
+	if (ev->held)
+		kill(ev->pid, SIGCONT);
+}
+
+/* A target started a process: it runs the parent's program until it execs, if it does. */
+static void on_fork(struct session *s, const struct ht_fork_event *ev)
+{
+	struct target *parent = target_of(s, ev->parent), *t;
+
+	if (!parent || target_of(s, ev->pid) || !(t = new_target(s, ev->pid)))
+		return;
+	t->parent = ev->parent;
+	t->held = true; /* the kernel side holds it at its exec */
+	t->untraced = parent->untraced;
+	describe(t);
+	if (!parent->probed || t->untraced)
+		return;
+	t->alloc = parent->alloc;
+	if (tracer__attach_allocator(s->tracer, t->pid, &t->alloc) == 0) {
+		t->probed = true;
+		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
+	}
 }
 
 static void on_libs_changed(struct session *s, const struct ht_libs_event *ev)
@@ -229,8 +322,11 @@ static void on_libs_changed(struct session *s, const struct ht_libs_event *ev)
 	struct procmaps maps = {};
 	int err = 0;
 
-	if (!t)
+	if (!t || t->untraced) {
+		if (ev->held)
+			kill(ev->pid, SIGCONT);
 		return;
+	}
 	if (!t->probed) {
 		if (procmaps__read(t->pid, &maps) == 0)
 			err = probe_allocator(s, t, &maps);
@@ -238,17 +334,11 @@ static void on_libs_changed(struct session *s, const struct ht_libs_event *ev)
 			log_error("pid %d: cannot probe %s: %s", t->pid, t->alloc.path,
 				  strerror(-err));
 		procmaps__clear(&maps);
-	} else if (!t->symbolizer) {
-		/* A static program, probed before exec: now its mappings can be read. */
-		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
-	} else {
+	} else if (t->symbolizer) {
 		symbolizer__mappings_changed(t->symbolizer);
 	}
-	if (t->held && t->probed && t->symbolizer) {
-		describe(t);
-		tracer__release_hold(s->tracer, t->pid);
-		t->held = false;
-	}
+	if (t->held && t->probed && t->symbolizer)
+		release(s, t);
 	if (ev->held)
 		kill(ev->pid, SIGCONT);
 }
@@ -263,12 +353,8 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 	if (!t)
 		return;
 	if (!t->symbolizer) {
-		/* A static program: its maps can be read only now that it runs. */
-		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
-		if (!t->symbolizer) {
-			t->lost_events++;
-			return;
-		}
+		t->lost_events++; /* its mappings could not be read in time */
+		return;
 	}
 	if (symbolizer__resolve(t->symbolizer, ev->func, ev->frames, ev->nr_frames, &call)) {
 		t->lost_events++;
@@ -319,6 +405,14 @@ static int on_event(void *ctx, const void *data, size_t size)
 		if (size >= sizeof(struct ht_libs_event))
 			on_libs_changed(s, data);
 		break;
+	case HT_EV_EXEC:
+		if (size >= sizeof(struct ht_libs_event))
+			on_exec(s, data);
+		break;
+	case HT_EV_FORK:
+		if (size >= sizeof(struct ht_fork_event))
+			on_fork(s, data);
+		break;
 	case HT_EV_EXIT:
 		if (size >= sizeof(struct ht_exit_event) &&
 		    ((const struct ht_exit_event *)data)->group_dead)
@@ -350,7 +444,7 @@ size_t session__live_targets(const struct session *s)
 	size_t live = 0;
 
 	HASH_ITER(hh, s->targets, t, tmp)
-		live += !t->exited;
+		live += !t->exited && !t->untraced;
 	return live;
 }
 
@@ -378,11 +472,13 @@ size_t session__targets(struct session *s, struct target ***out)
 	if (!s->sorted)
 		return 0;
 	HASH_ITER(hh, s->targets, t, tmp) {
+		if (t->untraced)
+			continue; /* --mpi: launchers are followed, not reported */
 		accountant__sort(&t->stats);
 		s->sorted[i++] = t;
 	}
 	*out = s->sorted;
-	return n;
+	return i;
 }
 
 uint64_t session__lost_events(struct session *s, const struct target *t)

@@ -17,11 +17,13 @@
 
 struct target {
 	pid_t pid;
+	pid_t parent;	   /* the target that started it (--follow), else 0 */
 	int rank;	   /* -1: not an MPI rank */
 	char command[256]; /* its command line, arguments space-separated */
 	bool exited;
 	bool probed;	   /* the allocator probes are in place */
-	bool held;	   /* stopped at loader events until probed */
+	bool held;	   /* stopped at exec and loader events until probed */
+	bool untraced;	   /* followed for its children only (--mpi, and it has no rank) */
 	struct allocator alloc;
 	struct symbolizer *symbolizer;
 	struct process_stats stats;
@@ -32,8 +34,14 @@ struct target {
 
 struct session;
 
+struct session_opts {
+	enum attribution_rule rule;
+	bool follow;   /* trace the processes that targets start, from their exec */
+	bool mpi_only; /* trace only processes that carry an MPI rank (follow the rest) */
+};
+
 /* 0 or -errno; -EPERM means heaptap lacks the privileges to load BPF. */
-int session__new(enum attribution_rule rule, struct session **out);
+int session__new(const struct session_opts *opts, struct session **out);
 void session__free(struct session *s);
 
 /*
@@ -42,8 +50,9 @@ void session__free(struct session *s);
  */
 int session__attach(struct session *s, pid_t pid);
 /*
- * Trace a child that is about to exec path: it is held at its first loader event until
- * the allocator probes are in place. 0 or -errno.
+ * Trace a child that is about to exec path (the ELF file the kernel will load): it is
+ * held at its exec, and then at loader events, until the allocator probes are in place.
+ * 0, or -ENOEXEC / -ENOENT when path has no malloc heaptap can probe, or -errno.
  */
 int session__expect_exec(struct session *s, pid_t pid, const char *path);
 
@@ -51,7 +60,7 @@ int session__expect_exec(struct session *s, pid_t pid, const char *path);
 int session__poll(struct session *s, int timeout_ms);
 /* Remove every probe and deliver what is queued. */
 void session__stop(struct session *s);
-/* Targets still running (not seen to exit). */
+/* Traced targets still running (not seen to exit). */
 size_t session__live_targets(const struct session *s);
 /* Mark a target exited (its parent reaped it), in case its exit event was lost. */
 void session__mark_exited(struct session *s, pid_t pid);

@@ -46,7 +46,8 @@ static void mount_tracefs(void)
 		log_debug("cannot mount tracefs: %m");
 }
 
-int tracer__new(tracer_event_fn on_event, void *ctx, struct tracer **out)
+int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
+		struct tracer **out)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 	int err;
@@ -62,6 +63,7 @@ int tracer__new(tracer_event_fn on_event, void *ctx, struct tracer **out)
 		err = -errno;
 		goto cleanup;
 	}
+	t->skel->rodata->follow_children = follow_children;
 	err = heaptap_bpf__load(t->skel);
 	if (err)
 		goto cleanup;

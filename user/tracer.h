@@ -16,8 +16,12 @@ struct tracer;
 /* Called for every event, in ring-buffer order; a non-zero return stops the poll. */
 typedef int (*tracer_event_fn)(void *ctx, const void *data, size_t size);
 
-/* Load and verify the programs. 0 or -errno (-EPERM: not privileged enough). */
-int tracer__new(tracer_event_fn on_event, void *ctx, struct tracer **out);
+/*
+ * Load and verify the programs; with follow_children, processes that targets start
+ * become targets. 0 or -errno (-EPERM: not privileged enough).
+ */
+int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
+		struct tracer **out);
 void tracer__free(struct tracer *t);
 
 /* Trace pid: report its exits, and with hold, stop it at its next loader event. */

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * run --follow traces every process the command starts, each from its first instruction:
+ * the ground truth through a shell, and the ranks of an mpirun job, each matching the
+ * truth it recorded itself; --mpi keeps only the ranks.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "driver.h"
+
+TestSuite(follow, .timeout = 240);
+
+static const char *const every_field[] = { "current", "min", "max", "requested", NULL };
+
+Test(follow, a_program_started_by_a_shell)
+{
+	char target[4096], script[8192], json[256], truth[256];
+	json_object *report, *processes, *want_threads, *shell = NULL, *gt = NULL;
+
+	require_bpf();
+	/* Two commands, so the shell forks and execs rather than exec'ing itself. */
+	snprintf(script, sizeof(script), "%s --truth %s; true",
+		 target_path("groundtruth", target, sizeof(target)),
+		 scratch_file("truth.json", truth, sizeof(truth)));
+	{
+		char *argv[] = { (char *)heaptap_path(), "run", "--follow", "--json",
+				 (char *)scratch_file("report.json", json, sizeof(json)), "-o",
+				 "/dev/null", "--", "sh", "-c", script, NULL };
+
+		cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 120), 0));
+	}
+	report = load_json(json);
+	processes = get(report, "processes");
+	cr_assert(eq(sz, json_object_array_length(processes), 2), "the shell and its child");
+	for (size_t i = 0; i < 2; i++) {
+		json_object *p = json_object_array_get_idx(processes, i);
+
+		/* The shell's command line names groundtruth too, in its script. */
+		if (!strncmp(json_object_get_string(get(p, "command")), "sh ", 3))
+			shell = p;
+		else
+			gt = p;
+	}
+	cr_assert(gt != NULL && shell != NULL);
+	cr_expect(json_object_get_boolean(get(gt, "exited")));
+	cr_expect(eq(i64, json_object_get_int64(get(gt, "lost_events")), 0));
+	want_threads = get(load_json(truth), "threads");
+	for (size_t i = 0; i < json_object_array_length(want_threads); i++) {
+		json_object *want = json_object_array_get_idx(want_threads, i);
+		long long tid = json_object_get_int64(get(want, "tid"));
+		json_object *got = find_by_int(get(gt, "threads"), "tid", tid);
+		char what[64];
+
+		cr_assert(got != NULL, "thread %lld of the followed child is missing", tid);
+		snprintf(what, sizeof(what), "followed thread %lld", tid);
+		assert_balance(got, want, every_field, what);
+	}
+	json_object_put(report);
+}
+
+/* mpirun -np 3 under heaptap; returns the report's processes[] (report in *report). */
+static json_object *trace_mpirun(const char *mode, json_object **report)
+{
+	char target[4096], json[256], err[256];
+	char *argv[] = { (char *)heaptap_path(), "run", (char *)mode, "--json",
+			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
+			 "--", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
+			 (char *)target_path("mpi_rank", target, sizeof(target)), "--truth-dir",
+			 (char *)scratch_dir(), NULL };
+	int status = wait_status(spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err))),
+				 200);
+
+	cr_assert(eq(int, status, 0), "heaptap run %s -- mpirun: %s", mode, slurp(err));
+	*report = load_json(json);
+	return get(*report, "processes");
+}
+
+/* Every rank 0..2 appears once, and its libgt functions equal its own truth. */
+static void expect_ranks_match_truth(json_object *processes)
+{
+	bool seen[3] = { false, false, false };
+
+	for (size_t i = 0; i < json_object_array_length(processes); i++) {
+		json_object *p = json_object_array_get_idx(processes, i), *truth;
+		char path[256], name[64], what[64];
+		int rank;
+
+		if (json_object_is_type(get(p, "rank"), json_type_null))
+			continue;
+		rank = json_object_get_int(get(p, "rank"));
+		cr_assert(rank >= 0 && rank < 3 && !seen[rank], "rank %d unexpected", rank);
+		seen[rank] = true;
+		cr_expect(eq(i64, json_object_get_int64(get(p, "lost_events")), 0));
+		snprintf(name, sizeof(name), "truth-%d.json", rank);
+		truth = load_json(scratch_file(name, path, sizeof(path)));
+		snprintf(what, sizeof(what), "followed rank %d", rank);
+		assert_libgt_functions(get(p, "functions"), get(truth, "entry_functions"), what);
+		json_object_put(truth);
+	}
+	cr_expect(seen[0] && seen[1] && seen[2], "ranks seen: %d %d %d", seen[0], seen[1], seen[2]);
+}
+
+Test(follow, every_rank_of_an_mpirun_job)
+{
+	json_object *report, *processes;
+	size_t launchers = 0;
+
+	require_bpf();
+	processes = trace_mpirun("--follow", &report);
+	expect_ranks_match_truth(processes);
+	for (size_t i = 0; i < json_object_array_length(processes); i++) {
+		json_object *p = json_object_array_get_idx(processes, i);
+
+		if (json_object_is_type(get(p, "rank"), json_type_null)) {
+			launchers++;
+			cr_expect(strstr(json_object_get_string(get(p, "command")), "mpirun") != NULL);
+		}
+	}
+	cr_expect(eq(sz, launchers, 1), "mpirun itself is traced and has no rank");
+	json_object_put(report);
+}
+
+Test(follow, mpi_keeps_only_the_ranks)
+{
+	json_object *report, *processes;
+
+	require_bpf();
+	processes = trace_mpirun("--mpi", &report);
+	cr_expect(eq(sz, json_object_array_length(processes), 3));
+	expect_ranks_match_truth(processes);
+	json_object_put(report);
+}
