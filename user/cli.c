@@ -15,7 +15,8 @@ static const char doc[] =
 	"reports current/min/max bytes and call counts per thread, library and function.\n\n"
 	"  run [OPTIONS] -- COMMAND [ARGS...]  trace COMMAND from its first instruction\n"
 	"  attach [OPTIONS] -p PID[,PID...]    trace running processes until SIGINT,\n"
-	"                                      SIGTERM, -d, or they all exit\n\n"
+	"                                      SIGTERM, -d, or they all exit\n"
+	"  top [OPTIONS] (-p PID... | --follow -- COMMAND)   watch them live\n\n"
 	"OPTIONS:"
 	"\vExit status: run exits with the command's status (128+N if signal N killed it); "
 	"otherwise 0 on success, 1 if BPF could not be loaded or attached, 2 for a bad command "
@@ -23,7 +24,7 @@ static const char doc[] =
 	"4 without privileges (root, or CAP_BPF and CAP_PERFMON), 126 if COMMAND cannot be "
 	"executed, 127 if COMMAND is not found.";
 
-enum { OPT_JSON = 0x100, OPT_FOLLOW, OPT_MPI };
+enum { OPT_JSON = 0x100, OPT_JSON_LINES, OPT_FOLLOW, OPT_MPI };
 
 static const struct argp_option option_table[] = {
 	{ "attribution", 'a', "RULE", 0, "entry (default: the first library function the "
@@ -38,6 +39,21 @@ static const struct argp_option option_table[] = {
 					  "from its first instruction (mpirun and its ranks)" },
 	{ "mpi", OPT_MPI, NULL, 0, "run: like --follow, but trace only processes with an MPI "
 				   "rank" },
+	{ "verbose", 'v', NULL, 0, "show what heaptap and libbpf do" },
+	{},
+};
+
+/* top shares the rest, but its --json prints to standard output. */
+static const struct argp_option top_option_table[] = {
+	{ "attribution", 'a', "RULE", 0, "entry (default) or caller, as in the reports" },
+	{ "pid", 'p', "PID[,PID...]", 0, "the processes to watch" },
+	{ "follow", OPT_FOLLOW, NULL, 0, "watch COMMAND and every process it starts" },
+	{ "mpi", OPT_MPI, NULL, 0, "like --follow, but only processes with an MPI rank" },
+	{ "batch", 'b', NULL, 0, "print a snapshot per refresh instead of a full screen "
+				 "(also when standard output is not a terminal)" },
+	{ "json", OPT_JSON_LINES, NULL, 0, "batch: each snapshot as one JSON report on one line" },
+	{ "interval", 'i', "SECONDS", 0, "refresh every SECONDS (default 1)" },
+	{ "iterations", 'n', "COUNT", 0, "quit after COUNT refreshes" },
 	{ "verbose", 'v', NULL, 0, "show what heaptap and libbpf do" },
 	{},
 };
@@ -100,6 +116,22 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case OPT_FOLLOW:
 		o->follow = true;
 		break;
+	case OPT_JSON_LINES:
+		o->json_lines = o->batch = true;
+		break;
+	case 'b':
+		o->batch = true;
+		break;
+	case 'i':
+		o->interval = strtod(arg, &end);
+		if (end == arg || *end || o->interval < 0.05)
+			usage_error(state, "-i wants seconds (0.05 or more), not '%s'", arg);
+		break;
+	case 'n':
+		o->count = strtol(arg, &end, 10);
+		if (end == arg || *end || o->count <= 0)
+			usage_error(state, "-n wants a positive count, not '%s'", arg);
+		break;
 	case OPT_MPI:
 		o->follow = o->mpi_only = true;
 		break;
@@ -108,7 +140,7 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		/* In order: the first word that is not an option starts the command. */
-		if (o->cmd != CMD_RUN)
+		if (o->cmd == CMD_ATTACH)
 			usage_error(state, "unexpected argument '%s'", arg);
 		o->command = &state->argv[state->next - 1];
 		state->next = state->argc;
@@ -118,6 +150,10 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			usage_error(state, "%s", "run needs a command: heaptap run -- COMMAND");
 		if (o->cmd == CMD_RUN && o->nr_pids)
 			usage_error(state, "%s", "-p belongs to attach, not run");
+		if (o->cmd == CMD_TOP && !o->nr_pids == !o->command)
+			usage_error(state, "%s", "top watches -p PID... or --follow -- COMMAND");
+		if (o->cmd == CMD_TOP && o->command && !o->follow)
+			usage_error(state, "%s", "top runs a command only with --follow or --mpi");
 		if (o->cmd == CMD_ATTACH && !o->nr_pids)
 			usage_error(state, "%s", "attach needs -p PID");
 		if (o->cmd == CMD_ATTACH && o->follow)
@@ -131,26 +167,34 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 
 void cli_parse(int argc, char **argv, struct options *opts)
 {
-	static const struct argp argp = { option_table, parse_option, "run|attach ...", doc };
+	static const struct argp argp = { option_table, parse_option, "run|attach|top ...", doc };
+	static const struct argp top_argp = { top_option_table, parse_option, "...", doc };
 	const char *sub = argc > 1 ? argv[1] : "";
 
 	memset(opts, 0, sizeof(*opts));
 	opts->rule = ATTRIBUTE_ENTRY;
+	opts->interval = 1.0;
 	if (!strcmp(sub, "run")) {
 		opts->cmd = CMD_RUN;
 	} else if (!strcmp(sub, "attach")) {
 		opts->cmd = CMD_ATTACH;
+	} else if (!strcmp(sub, "top")) {
+		opts->cmd = CMD_TOP;
+		argv[1] = argv[0];
+		argp_parse(&top_argp, argc - 1, argv + 1, ARGP_IN_ORDER, NULL, opts);
+		return;
 	} else if (sub[0] == '-') {
 		/* --help, --version, --usage */
 		argp_parse(&argp, argc, argv, 0, NULL, opts);
-		fprintf(stderr, "heaptap: name a subcommand: run or attach (see heaptap --help)\n");
+		fprintf(stderr, "heaptap: name a subcommand: run, attach or top "
+				"(see heaptap --help)\n");
 		exit(EXIT_USAGE);
 	} else {
 		if (sub[0])
 			fprintf(stderr, "heaptap: unknown subcommand '%s': ", sub);
 		else
 			fprintf(stderr, "heaptap: name a subcommand: ");
-		fprintf(stderr, "run or attach (see heaptap --help)\n");
+		fprintf(stderr, "run, attach or top (see heaptap --help)\n");
 		exit(EXIT_USAGE);
 	}
 	argv[1] = argv[0];

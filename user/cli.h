@@ -19,7 +19,7 @@ enum exit_status {
 	EXIT_NOT_FOUND = 127,	   /* run: no such command */
 };
 
-enum subcommand { CMD_RUN, CMD_ATTACH };
+enum subcommand { CMD_RUN, CMD_ATTACH, CMD_TOP };
 
 struct options {
 	enum subcommand cmd;
@@ -30,8 +30,12 @@ struct options {
 	pid_t *pids;	       /* attach -p */
 	size_t nr_pids;
 	char **command;	       /* run: NULL-terminated argv */
-	bool follow;	       /* run --follow */
-	bool mpi_only;	       /* run --mpi */
+	bool follow;	       /* run/top --follow */
+	bool mpi_only;	       /* run/top --mpi */
+	bool batch;	       /* top -b: snapshots on standard output */
+	bool json_lines;       /* top --json: each snapshot one JSON report on one line */
+	double interval;       /* top -i, seconds between refreshes */
+	long count;	       /* top -n: refreshes before quitting; 0 = until done */
 	bool verbose;
 };
 

@@ -7,20 +7,6 @@
 #include "commands.h"
 #include "log.h"
 
-static void request_stop(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* One line saying why pid cannot be traced, and heaptap's exit status for it. */
 static int attach_error(pid_t pid, int err)
 {
@@ -45,6 +31,20 @@ static int attach_error(pid_t pid, int err)
 	}
 }
 
+int attach_all(struct session *s, const pid_t *pids, size_t nr)
+{
+	int err;
+
+	for (size_t i = 0; i < nr; i++) {
+		err = session__attach(s, pids[i]);
+		if (err)
+			return attach_error(pids[i], err);
+	}
+	for (size_t i = 0; i < nr; i++)
+		log_info("attached to PID %d", pids[i]);
+	return EXIT_OK;
+}
+
 int cmd_attach(const struct options *opts)
 {
 	struct session *s = NULL;
@@ -55,15 +55,9 @@ int cmd_attach(const struct options *opts)
 	if (status != EXIT_OK)
 		return status;
 	catch_stop_signals(request_stop);
-	for (size_t i = 0; i < opts->nr_pids; i++) {
-		err = session__attach(s, opts->pids[i]);
-		if (err) {
-			status = attach_error(opts->pids[i], err);
-			goto cleanup;
-		}
-	}
-	for (size_t i = 0; i < opts->nr_pids; i++)
-		log_info("attached to PID %d", opts->pids[i]);
+	status = attach_all(s, opts->pids, opts->nr_pids);
+	if (status != EXIT_OK)
+		goto cleanup;
 
 	deadline = opts->duration > 0 ? now() + opts->duration : 0;
 	while (!stop_requested && session__live_targets(s) > 0) {

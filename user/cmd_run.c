@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* heaptap run: start a command and trace it from its first instruction. */
+/* Start a command under tracing, held until its probes are in place; and heaptap run. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -95,43 +95,37 @@ static pid_t fork_command(const char *path, char **argv, int gate, int exec_erro
 	_exit(err == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
 }
 
-static int command_status(int wstatus)
+int resolve_command(const char *name, char *path, char *image, size_t size)
 {
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return WEXITSTATUS(wstatus);
-}
+	int err = find_command(name, path, size);
 
-int cmd_run(const struct options *opts)
-{
-	int gate[2] = { -1, -1 }, exec_error[2] = { -1, -1 };
-	struct session *s = NULL;
-	char path[PATH_MAX], image[PATH_MAX];
-	int status, err, exec_errno = 0, wstatus = 0;
-	pid_t pid;
-
-	err = find_command(opts->command[0], path, sizeof(path));
 	if (!err)
-		err = program_image(path, image, sizeof(image));
+		err = program_image(path, image, size);
 	if (err) {
-		log_error("cannot execute '%s': %s", opts->command[0], strerror(-err));
+		log_error("cannot execute '%s': %s", name, strerror(-err));
 		return err == -ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
 	}
-	status = open_session(opts, &s);
-	if (status != EXIT_OK)
-		return status;
+	return EXIT_OK;
+}
+
+int launch_command(struct session *s, const char *path, const char *image, char **argv,
+		   pid_t *out)
+{
+	int gate[2] = { -1, -1 }, exec_error[2] = { -1, -1 };
+	int status = EXIT_OK, err, exec_errno = 0;
+	pid_t pid;
+
 	if (pipe2(gate, O_CLOEXEC) || pipe2(exec_error, O_CLOEXEC)) {
 		log_error("cannot create a pipe: %m");
 		status = EXIT_FAILURE_INTERNAL;
 		goto cleanup;
 	}
-	pid = fork_command(path, opts->command, gate[0], exec_error[1]);
+	pid = fork_command(path, argv, gate[0], exec_error[1]);
 	if (pid < 0) {
 		log_error("cannot fork: %m");
 		status = EXIT_FAILURE_INTERNAL;
 		goto cleanup;
 	}
-	child = pid;
 	close(exec_error[1]);
 	exec_error[1] = -1;
 
@@ -148,7 +142,6 @@ int cmd_run(const struct options *opts)
 		status = err == -EPERM ? EXIT_NO_PRIVILEGE : EXIT_BAD_TARGET;
 		goto cleanup;
 	}
-	catch_stop_signals(forward_signal);
 	if (write(gate[1], "", 1) != 1 ||
 	    read(exec_error[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
 		waitpid(pid, NULL, 0);
@@ -156,6 +149,42 @@ int cmd_run(const struct options *opts)
 		status = exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
 		goto cleanup;
 	}
+	*out = pid;
+cleanup:
+	for (int i = 0; i < 2; i++) {
+		if (gate[i] >= 0)
+			close(gate[i]);
+		if (exec_error[i] >= 0)
+			close(exec_error[i]);
+	}
+	return status;
+}
+
+int command_status(int wstatus)
+{
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return WEXITSTATUS(wstatus);
+}
+
+int cmd_run(const struct options *opts)
+{
+	char path[PATH_MAX], image[PATH_MAX];
+	struct session *s = NULL;
+	int status, err, wstatus = 0;
+	pid_t pid;
+
+	status = resolve_command(opts->command[0], path, image, sizeof(path));
+	if (status != EXIT_OK)
+		return status;
+	status = open_session(opts, &s);
+	if (status != EXIT_OK)
+		return status;
+	status = launch_command(s, path, image, opts->command, &pid);
+	if (status != EXIT_OK)
+		goto cleanup;
+	child = pid;
+	catch_stop_signals(forward_signal);
 
 	for (;;) {
 		err = session__poll(s, 50 /* ms */);
@@ -173,12 +202,6 @@ int cmd_run(const struct options *opts)
 	if (write_reports(s, opts, stderr) != EXIT_OK && status == 0)
 		status = EXIT_FAILURE_INTERNAL;
 cleanup:
-	for (int i = 0; i < 2; i++) {
-		if (gate[i] >= 0)
-			close(gate[i]);
-		if (exec_error[i] >= 0)
-			close(exec_error[i]);
-	}
 	session__free(s);
 	return status;
 }

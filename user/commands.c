@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include "commands.h"
 #include "log.h"
 #include "report.h"
@@ -44,6 +45,20 @@ int write_reports(struct session *s, const struct options *opts, FILE *default_o
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	return status;
+}
+
+void request_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 void catch_stop_signals(void (*handler)(int))

@@ -10,6 +10,18 @@
 
 int cmd_run(const struct options *opts);
 int cmd_attach(const struct options *opts);
+int cmd_top(const struct options *opts);
+
+/* The program execvp would run for name, and the ELF the kernel loads for it (a script's
+ * interpreter). EXIT_OK, or an exit status after saying why in one line. */
+int resolve_command(const char *name, char *path, char *image, size_t size);
+/* Start argv traced from its first instruction. EXIT_OK with *pid, or an exit status. */
+int launch_command(struct session *s, const char *path, const char *image, char **argv,
+		   pid_t *pid);
+/* The shell's view of a wait status: the exit code, or 128 + the killing signal. */
+int command_status(int wstatus);
+/* Attach to every pid, then say so on standard error. EXIT_OK or an exit status. */
+int attach_all(struct session *s, const pid_t *pids, size_t nr);
 
 /* Shared by both: start a session, or say in one line why not. */
 int open_session(const struct options *opts, struct session **s);
@@ -17,6 +29,9 @@ int open_session(const struct options *opts, struct session **s);
 int write_reports(struct session *s, const struct options *opts, FILE *default_out);
 /* SIGINT and SIGTERM set stop_requested instead of killing heaptap. */
 extern volatile sig_atomic_t stop_requested;
+void request_stop(int sig);
 void catch_stop_signals(void (*handler)(int));
+/* Seconds on the monotonic clock. */
+double now(void);
 
 #endif

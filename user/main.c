@@ -12,7 +12,17 @@ int main(int argc, char **argv)
 	cli_parse(argc, argv, &opts);
 	log_verbose = opts.verbose;
 	log_setup_libbpf();
-	status = opts.cmd == CMD_RUN ? cmd_run(&opts) : cmd_attach(&opts);
+	switch (opts.cmd) {
+	case CMD_RUN:
+		status = cmd_run(&opts);
+		break;
+	case CMD_ATTACH:
+		status = cmd_attach(&opts);
+		break;
+	default:
+		status = cmd_top(&opts);
+		break;
+	}
 	cli_free(&opts);
 	return status;
 }

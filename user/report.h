@@ -9,5 +9,7 @@
 void report_text(FILE *out, struct session *s);
 /* 0 or -errno. */
 int report_json(const char *path, struct session *s);
+/* The same report on one line (top -b --json). */
+void report_json_line(FILE *out, struct session *s);
 
 #endif

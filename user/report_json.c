@@ -65,12 +65,11 @@ static json_object *process_json(struct session *s, const struct target *t)
 	return p;
 }
 
-int report_json(const char *path, struct session *s)
+static json_object *report_object(struct session *s)
 {
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
 	struct target **targets;
 	size_t n = session__targets(s, &targets);
-	int err = 0;
 
 	json_object_object_add(root, "heaptap", json_object_new_int(1));
 	json_object_object_add(root, "attribution",
@@ -78,8 +77,28 @@ int report_json(const char *path, struct session *s)
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(processes, process_json(s, targets[i]));
 	json_object_object_add(root, "processes", processes);
-	if (json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE))
+	return root;
+}
+
+int report_json(const char *path, struct session *s)
+{
+	json_object *root = report_object(s);
+	int err = 0;
+
+	if (json_object_to_file_ext(path, root,
+				    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE))
 		err = errno ? -errno : -EIO;
 	json_object_put(root);
 	return err;
+}
+
+void report_json_line(FILE *out, struct session *s)
+{
+	json_object *root = report_object(s);
+
+	fprintf(out, "%s\n",
+		json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
+							     JSON_C_TO_STRING_NOSLASHESCAPE));
+	fflush(out);
+	json_object_put(root);
 }

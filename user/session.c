@@ -20,6 +20,7 @@ struct session {
 	bool mpi_only;
 	struct target *targets;
 	struct target **sorted;
+	uint64_t events; /* delivered, of every kind */
 };
 
 static int on_event(void *ctx, const void *data, size_t size);
@@ -391,6 +392,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	if (size < sizeof(type))
 		return 0;
 	memcpy(&type, data, sizeof(type));
+	s->events++;
 	switch (type) {
 	case HT_EV_CALL:
 		if (size < HT_CALL_EVENT_HEADER_SIZE || call->nr_frames > HT_MAX_FRAMES ||
@@ -484,6 +486,11 @@ size_t session__targets(struct session *s, struct target ***out)
 uint64_t session__lost_events(struct session *s, const struct target *t)
 {
 	return t->lost_events + tracer__lost_events(s->tracer, t->pid);
+}
+
+uint64_t session__events(const struct session *s)
+{
+	return s->events;
 }
 
 enum attribution_rule session__rule(const struct session *s)

@@ -70,5 +70,7 @@ size_t session__targets(struct session *s, struct target ***out);
 /* Events lost for t, in the kernel and here. */
 uint64_t session__lost_events(struct session *s, const struct target *t);
 enum attribution_rule session__rule(const struct session *s);
+/* Events delivered so far. */
+uint64_t session__events(const struct session *s);
 
 #endif

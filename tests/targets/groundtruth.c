@@ -5,9 +5,10 @@
  * the process ends, so that glibc's thread-exit cleanup (free(NULL) of thread buffers)
  * adds nothing to their figures.
  *
- * groundtruth [--wait] [--truth FILE]
+ * groundtruth [--wait] [--truth FILE] [--park]
  *   --wait   block until SIGUSR1 before working, so heaptap can attach first
  *   --truth  write libgt's record of what happened to FILE
+ *   --park   then stay alive, allocating nothing, until killed (for live views)
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -49,12 +50,14 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	const char *truth = NULL;
-	bool wait = false;
+	bool wait = false, park = false;
 	pthread_t t;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--wait"))
 			wait = true;
+		else if (!strcmp(argv[i], "--park"))
+			park = true;
 		else if (!strcmp(argv[i], "--truth") && i + 1 < argc)
 			truth = argv[++i];
 	}
@@ -76,5 +79,7 @@ int main(int argc, char **argv)
 		perror(truth);
 		return 1;
 	}
+	while (park)
+		pause();
 	return 0;
 }

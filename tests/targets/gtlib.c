@@ -286,7 +286,7 @@ int gt_truth_write(const char *path)
 	if (!f)
 		return -1;
 	pthread_mutex_lock(&lock);
-	fprintf(f, "{\"threads\": [");
+	fprintf(f, "{\"pid\": %d, \"threads\": [", (int)getpid());
 	for (int i = 0; i < nr_threads; i++) {
 		fprintf(f, "%s\n  {\"tid\": %ld, \"name\": \"%s\", ", i ? "," : "",
 			threads[i].tid, threads[i].name);

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * heaptap top: batch snapshots in the report schema, their count, and the full-screen
+ * view driven in tmux as a person would (read the screen, open a process, sort, quit).
+ */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "driver.h"
+
+TestSuite(top, .timeout = 120);
+
+static const char *const every_field[] = { "current", "min", "max", "requested", NULL };
+
+/* The last line of a file, malloc'ed. */
+static char *last_line(const char *path, size_t *lines)
+{
+	char *text = slurp(path), *line, *last = NULL, *save = NULL;
+
+	cr_assert(text != NULL);
+	*lines = 0;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		last = line;
+		(*lines)++;
+	}
+	last = last ? strdup(last) : NULL;
+	free(text);
+	return last;
+}
+
+Test(top, batch_json_ends_with_the_truth)
+{
+	char bin[4096], truth[256], out[256], *line;
+	char *argv[] = { (char *)heaptap_path(), "top", "-b", "--json", "-i", "0.2", "--follow",
+			 "--", (char *)target_path("groundtruth", bin, sizeof(bin)), "--truth",
+			 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
+	json_object *snapshot, *process, *want_threads;
+	size_t lines;
+
+	require_bpf();
+	cr_assert(eq(int, wait_status(spawn(argv, scratch_file("out.jsonl", out, sizeof(out)), NULL),
+				      60),
+		     0), "top -b ends by itself once its targets have exited");
+	line = last_line(out, &lines);
+	cr_assert(line != NULL && lines >= 1);
+	snapshot = json_tokener_parse(line);
+	cr_assert(snapshot != NULL, "not one JSON report per line: %s", line);
+	cr_assert(eq(int, json_object_get_int(get(snapshot, "heaptap")), 1));
+	process = json_object_array_get_idx(get(snapshot, "processes"), 0);
+	cr_assert(process != NULL);
+	cr_expect(json_object_get_boolean(get(process, "exited")));
+	want_threads = get(load_json(truth), "threads");
+	for (size_t i = 0; i < json_object_array_length(want_threads); i++) {
+		json_object *want = json_object_array_get_idx(want_threads, i);
+		long long tid = json_object_get_int64(get(want, "tid"));
+		json_object *got = find_by_int(get(process, "threads"), "tid", tid);
+		char what[64];
+
+		cr_assert(got != NULL, "thread %lld missing from the last snapshot", tid);
+		snprintf(what, sizeof(what), "last snapshot, thread %lld", tid);
+		assert_balance(got, want, every_field, what);
+	}
+	json_object_put(snapshot);
+	free(line);
+}
+
+Test(top, batch_stops_after_n_refreshes)
+{
+	char bin[4096], truth[256], out[256], pid_arg[32];
+	char *target_argv[] = { (char *)target_path("groundtruth", bin, sizeof(bin)), "--wait",
+				"--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)),
+				NULL };
+	char *argv[] = { (char *)heaptap_path(), "top", "-b", "-n", "3", "-i", "0.2", "-p",
+			 pid_arg, NULL };
+	pid_t target;
+	size_t lines = 0;
+	char *text;
+
+	require_bpf();
+	target = spawn(target_argv, NULL, NULL);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", target);
+	cr_assert(eq(int, wait_status(spawn(argv, scratch_file("out.txt", out, sizeof(out)), NULL),
+				      30),
+		     0));
+	text = slurp(out);
+	for (char *p = text; p && (p = strstr(p, "==== Statistics of overall")); p++)
+		lines++;
+	cr_expect(eq(sz, lines, 3), "three text snapshots: %s", text);
+	free(text);
+	/* The target was watched, not harmed: it still does all its work. */
+	kill(target, SIGUSR1);
+	cr_expect(eq(int, wait_status(target, 30), 0));
+}
+
+/* Run a tmux command; its standard output, malloc'ed. */
+static char *tmux(const char *args)
+{
+	char cmd[8192], *out;
+	FILE *p;
+	size_t len = 0;
+
+	snprintf(cmd, sizeof(cmd), "tmux -L heaptap-test %s", args);
+	p = popen(cmd, "r");
+	cr_assert(p != NULL);
+	out = NULL;
+	if (getdelim(&out, &len, '\0', p) < 0) {
+		free(out);
+		out = strdup("");
+	}
+	pclose(p);
+	return out;
+}
+
+/* Wait until the screen shows text; the screen, malloc'ed, or NULL after timeout_s. */
+static char *screen_with(const char *text, int timeout_s)
+{
+	struct timespec pause = { 0, 100 * 1000 * 1000 };
+
+	for (int i = 0; i < timeout_s * 10; i++) {
+		char *screen = tmux("capture-pane -p -t top");
+
+		if (strstr(screen, text))
+			return screen;
+		free(screen);
+		nanosleep(&pause, NULL);
+	}
+	return NULL;
+}
+
+/* What the view prints for a byte count: one decimal and a unit past 1 KiB. */
+static void human(long long bytes, char *buf, size_t size)
+{
+	const char *units = "BKMGTP";
+	double value = bytes;
+	int unit = 0;
+
+	while ((value >= 1024 || value <= -1024) && unit < 5) {
+		value /= 1024;
+		unit++;
+	}
+	if (unit == 0)
+		snprintf(buf, size, "%lldB", bytes);
+	else
+		snprintf(buf, size, "%.1f%c", value, units[unit]);
+}
+
+Test(top, the_full_screen_view_in_tmux)
+{
+	char bin[4096], truth[256], cmd[8192], want[64], *screen;
+	json_object *t, *worker;
+	pid_t target;
+
+	require_bpf();
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("needs tmux");
+	free(tmux("kill-server 2>/dev/null"));
+	snprintf(cmd, sizeof(cmd),
+		 "new-session -d -s top -x 80 -y 24 '%s top -i 0.3 --follow -- %s --truth %s --park'",
+		 heaptap_path(), target_path("groundtruth", bin, sizeof(bin)),
+		 scratch_file("truth.json", truth, sizeof(truth)));
+	free(tmux(cmd));
+	cr_assert(wait_for_text(truth, "library", 30), "the target never wrote its truth");
+	t = load_json(truth);
+	target = json_object_get_int(get(t, "pid"));
+
+	screen = screen_with("groundtruth", 20);
+	cr_assert(screen != NULL, "no row for the target");
+	cr_expect(strstr(screen, "RANK") && strstr(screen, "CURRENT"), "%s", screen);
+	free(screen);
+
+	/* Open it: the threads tab lists worker-0 with its current bytes. */
+	free(tmux("send-keys -t top Enter"));
+	worker = find_by_str(get(t, "threads"), "name", "worker-0");
+	cr_assert(worker != NULL);
+	human(json_object_get_int64(get(worker, "current")), want, sizeof(want));
+	screen = screen_with("worker-0", 20);
+	cr_assert(screen != NULL, "the drill-down never showed worker-0");
+	cr_expect(strstr(screen, "threads") != NULL, "%s", screen);
+	cr_expect(strstr(strstr(screen, "worker-0"), want) != NULL,
+		  "worker-0 should show %s: %s", want, screen);
+	free(screen);
+
+	/* Another tab, then sort by max, then quit. */
+	free(tmux("send-keys -t top Tab"));
+	screen = screen_with("libgt.so", 20);
+	cr_expect(screen != NULL, "the libraries tab lists libgt.so");
+	free(screen);
+	free(tmux("send-keys -t top m"));
+	screen = screen_with("sort: max", 20);
+	cr_expect(screen != NULL, "sort key m");
+	free(screen);
+	free(tmux("send-keys -t top q"));
+	for (int i = 0; i < 50; i++) {
+		char *sessions = tmux("list-sessions 2>/dev/null");
+		bool gone = !strstr(sessions, "top:");
+
+		free(sessions);
+		if (gone)
+			break;
+		usleep(100 * 1000);
+	}
+	screen = tmux("list-sessions 2>/dev/null");
+	cr_expect(strstr(screen, "top:") == NULL, "q should quit heaptap top");
+	free(screen);
+	free(tmux("kill-server 2>/dev/null"));
+	kill(target, SIGKILL);
+	json_object_put(t);
+}

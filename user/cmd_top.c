@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* heaptap top: watch the targets live, full-screen or as a stream of snapshots. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "commands.h"
+#include "log.h"
+#include "report.h"
+#include "top_view.h"
+
+/* Whatever started the targets: a launched command, or processes attached to. */
+struct watched {
+	pid_t command; /* 0 when attached */
+	const pid_t *pids;
+	size_t nr_pids;
+};
+
+static int start(struct session *s, const struct options *opts, struct watched *w)
+{
+	char path[PATH_MAX], image[PATH_MAX];
+	int status;
+
+	if (!opts->command) {
+		w->pids = opts->pids;
+		w->nr_pids = opts->nr_pids;
+		return attach_all(s, opts->pids, opts->nr_pids);
+	}
+	status = resolve_command(opts->command[0], path, image, sizeof(path));
+	if (status == EXIT_OK)
+		status = launch_command(s, path, image, opts->command, &w->command);
+	return status;
+}
+
+/* Notice targets gone without an exit event reaching us, and reap a launched command. */
+static void check_exits(struct session *s, struct watched *w)
+{
+	if (w->command > 0 && waitpid(w->command, NULL, WNOHANG) == w->command) {
+		session__mark_exited(s, w->command);
+		w->command = -1;
+	}
+	for (size_t i = 0; i < w->nr_pids; i++) {
+		if (kill(w->pids[i], 0) && errno == ESRCH)
+			session__mark_exited(s, w->pids[i]);
+	}
+}
+
+static void print_snapshot(struct session *s, const struct options *opts)
+{
+	if (opts->json_lines) {
+		report_json_line(stdout, s);
+	} else {
+		report_text(stdout, s);
+		fputc('\n', stdout);
+	}
+}
+
+int cmd_top(const struct options *opts)
+{
+	bool batch = opts->batch || !isatty(STDOUT_FILENO);
+	struct top_view *view = NULL;
+	struct watched w = {};
+	struct session *s = NULL;
+	long refreshes = 0;
+	double next;
+	int status;
+
+	status = open_session(opts, &s);
+	if (status != EXIT_OK)
+		return status;
+	catch_stop_signals(request_stop);
+	status = start(s, opts, &w);
+	if (status != EXIT_OK)
+		goto cleanup;
+	if (!batch && !(view = top_view__new(opts->interval))) {
+		log_error("cannot start the full-screen view: try -b");
+		status = EXIT_FAILURE_INTERNAL;
+		goto cleanup;
+	}
+
+	next = now() + opts->interval;
+	while (!stop_requested) {
+		bool done;
+
+		session__poll(s, 50 /* ms */);
+		check_exits(s, &w);
+		if (view && !top_view__keys(view, s))
+			break;
+		if (now() < next && !(view && top_view__wants_redraw(view)))
+			continue;
+		if (now() >= next) {
+			next += opts->interval;
+			refreshes++;
+		}
+		/* Batch mode ends by itself, after a snapshot taken once all have exited. */
+		done = session__live_targets(s) == 0 && w.command <= 0;
+		if (view)
+			top_view__draw(view, s);
+		else
+			print_snapshot(s, opts);
+		if ((opts->count && refreshes >= opts->count) || (batch && done))
+			break;
+	}
+	top_view__free(view);
+	if (w.command > 0)
+		log_info("the command (PID %d) goes on untraced", w.command);
+cleanup:
+	session__free(s);
+	return status;
+}
