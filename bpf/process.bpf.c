@@ -22,6 +22,17 @@ struct {
 /* Follow the processes traced processes start (run --follow). */
 const volatile bool follow_children;
 
+/*
+ * Program names of MPI launchers (comm -> unused), filled by userspace for --mpi without a
+ * command: a launcher that starts is followed, so its ranks are held at their exec.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, char[TASK_COMM_LEN]);
+	__type(value, __u8);
+} launchers SEC(".maps");
+
 static __always_inline void mappings_changed(__u32 type)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -56,8 +67,21 @@ int program_exec(void *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 
-	if (bpf_map_lookup_elem(&targets, &pid))
+	char comm[TASK_COMM_LEN] = {};
+	struct ht_fork_event ev = { .type = HT_EV_LAUNCHER, .pid = pid };
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&targets, &pid)) {
 		mappings_changed(HT_EV_EXEC);
+		return 0;
+	}
+	/* The new program's name is already in place. */
+	bpf_get_current_comm(comm, sizeof(comm));
+	if (!bpf_map_lookup_elem(&launchers, comm) ||
+	    bpf_map_update_elem(&targets, &pid, &one, BPF_NOEXIST))
+		return 0;
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
+		count_loss(pid, LOSS_RINGBUF_FULL);
 	return 0;
 }
 

@@ -32,6 +32,7 @@ enum ht_event_type {
 	HT_EV_EXIT = 3,		/* a traced thread exited */
 	HT_EV_EXEC = 4,		/* a traced process started a new program (ht_libs_event) */
 	HT_EV_FORK = 5,		/* a traced process started another (with --follow) */
+	HT_EV_LAUNCHER = 6,	/* an MPI launcher started (ht_fork_event, parent 0) */
 };
 
 /* ht_call_event.flags */

@@ -14,9 +14,10 @@ static const char doc[] =
 	"heaptap traces a process's malloc family from outside, with eBPF uprobes, and "
 	"reports current/min/max bytes and call counts per thread, library and function.\n\n"
 	"  run [OPTIONS] -- COMMAND [ARGS...]  trace COMMAND from its first instruction\n"
-	"  attach [OPTIONS] -p PID[,PID...]    trace running processes until SIGINT,\n"
+	"  attach [OPTIONS] -p PID[,PID...] | --mpi\n"
+	"                                      trace running processes until SIGINT,\n"
 	"                                      SIGTERM, -d, or they all exit\n"
-	"  top [OPTIONS] (-p PID... | --follow -- COMMAND)   watch them live\n\n"
+	"  top [OPTIONS] (-p PID... | --mpi | --follow -- COMMAND)   watch them live\n\n"
 	"OPTIONS:"
 	"\vExit status: run exits with the command's status (128+N if signal N killed it); "
 	"otherwise 0 on success, 1 if BPF could not be loaded or attached, 2 for a bad command "
@@ -34,11 +35,12 @@ static const struct argp_option option_table[] = {
 	{ "output", 'o', "FILE", 0, "write the text report to FILE (run: default standard "
 				    "error; attach: standard output)" },
 	{ "pid", 'p', "PID[,PID...]", 0, "attach: the processes to trace" },
+	{ "mpi", OPT_MPI, NULL, 0, "attach: every MPI rank on this node, and every rank that "
+				   "starts while heaptap runs; run: like --follow, but trace only "
+				   "processes with an MPI rank" },
 	{ "duration", 'd', "SECONDS", 0, "attach: detach after SECONDS" },
 	{ "follow", OPT_FOLLOW, NULL, 0, "run: trace every process COMMAND starts too, each "
 					  "from its first instruction (mpirun and its ranks)" },
-	{ "mpi", OPT_MPI, NULL, 0, "run: like --follow, but trace only processes with an MPI "
-				   "rank" },
 	{ "verbose", 'v', NULL, 0, "show what heaptap and libbpf do" },
 	{},
 };
@@ -48,7 +50,8 @@ static const struct argp_option top_option_table[] = {
 	{ "attribution", 'a', "RULE", 0, "entry (default) or caller, as in the reports" },
 	{ "pid", 'p', "PID[,PID...]", 0, "the processes to watch" },
 	{ "follow", OPT_FOLLOW, NULL, 0, "watch COMMAND and every process it starts" },
-	{ "mpi", OPT_MPI, NULL, 0, "like --follow, but only processes with an MPI rank" },
+	{ "mpi", OPT_MPI, NULL, 0, "every MPI rank on this node, as they start (with a "
+				   "COMMAND: like --follow, but only processes with a rank)" },
 	{ "batch", 'b', NULL, 0, "print a snapshot per refresh instead of a full screen "
 				 "(also when standard output is not a terminal)" },
 	{ "json", OPT_JSON_LINES, NULL, 0, "batch: each snapshot as one JSON report on one line" },
@@ -150,14 +153,14 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			usage_error(state, "%s", "run needs a command: heaptap run -- COMMAND");
 		if (o->cmd == CMD_RUN && o->nr_pids)
 			usage_error(state, "%s", "-p belongs to attach, not run");
-		if (o->cmd == CMD_TOP && !o->nr_pids == !o->command)
-			usage_error(state, "%s", "top watches -p PID... or --follow -- COMMAND");
+		if (o->cmd == CMD_TOP && !o->nr_pids == !o->command && !o->mpi_only)
+			usage_error(state, "%s", "top watches -p PID..., --mpi, or --follow -- COMMAND");
 		if (o->cmd == CMD_TOP && o->command && !o->follow)
 			usage_error(state, "%s", "top runs a command only with --follow or --mpi");
-		if (o->cmd == CMD_ATTACH && !o->nr_pids)
-			usage_error(state, "%s", "attach needs -p PID");
-		if (o->cmd == CMD_ATTACH && o->follow)
-			usage_error(state, "%s", "--follow and --mpi belong to run, not attach");
+		if (o->cmd == CMD_ATTACH && !o->nr_pids && !o->mpi_only)
+			usage_error(state, "%s", "attach needs -p PID or --mpi");
+		if (o->cmd == CMD_ATTACH && o->follow && !o->mpi_only)
+			usage_error(state, "%s", "--follow belongs to run and top, not attach");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "commands.h"
+#include "discovery.h"
 #include "log.h"
 
 /* One line saying why pid cannot be traced, and heaptap's exit status for it. */
@@ -48,7 +49,7 @@ int attach_all(struct session *s, const pid_t *pids, size_t nr)
 int cmd_attach(const struct options *opts)
 {
 	struct session *s = NULL;
-	double deadline;
+	double deadline, rescan;
 	int status, err;
 
 	status = open_session(opts, &s);
@@ -58,11 +59,24 @@ int cmd_attach(const struct options *opts)
 	status = attach_all(s, opts->pids, opts->nr_pids);
 	if (status != EXIT_OK)
 		goto cleanup;
+	if (opts->mpi_only && (err = discovery_start(s))) {
+		log_error("cannot watch for MPI ranks: %s", strerror(-err));
+		status = EXIT_FAILURE_INTERNAL;
+		goto cleanup;
+	}
+	if (opts->mpi_only)
+		log_info("watching for MPI ranks");
+	rescan = now() + 1;
 
 	deadline = opts->duration > 0 ? now() + opts->duration : 0;
-	while (!stop_requested && session__live_targets(s) > 0) {
+	/* With --mpi, more ranks may come: only a signal or -d ends the watch. */
+	while (!stop_requested && (opts->mpi_only || session__live_targets(s) > 0)) {
 		if (deadline && now() >= deadline)
 			break;
+		if (opts->mpi_only && now() >= rescan) {
+			discovery_rescan(s);
+			rescan = now() + 1;
+		}
 		err = session__poll(s, 50 /* ms */);
 		if (err) {
 			log_error("reading events failed: %s", strerror(-err));

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "commands.h"
+#include "discovery.h"
 #include "log.h"
 #include "report.h"
 #include "top_view.h"
@@ -17,6 +18,8 @@ struct watched {
 	pid_t command; /* 0 when attached */
 	const pid_t *pids;
 	size_t nr_pids;
+	bool discover; /* --mpi: ranks may start at any time */
+	double rescan;
 };
 
 static int start(struct session *s, const struct options *opts, struct watched *w)
@@ -27,7 +30,13 @@ static int start(struct session *s, const struct options *opts, struct watched *
 	if (!opts->command) {
 		w->pids = opts->pids;
 		w->nr_pids = opts->nr_pids;
-		return attach_all(s, opts->pids, opts->nr_pids);
+		w->discover = opts->mpi_only;
+		status = attach_all(s, opts->pids, opts->nr_pids);
+		if (status == EXIT_OK && w->discover && discovery_start(s)) {
+			log_error("cannot watch for MPI ranks");
+			status = EXIT_FAILURE_INTERNAL;
+		}
+		return status;
 	}
 	status = resolve_command(opts->command[0], path, image, sizeof(path));
 	if (status == EXIT_OK)
@@ -38,6 +47,10 @@ static int start(struct session *s, const struct options *opts, struct watched *
 /* Notice targets gone without an exit event reaching us, and reap a launched command. */
 static void check_exits(struct session *s, struct watched *w)
 {
+	if (w->discover && now() >= w->rescan) {
+		discovery_rescan(s);
+		w->rescan = now() + 1;
+	}
 	if (w->command > 0 && waitpid(w->command, NULL, WNOHANG) == w->command) {
 		session__mark_exited(s, w->command);
 		w->command = -1;
@@ -96,7 +109,7 @@ int cmd_top(const struct options *opts)
 			refreshes++;
 		}
 		/* Batch mode ends by itself, after a snapshot taken once all have exited. */
-		done = session__live_targets(s) == 0 && w.command <= 0;
+		done = session__live_targets(s) == 0 && w.command <= 0 && !w.discover;
 		if (view)
 			top_view__draw(view, s);
 		else

@@ -142,6 +142,16 @@ static int probe_allocator(struct session *s, struct target *t, const struct pro
 	return 0;
 }
 
+/* Drop what belonged to the program a target ran before it exec'd. */
+static void forget_program(struct session *s, struct target *t)
+{
+	tracer__detach(s->tracer, t->pid);
+	symbolizer__free(t->symbolizer);
+	t->symbolizer = NULL;
+	t->probed = false;
+	memset(&t->alloc, 0, sizeof(t->alloc));
+}
+
 int session__attach(struct session *s, pid_t pid)
 {
 	struct procmaps maps = {};
@@ -169,15 +179,23 @@ int session__attach(struct session *s, pid_t pid)
 	describe(t);
 	err = tracer__add_target(s->tracer, pid, false);
 	if (err)
-		goto cleanup;
+		goto forget;
 	err = probe_allocator(s, t, &maps);
 	if (err)
-		goto cleanup;
+		goto forget;
 	/* Later dlopen()s: the loader tells us, and the symbolizer rereads the maps. */
 	loader = loader_of(s, pid, &maps);
 	if (loader)
 		err = tracer__attach_loader(s->tracer, pid, loader->read_path,
 					    elfsyms__offset_of(loader->syms, "_dl_debug_state"));
+	if (!err)
+		goto cleanup;
+forget:
+	/* Nothing half-attached stays behind: it could be tried again later. */
+	forget_program(s, t);
+	HASH_DEL(s->targets, t);
+	accountant__clear(&t->stats);
+	free(t);
 cleanup:
 	procmaps__clear(&maps);
 	return err;
@@ -214,16 +232,6 @@ int session__expect_exec(struct session *s, pid_t pid, const char *path)
 	snprintf(t->command, sizeof(t->command), "%s", path);
 	t->held = true;
 	return tracer__add_target(s->tracer, pid, true);
-}
-
-/* Drop what belonged to the program a target ran before it exec'd. */
-static void forget_program(struct session *s, struct target *t)
-{
-	tracer__detach(s->tracer, t->pid);
-	symbolizer__free(t->symbolizer);
-	t->symbolizer = NULL;
-	t->probed = false;
-	memset(&t->alloc, 0, sizeof(t->alloc));
 }
 
 /*
@@ -295,6 +303,42 @@ static void on_exec(struct session *s, const struct ht_libs_event *ev)
 	}
 	if (ev->held)
 		kill(ev->pid, SIGCONT);
+}
+
+int session__follow(struct session *s, pid_t pid)
+{
+	struct target *t;
+
+	if (target_of(s, pid))
+		return 0;
+	t = new_target(s, pid);
+	if (!t)
+		return -ENOMEM;
+	t->untraced = true;
+	describe(t);
+	return tracer__add_target(s->tracer, pid, false);
+}
+
+int session__follow_programs(struct session *s, const char *const names[], size_t nr)
+{
+	return tracer__watch_launchers(s->tracer, names, nr);
+}
+
+bool session__knows(struct session *s, pid_t pid)
+{
+	return target_of(s, pid) != NULL;
+}
+
+/* A launcher started: the kernel side already follows it. */
+static void on_launcher(struct session *s, const struct ht_fork_event *ev)
+{
+	struct target *t;
+
+	if (target_of(s, ev->pid) || !(t = new_target(s, ev->pid)))
+		return;
+	t->untraced = true;
+	describe(t);
+	log_debug("following launcher %d (%s)", t->pid, t->command);
 }
 
 /* A target started a process: it runs the parent's program until it execs, if it does. */
@@ -414,6 +458,10 @@ static int on_event(void *ctx, const void *data, size_t size)
 	case HT_EV_FORK:
 		if (size >= sizeof(struct ht_fork_event))
 			on_fork(s, data);
+		break;
+	case HT_EV_LAUNCHER:
+		if (size >= sizeof(struct ht_fork_event))
+			on_launcher(s, data);
 		break;
 	case HT_EV_EXIT:
 		if (size >= sizeof(struct ht_exit_event) &&

@@ -56,6 +56,16 @@ int session__attach(struct session *s, pid_t pid);
  */
 int session__expect_exec(struct session *s, pid_t pid, const char *path);
 
+/*
+ * Follow a running process without tracing it: the processes it starts from now on are
+ * traced (or, with mpi_only, those that carry a rank). 0 or -errno.
+ */
+int session__follow(struct session *s, pid_t pid);
+/* Follow every process that starts one of these programs, from its exec. 0 or -errno. */
+int session__follow_programs(struct session *s, const char *const names[], size_t nr);
+/* Is pid a target, traced or followed? */
+bool session__knows(struct session *s, pid_t pid);
+
 /* Deliver events for up to timeout_ms. 0 or -errno. */
 int session__poll(struct session *s, int timeout_ms);
 /* Remove every probe and deliver what is queued. */

@@ -184,6 +184,20 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	return 0;
 }
 
+int tracer__watch_launchers(struct tracer *t, const char *const names[], size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		char comm[16] = {};
+		__u8 one = 1;
+
+		strncpy(comm, names[i], sizeof(comm) - 1); /* the kernel keeps 15 characters */
+		if (bpf_map__update_elem(t->skel->maps.launchers, comm, sizeof(comm), &one,
+					 sizeof(one), BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
 void tracer__detach(struct tracer *t, pid_t pid)
 {
 	struct target_links *tl;

@@ -32,6 +32,8 @@ int tracer__release_hold(struct tracer *t, pid_t pid);
 int tracer__attach_loader(struct tracer *t, pid_t pid, const char *path, uint64_t offset);
 /* Probe every entry point of the allocator in pid, once per distinct address. */
 int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator *alloc);
+/* Follow every process that starts one of these programs (comm names), from its exec. */
+int tracer__watch_launchers(struct tracer *t, const char *const names[], size_t nr);
 /* Remove every probe placed for pid. */
 void tracer__detach(struct tracer *t, pid_t pid);
 

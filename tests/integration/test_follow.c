@@ -4,6 +4,7 @@
  * the ground truth through a shell, and the ranks of an mpirun job, each matching the
  * truth it recorded itself; --mpi keeps only the ranks.
  */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,39 @@ Test(follow, mpi_keeps_only_the_ranks)
 	require_bpf();
 	processes = trace_mpirun("--mpi", &report);
 	cr_expect(eq(sz, json_object_array_length(processes), 3));
+	expect_ranks_match_truth(processes);
+	json_object_put(report);
+}
+
+Test(follow, attach_mpi_picks_up_ranks_as_they_start)
+{
+	char target[4096], json[256], err[256], mpirun_err[256];
+	char *heaptap_argv[] = { (char *)heaptap_path(), "attach", "--mpi", "--json",
+				 (char *)scratch_file("report.json", json, sizeof(json)), NULL };
+	char *mpirun_argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
+				(char *)target_path("mpi_rank", target, sizeof(target)),
+				"--truth-dir", (char *)scratch_dir(), NULL };
+	json_object *report, *processes;
+	pid_t tracer;
+	bool watching;
+
+	require_bpf();
+	tracer = spawn(heaptap_argv, NULL, scratch_file("err.txt", err, sizeof(err)));
+	watching = wait_for_text(err, "heaptap: watching for MPI ranks", 30);
+	if (!watching)
+		wait_status(tracer, 1);
+	cr_assert(watching, "heaptap never started watching: %s", slurp(err));
+	/* The job starts after heaptap: its ranks must be traced from their first call. */
+	cr_assert(eq(int,
+		     wait_status(spawn(mpirun_argv, NULL,
+				       scratch_file("mpirun.err", mpirun_err, sizeof(mpirun_err))),
+				 150),
+		     0), "mpirun: %s", slurp(mpirun_err));
+	kill(tracer, SIGINT);
+	cr_assert(eq(int, wait_status(tracer, 30), 0), "heaptap: %s", slurp(err));
+	report = load_json(json);
+	processes = get(report, "processes");
+	cr_expect(eq(sz, json_object_array_length(processes), 3), "only the ranks are reported");
 	expect_ranks_match_truth(processes);
 	json_object_put(report);
 }
