@@ -15,6 +15,12 @@
 static const struct inflight empty_inflight;
 
 /*
+ * Set by userspace when tracing ends: removing the probes takes a while, and what they
+ * would report then is past the end of the run.
+ */
+bool tracing_stopped;
+
+/*
  * glibc: the word before a block holds its chunk size; the low 3 bits are flags. Read for
  * every allocator (harmless); userspace uses it only for glibc.
  */
@@ -73,6 +79,8 @@ int BPF_KPROBE(alloc_entry)
 	struct ht_call_event *ev;
 	struct inflight *in;
 
+	if (tracing_stopped)
+		return 0;
 	in = inflight_of((__u32)id);
 	if (!in) {
 		count_loss(id >> 32, LOSS_INFLIGHT_FULL);
@@ -119,6 +127,8 @@ int BPF_KRETPROBE(alloc_return)
 	struct inflight *in;
 	__u64 ptr;
 
+	if (tracing_stopped)
+		return 0;
 	in = bpf_map_lookup_elem(&inflight, &tid);
 	if (!in || in->depth == 0)
 		return 0; /* its entry was lost, and counted there */

@@ -483,6 +483,7 @@ void session__stop(struct session *s)
 {
 	struct target *t, *tmp;
 
+	tracer__stop_calls(s->tracer);
 	HASH_ITER(hh, s->targets, t, tmp)
 		tracer__detach(s->tracer, t->pid);
 	tracer__drain(s->tracer);

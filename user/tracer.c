@@ -198,6 +198,11 @@ int tracer__watch_launchers(struct tracer *t, const char *const names[], size_t 
 	return 0;
 }
 
+void tracer__stop_calls(struct tracer *t)
+{
+	t->skel->bss->tracing_stopped = true;
+}
+
 void tracer__detach(struct tracer *t, pid_t pid)
 {
 	struct target_links *tl;
@@ -234,5 +239,8 @@ uint64_t tracer__lost_events(struct tracer *t, pid_t pid)
 
 	if (bpf_map__lookup_elem(t->skel->maps.losses, &key, sizeof(key), &l, sizeof(l), 0))
 		return 0;
+	log_debug("pid %d lost in the kernel: %llu with the ring buffer full, %llu without a "
+		  "per-thread slot", pid, (unsigned long long)l.ringbuf_full,
+		  (unsigned long long)l.inflight_full);
 	return l.ringbuf_full + l.inflight_full;
 }

@@ -34,6 +34,8 @@ int tracer__attach_loader(struct tracer *t, pid_t pid, const char *path, uint64_
 int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator *alloc);
 /* Follow every process that starts one of these programs (comm names), from its exec. */
 int tracer__watch_launchers(struct tracer *t, const char *const names[], size_t nr);
+/* Stop reporting calls at once, before the (slow) removal of the probes. */
+void tracer__stop_calls(struct tracer *t);
 /* Remove every probe placed for pid. */
 void tracer__detach(struct tracer *t, pid_t pid);
 

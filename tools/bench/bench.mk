@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-# make bench: heaptap's cost per malloc+free pair next to untraced and empty probes.
+# make bench: heaptap's cost per malloc+free pair next to untraced and empty probes, then
+# eight processes at full speed (events lost?) and the live view's own cost.
 BENCH_DIR := $(OUTPUT)/bench
 
 $(BENCH_DIR):
@@ -23,3 +24,4 @@ $(BENCH_DIR)/empty_probes: tools/bench/empty_probes.c $(BENCH_DIR)/empty.skel.h 
 
 bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/empty_probes
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/run.sh
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/many.sh

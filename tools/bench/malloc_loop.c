@@ -2,8 +2,11 @@
 /*
  * A tight malloc+free loop that times itself: malloc_loop N prints "ns_per_pair X".
  * The timing is taken inside, so start-up and heaptap's own set-up do not count.
+ * malloc_loop N --wait first waits for SIGUSR1, so that heaptap can attach.
  */
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -32,8 +35,17 @@ int main(int argc, char **argv)
 	double start;
 
 	if (n <= 0) {
-		fprintf(stderr, "usage: malloc_loop ITERATIONS\n");
+		fprintf(stderr, "usage: malloc_loop ITERATIONS [--wait]\n");
 		return 2;
+	}
+	if (argc > 2 && !strcmp(argv[2], "--wait")) {
+		sigset_t usr1;
+		int sig;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+		sigwait(&usr1, &sig);
 	}
 	pairs(n / 10 + 1); /* warm up: tcache, page faults, probes installed */
 	start = now_ns();
