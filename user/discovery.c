@@ -39,6 +39,7 @@ void discovery_rescan(struct session *s)
 	if (!proc)
 		return;
 	while ((d = readdir(proc))) {
+		struct mpi_identity mpi;
 		pid_t pid;
 		int err;
 
@@ -52,7 +53,8 @@ void discovery_rescan(struct session *s)
 			session__follow(s, pid);
 			continue;
 		}
-		if (rank_of_process(pid) < 0)
+		mpi_identity_of_process(pid, &mpi);
+		if (mpi.rank < 0)
 			continue;
 		err = session__attach(s, pid);
 		if (err)

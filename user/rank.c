@@ -1,60 +1,90 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "procfs.h"
 #include "rank.h"
 
-/* In order of preference: the MPI library's own word before the resource manager's. */
-static const char *const rank_variables[] = {
-	"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
-};
-#define NR_RANK_VARIABLES (sizeof(rank_variables) / sizeof(rank_variables[0]))
+enum field { RANK, WORLD_SIZE, LOCAL_RANK, JOB, NR_FIELDS };
 
-static int parse_rank(const char *value)
+/* Within a field, earlier variables win: the MPI library's own before the launcher's. */
+static const struct {
+	enum field field;
+	const char *name;
+} variables[] = {
+	{ RANK, "OMPI_COMM_WORLD_RANK" },
+	{ RANK, "PMI_RANK" },
+	{ RANK, "PMIX_RANK" },
+	{ RANK, "SLURM_PROCID" },
+	{ WORLD_SIZE, "OMPI_COMM_WORLD_SIZE" },
+	{ WORLD_SIZE, "PMI_SIZE" },
+	{ WORLD_SIZE, "SLURM_NTASKS" },
+	{ LOCAL_RANK, "OMPI_COMM_WORLD_LOCAL_RANK" },
+	{ LOCAL_RANK, "MPI_LOCALRANKID" },
+	{ LOCAL_RANK, "SLURM_LOCALID" },
+	{ JOB, "PMIX_NAMESPACE" },
+	{ JOB, "OMPI_MCA_ess_base_jobid" },
+	{ JOB, "SLURM_JOB_ID" },
+};
+#define NR_VARIABLES (sizeof(variables) / sizeof(variables[0]))
+
+static int parse_count(const char *value)
 {
 	char *end;
-	long rank = strtol(value, &end, 10);
+	long n = strtol(value, &end, 10);
 
-	if (end == value || *end || rank < 0 || rank > 1 << 30)
+	if (end == value || *end || n < 0 || n > 1 << 30)
 		return -1;
-	return (int)rank;
+	return (int)n;
 }
 
-int rank_from_environ(const char *block, size_t len)
+void mpi_identity_from_environ(const char *block, size_t len, struct mpi_identity *out)
 {
-	int found[NR_RANK_VARIABLES];
+	const char *found[NR_VARIABLES] = {};
 	const char *p = block, *end = block + len;
+	int *numbers[] = { [RANK] = &out->rank, [WORLD_SIZE] = &out->world_size,
+			   [LOCAL_RANK] = &out->local_rank };
+	bool done[NR_FIELDS] = {};
 
-	for (size_t i = 0; i < NR_RANK_VARIABLES; i++)
-		found[i] = -1;
 	while (p < end) {
 		size_t n = strnlen(p, end - p);
 
-		for (size_t i = 0; i < NR_RANK_VARIABLES; i++) {
-			size_t name_len = strlen(rank_variables[i]);
+		for (size_t i = 0; i < NR_VARIABLES && p + n < end; i++) {
+			size_t name_len = strlen(variables[i].name);
 
-			if (n > name_len && !strncmp(p, rank_variables[i], name_len) &&
-			    p[name_len] == '=' && p + n < end)
-				found[i] = parse_rank(p + name_len + 1);
+			if (n > name_len && !strncmp(p, variables[i].name, name_len) &&
+			    p[name_len] == '=')
+				found[i] = p + name_len + 1;
 		}
 		p += n + 1;
 	}
-	for (size_t i = 0; i < NR_RANK_VARIABLES; i++) {
-		if (found[i] >= 0)
-			return found[i];
+	out->rank = out->world_size = out->local_rank = -1;
+	out->job[0] = '\0';
+	for (size_t i = 0; i < NR_VARIABLES; i++) {
+		enum field f = variables[i].field;
+
+		if (!found[i] || done[f])
+			continue;
+		if (f == JOB) {
+			snprintf(out->job, sizeof(out->job), "%s", found[i]);
+			done[f] = out->job[0] != '\0';
+		} else {
+			*numbers[f] = parse_count(found[i]);
+			done[f] = *numbers[f] >= 0;
+		}
 	}
-	return -1;
 }
 
-int rank_of_process(pid_t pid)
+void mpi_identity_of_process(pid_t pid, struct mpi_identity *out)
 {
 	size_t len;
 	char *env;
-	int rank;
 
-	if (procfs_read(pid, "environ", &env, &len))
-		return -1;
-	rank = rank_from_environ(env, len);
+	if (procfs_read(pid, "environ", &env, &len)) {
+		mpi_identity_from_environ("", 0, out);
+		return;
+	}
+	mpi_identity_from_environ(env, len, out);
 	free(env);
-	return rank;
 }

@@ -1,14 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* A process's MPI rank, as its launcher put it in the environment. */
+/* Who a process is in an MPI job, as its launcher put it in the environment. */
 #ifndef HEAPTAP_RANK_H
 #define HEAPTAP_RANK_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Rank from an environment block (NUL-separated NAME=VALUE), or -1 when it has none. */
-int rank_from_environ(const char *block, size_t len);
-/* Rank from /proc/PID/environ, or -1. */
-int rank_of_process(pid_t pid);
+struct mpi_identity {
+	int rank;	/* -1: not an MPI rank */
+	int world_size; /* -1 when unknown, as the next two */
+	int local_rank;
+	char job[64];	/* "" */
+};
+
+/*
+ * From an environment block (NUL-separated NAME=VALUE): Open MPI's OMPI_COMM_WORLD_*,
+ * MPICH/Hydra's and Intel MPI's PMI_* and MPI_LOCALRANKID, PMIx's PMIX_RANK and
+ * PMIX_NAMESPACE, Slurm's SLURM_*; the MPI library's own word first.
+ */
+void mpi_identity_from_environ(const char *block, size_t len, struct mpi_identity *out);
+/* From /proc/PID/environ; everything unknown when it cannot be read. */
+void mpi_identity_of_process(pid_t pid, struct mpi_identity *out);
 
 #endif

@@ -26,7 +26,12 @@ static json_object *process_json(struct session *s, const struct target *t)
 	const struct function_stats *f, *ft;
 
 	json_object_object_add(p, "pid", json_object_new_int(t->pid));
-	json_object_object_add(p, "rank", t->rank >= 0 ? json_object_new_int(t->rank) : NULL);
+	json_object_object_add(p, "rank", t->mpi.rank >= 0 ? json_object_new_int(t->mpi.rank) : NULL);
+	json_object_object_add(p, "world_size", t->mpi.world_size >= 0 ?
+							json_object_new_int(t->mpi.world_size) : NULL);
+	json_object_object_add(p, "local_rank", t->mpi.local_rank >= 0 ?
+							json_object_new_int(t->mpi.local_rank) : NULL);
+	json_object_object_add(p, "job", t->mpi.job[0] ? json_object_new_string(t->mpi.job) : NULL);
 	json_object_object_add(p, "command", json_object_new_string(t->command));
 	json_object_object_add(p, "exited", json_object_new_boolean(t->exited));
 	json_object_object_add(p, "lost_events", json_object_new_uint64(session__lost_events(s, t)));

@@ -28,8 +28,14 @@ static void print_process(FILE *out, struct session *s, const struct target *t)
 	fprintf(out, "==== Statistics of overall memory usage =====\n");
 	fprintf(out, "Program name: %s\n", t->command);
 	fprintf(out, "PID: %d", t->pid);
-	if (t->rank >= 0)
-		fprintf(out, ", rank: %d", t->rank);
+	if (t->mpi.rank >= 0)
+		fprintf(out, ", rank: %d", t->mpi.rank);
+	if (t->mpi.world_size >= 0)
+		fprintf(out, " of %d", t->mpi.world_size);
+	if (t->mpi.local_rank >= 0)
+		fprintf(out, ", local rank: %d", t->mpi.local_rank);
+	if (t->mpi.job[0])
+		fprintf(out, ", job: %s", t->mpi.job);
 	fprintf(out, "%s\n", t->exited ? ", exited" : "");
 	fprintf(out, "Lost events: %" PRIu64 ", incomplete stacks: %" PRIu64 "\n",
 		session__lost_events(s, t), t->incomplete_stacks);

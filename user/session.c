@@ -73,7 +73,7 @@ static void describe(struct target *t)
 	size_t len;
 	char *cmdline;
 
-	t->rank = rank_of_process(t->pid);
+	mpi_identity_of_process(t->pid, &t->mpi);
 	if (procfs_read(t->pid, "cmdline", &cmdline, &len) || len == 0)
 		return;
 	for (size_t i = 0; i + 1 < len; i++) {
@@ -91,7 +91,7 @@ static struct target *new_target(struct session *s, pid_t pid)
 	if (!t)
 		return NULL;
 	t->pid = pid;
-	t->rank = -1;
+	mpi_identity_from_environ("", 0, &t->mpi);
 	HASH_ADD_INT(s->targets, pid, t);
 	return t;
 }
@@ -289,7 +289,7 @@ static void on_exec(struct session *s, const struct ht_libs_event *ev)
 	if (t) {
 		forget_program(s, t);
 		describe(t);
-		t->untraced = s->mpi_only && t->rank < 0;
+		t->untraced = s->mpi_only && t->mpi.rank < 0;
 		if (t->untraced) {
 			release(s, t); /* a launcher: only its children matter */
 		} else if ((err = prepare_program(s, t))) {

@@ -13,12 +13,13 @@
 #include "accountant.h"
 #include "allocator.h"
 #include "attribution.h"
+#include "rank.h"
 #include "symbolizer.h"
 
 struct target {
 	pid_t pid;
 	pid_t parent;	   /* the target that started it (--follow), else 0 */
-	int rank;	   /* -1: not an MPI rank */
+	struct mpi_identity mpi; /* rank -1: not an MPI rank */
 	char command[256]; /* its command line, arguments space-separated */
 	bool exited;
 	bool probed;	   /* the allocator probes are in place */

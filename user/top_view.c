@@ -231,8 +231,8 @@ static void draw_table(struct top_view *v, struct target **targets, size_t n)
 		struct rate *r = rate_of(v, t->pid);
 		char rank[16] = "-", command[40];
 
-		if (t->rank >= 0)
-			snprintf(rank, sizeof(rank), "%d", t->rank);
+		if (t->mpi.rank >= 0)
+			snprintf(rank, sizeof(rank), "%d", t->mpi.rank);
 		/* An exited process keeps its row, its final figures, and says so. */
 		snprintf(command, sizeof(command), "%s%.20s", t->exited ? "(exited) " : "",
 			 program_name(t->command));

@@ -96,6 +96,10 @@ static void expect_ranks_match_truth(json_object *processes)
 		cr_assert(rank >= 0 && rank < 3 && !seen[rank], "rank %d unexpected", rank);
 		seen[rank] = true;
 		cr_expect(eq(i64, json_object_get_int64(get(p, "lost_events")), 0));
+		/* Open MPI on one node: a world of 3, local ranks equal to ranks, one job. */
+		cr_expect(eq(int, json_object_get_int(get(p, "world_size")), 3));
+		cr_expect(eq(int, json_object_get_int(get(p, "local_rank")), rank));
+		cr_expect(json_object_is_type(get(p, "job"), json_type_string));
 		snprintf(name, sizeof(name), "truth-%d.json", rank);
 		truth = load_json(scratch_file(name, path, sizeof(path)));
 		snprintf(what, sizeof(what), "followed rank %d", rank);
