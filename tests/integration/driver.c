@@ -195,6 +195,26 @@ void assert_balance(json_object *got, json_object *truth, const char *const fiel
 	}
 }
 
+void assert_threads(json_object *threads, json_object *truth_threads, const char *label)
+{
+	static const char *const every_field[] = { "current", "min", "max", "requested", NULL };
+	char what[256];
+
+	for (size_t i = 0; i < json_object_array_length(truth_threads); i++) {
+		json_object *want = json_object_array_get_idx(truth_threads, i);
+		long long tid = json_object_get_int64(get(want, "tid"));
+		json_object *got = find_by_int(threads, "tid", tid);
+
+		cr_assert(got != NULL, "%s: thread %lld missing from the report", label, tid);
+		cr_expect(!strcmp(json_object_get_string(get(got, "name")),
+				  json_object_get_string(get(want, "name"))),
+			  "%s: thread %lld is named %s", label, tid,
+			  json_object_get_string(get(got, "name")));
+		snprintf(what, sizeof(what), "%s: thread %lld", label, tid);
+		assert_balance(got, want, every_field, what);
+	}
+}
+
 void assert_libgt_functions(json_object *functions, json_object *truth_functions,
 			    const char *label)
 {

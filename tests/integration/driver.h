@@ -46,6 +46,12 @@ void assert_balance(json_object *got, json_object *truth, const char *const fiel
 		    const char *what);
 
 /*
+ * Assert that every thread of the truth (truth_threads[]) appears in the report's
+ * threads[] by tid, with its name, every balance field and every call count equal.
+ */
+void assert_threads(json_object *threads, json_object *truth_threads, const char *label);
+
+/*
  * Assert that every function of the truth (truth_functions[]) appears in the report's
  * functions[] under libgt.so with every balance field and call count equal. label
  * prefixes the messages.

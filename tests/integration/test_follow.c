@@ -15,8 +15,6 @@
 
 TestSuite(follow, .timeout = 240);
 
-static const char *const every_field[] = { "current", "min", "max", "requested", NULL };
-
 Test(follow, a_program_started_by_a_shell)
 {
 	char target[4096], script[8192], json[256], truth[256];
@@ -50,16 +48,7 @@ Test(follow, a_program_started_by_a_shell)
 	cr_expect(json_object_get_boolean(get(gt, "exited")));
 	cr_expect(eq(i64, json_object_get_int64(get(gt, "lost_events")), 0));
 	want_threads = get(load_json(truth), "threads");
-	for (size_t i = 0; i < json_object_array_length(want_threads); i++) {
-		json_object *want = json_object_array_get_idx(want_threads, i);
-		long long tid = json_object_get_int64(get(want, "tid"));
-		json_object *got = find_by_int(get(gt, "threads"), "tid", tid);
-		char what[64];
-
-		cr_assert(got != NULL, "thread %lld of the followed child is missing", tid);
-		snprintf(what, sizeof(what), "followed thread %lld", tid);
-		assert_balance(got, want, every_field, what);
-	}
+	assert_threads(get(gt, "threads"), want_threads, "the followed child");
 	json_object_put(report);
 }
 

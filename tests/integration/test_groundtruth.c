@@ -34,17 +34,7 @@ static void check_report(const char *report_path, const char *truth_path, const 
 	threads = get(process, "threads");
 	truth_threads = get(truth, "threads");
 	cr_assert(eq(sz, json_object_array_length(truth_threads), 4), "the target ran 4 workers");
-	for (size_t i = 0; i < json_object_array_length(truth_threads); i++) {
-		json_object *want = json_object_array_get_idx(truth_threads, i);
-		long long tid = json_object_get_int64(get(want, "tid"));
-		json_object *got = find_by_int(threads, "tid", tid);
-
-		cr_assert(got != NULL, "thread %lld missing from the report", tid);
-		cr_expect(eq(str, (char *)json_object_get_string(get(got, "name")),
-			     (char *)json_object_get_string(get(want, "name"))));
-		snprintf(what, sizeof(what), "thread %lld", tid);
-		assert_balance(got, want, every_field, what);
-	}
+	assert_threads(threads, truth_threads, rule);
 
 	functions = get(process, "functions");
 	truth_functions = get(truth, strcmp(rule, "entry") ? "caller_functions" : "entry_functions");

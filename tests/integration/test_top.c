@@ -16,8 +16,6 @@
 
 TestSuite(top, .timeout = 120);
 
-static const char *const every_field[] = { "current", "min", "max", "requested", NULL };
-
 /* The last line of a file, malloc'ed. */
 static char *last_line(const char *path, size_t *lines)
 {
@@ -56,16 +54,7 @@ Test(top, batch_json_ends_with_the_truth)
 	cr_assert(process != NULL);
 	cr_expect(json_object_get_boolean(get(process, "exited")));
 	want_threads = get(load_json(truth), "threads");
-	for (size_t i = 0; i < json_object_array_length(want_threads); i++) {
-		json_object *want = json_object_array_get_idx(want_threads, i);
-		long long tid = json_object_get_int64(get(want, "tid"));
-		json_object *got = find_by_int(get(process, "threads"), "tid", tid);
-		char what[64];
-
-		cr_assert(got != NULL, "thread %lld missing from the last snapshot", tid);
-		snprintf(what, sizeof(what), "last snapshot, thread %lld", tid);
-		assert_balance(got, want, every_field, what);
-	}
+	assert_threads(get(process, "threads"), want_threads, "the last snapshot");
 	json_object_put(snapshot);
 	free(line);
 }
