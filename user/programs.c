@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The programs targets run: attaching to one, holding a new one at exec and at loader
+ * events until its allocator is probed, and following the processes targets start.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "log.h"
+#include "procfs.h"
+#include "procmaps.h"
+#include "rank.h"
+#include "session_internal.h"
+
+/* Command line and rank: read again after exec, when they are the new program's. */
+static void describe(struct target *t)
+{
+	size_t len;
+	char *cmdline;
+
+	mpi_identity_of_process(t->pid, &t->mpi);
+	if (procfs_read(t->pid, "cmdline", &cmdline, &len) || len == 0)
+		return;
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (cmdline[i] == '\0')
+			cmdline[i] = ' ';
+	}
+	snprintf(t->command, sizeof(t->command), "%s", cmdline);
+	free(cmdline);
+}
+
+/* The object defining _dl_debug_state among maps: the dynamic loader. */
+static struct object_file *loader_of(struct session *s, pid_t pid, const struct procmaps *maps)
+{
+	char open_path[4096];
+
+	for (size_t i = 0; i < maps->nr; i++) {
+		const struct mapping *m = &maps->maps[i];
+		struct object_file *obj;
+
+		if (!m->executable || m->path[0] != '/')
+			continue;
+		procfs_root_path(pid, m->path, open_path, sizeof(open_path));
+		obj = symcache__get(s->cache, m->dev, m->inode, open_path);
+		if (obj && obj->syms && elfsyms__offset_of(obj->syms, "_dl_debug_state"))
+			return obj;
+	}
+	return NULL;
+}
+
+/* Place the allocator probes once the process maps its allocator. 0, -ENOENT, -errno. */
+static int probe_allocator(struct session *s, struct target *t, const struct procmaps *maps)
+{
+	int err = allocator__find(t->pid, maps, s->cache, &t->alloc);
+
+	if (err)
+		return err;
+	err = tracer__attach_allocator(s->tracer, t->pid, &t->alloc);
+	if (err)
+		return err;
+	t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
+	if (!t->symbolizer)
+		return -errno;
+	t->probed = true;
+	log_debug("pid %d: probes on %s%s", t->pid, t->alloc.path,
+		  t->alloc.glibc ? "" : " (block sizes unknown: usable = requested)");
+	return 0;
+}
+
+/* Drop what belonged to the program a target ran before it exec'd. */
+static void forget_program(struct session *s, struct target *t)
+{
+	tracer__detach(s->tracer, t->pid);
+	symbolizer__free(t->symbolizer);
+	t->symbolizer = NULL;
+	t->probed = false;
+	memset(&t->alloc, 0, sizeof(t->alloc));
+}
+
+int session__attach(struct session *s, pid_t pid)
+{
+	struct procmaps maps = {};
+	struct object_file *loader;
+	struct target *t;
+	int err;
+
+	if (target_of(s, pid))
+		return 0;
+	/* A zombie has exited already: nothing is left to trace. */
+	if ((kill(pid, 0) && errno == ESRCH) || procfs_state(pid) == 'Z')
+		return -ESRCH;
+	err = procmaps__read(pid, &maps);
+	if (err)
+		return err;
+	if (maps.nr == 0) {
+		err = -EINVAL; /* kernel threads have no user memory */
+		goto cleanup;
+	}
+	t = new_target(s, pid);
+	if (!t) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	describe(t);
+	err = tracer__add_target(s->tracer, pid, false);
+	if (err)
+		goto forget;
+	err = probe_allocator(s, t, &maps);
+	if (err)
+		goto forget;
+	/* Later dlopen()s: the loader tells us, and the symbolizer rereads the maps. */
+	loader = loader_of(s, pid, &maps);
+	if (loader)
+		err = tracer__attach_loader(s->tracer, pid, loader->read_path,
+					    elfsyms__offset_of(loader->syms, "_dl_debug_state"));
+	if (!err)
+		goto cleanup;
+forget:
+	/* Nothing half-attached stays behind: it could be tried again later. */
+	forget_program(s, t);
+	HASH_DEL(s->targets, t);
+	accountant__clear(&t->stats);
+	free(t);
+cleanup:
+	procmaps__clear(&maps);
+	return err;
+}
+
+/* A program heaptap can probe: a dynamic one, or a static one that kept malloc's symbol. */
+static int check_program(struct object_file *exe)
+{
+	if (!exe->syms)
+		return -ENOEXEC;
+	if (!elfsyms__interp(exe->syms) && !elfsyms__offset_of(exe->syms, "malloc"))
+		return -ENOENT;
+	return 0;
+}
+
+int session__expect_exec(struct session *s, pid_t pid, const char *path)
+{
+	struct object_file *exe;
+	struct target *t;
+	struct stat st;
+	int err;
+
+	if (stat(path, &st))
+		return -errno;
+	exe = symcache__get(s->cache, st.st_dev, st.st_ino, path);
+	if (!exe)
+		return -ENOMEM;
+	err = check_program(exe);
+	if (err)
+		return err;
+	t = new_target(s, pid);
+	if (!t)
+		return -ENOMEM;
+	snprintf(t->command, sizeof(t->command), "%s", path);
+	t->held = true;
+	return tracer__add_target(s->tracer, pid, true);
+}
+
+/*
+ * A target, held at exec, runs a new program: probe a static one's malloc now, or a
+ * dynamic one's loader, which will stop it again once libc is mapped. 0 or -errno.
+ */
+static int prepare_program(struct session *s, struct target *t)
+{
+	char exe_path[64], interp_path[4096];
+	struct object_file *exe, *loader;
+	const char *interp;
+	struct stat st;
+	int err;
+
+	snprintf(exe_path, sizeof(exe_path), "/proc/%d/exe", t->pid);
+	if (stat(exe_path, &st))
+		return -errno;
+	exe = symcache__get(s->cache, st.st_dev, st.st_ino, exe_path);
+	if (!exe)
+		return -ENOMEM;
+	err = check_program(exe);
+	if (err)
+		return err;
+	interp = elfsyms__interp(exe->syms);
+	if (!interp) {
+		allocator__from_object(t->command, exe, &t->alloc);
+		err = tracer__attach_allocator(s->tracer, t->pid, &t->alloc);
+		if (err)
+			return err;
+		t->probed = true;
+		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
+		return t->symbolizer ? 0 : -errno;
+	}
+	procfs_root_path(t->pid, interp, interp_path, sizeof(interp_path));
+	if (stat(interp_path, &st))
+		return -errno;
+	loader = symcache__get(s->cache, st.st_dev, st.st_ino, interp_path);
+	if (!loader || !loader->syms || !elfsyms__offset_of(loader->syms, "_dl_debug_state"))
+		return -ENOENT;
+	return tracer__attach_loader(s->tracer, t->pid, loader->read_path,
+				     elfsyms__offset_of(loader->syms, "_dl_debug_state"));
+}
+
+static void release(struct session *s, struct target *t)
+{
+	tracer__release_hold(s->tracer, t->pid);
+	t->held = false;
+}
+
+void handle_exec(struct session *s, const struct ht_libs_event *ev)
+{
+	struct target *t = target_of(s, ev->pid);
+	int err;
+
+	if (t) {
+		forget_program(s, t);
+		describe(t);
+		t->untraced = s->mpi_only && t->mpi.rank < 0;
+		if (t->untraced) {
+			release(s, t); /* a launcher: only its children matter */
+		} else if ((err = prepare_program(s, t))) {
+			log_error("pid %d (%s): cannot trace it: %s", t->pid, t->command,
+				  err == -ENOENT ? "no malloc heaptap can probe" : strerror(-err));
+			t->untraced = true;
+			release(s, t);
+		} else if (t->symbolizer) {
+			release(s, t); /* static: all set already */
+		}
+	}
+	if (ev->held)
+		kill(ev->pid, SIGCONT);
+}
+
+int session__follow(struct session *s, pid_t pid)
+{
+	struct target *t;
+
+	if (target_of(s, pid))
+		return 0;
+	t = new_target(s, pid);
+	if (!t)
+		return -ENOMEM;
+	t->untraced = true;
+	describe(t);
+	return tracer__add_target(s->tracer, pid, false);
+}
+
+int session__follow_programs(struct session *s, const char *const names[], size_t nr)
+{
+	return tracer__watch_launchers(s->tracer, names, nr);
+}
+
+/* A launcher started: the kernel side already follows it. */
+void handle_launcher(struct session *s, const struct ht_fork_event *ev)
+{
+	struct target *t;
+
+	if (target_of(s, ev->pid) || !(t = new_target(s, ev->pid)))
+		return;
+	t->untraced = true;
+	describe(t);
+	log_debug("following launcher %d (%s)", t->pid, t->command);
+}
+
+/* A target started a process: it runs the parent's program until it execs, if it does. */
+void handle_fork(struct session *s, const struct ht_fork_event *ev)
+{
+	struct target *parent = target_of(s, ev->parent), *t;
+
+	if (!parent || target_of(s, ev->pid) || !(t = new_target(s, ev->pid)))
+		return;
+	t->parent = ev->parent;
+	t->held = true; /* the kernel side holds it at its exec */
+	t->untraced = parent->untraced;
+	describe(t);
+	if (!parent->probed || t->untraced)
+		return;
+	t->alloc = parent->alloc;
+	if (tracer__attach_allocator(s->tracer, t->pid, &t->alloc) == 0) {
+		t->probed = true;
+		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
+	}
+}
+
+void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
+{
+	struct target *t = target_of(s, ev->pid);
+	struct procmaps maps = {};
+	int err = 0;
+
+	if (!t || t->untraced) {
+		if (ev->held)
+			kill(ev->pid, SIGCONT);
+		return;
+	}
+	if (!t->probed) {
+		if (procmaps__read(t->pid, &maps) == 0)
+			err = probe_allocator(s, t, &maps);
+		if (err && err != -ENOENT) /* ENOENT: libc is not mapped yet */
+			log_error("pid %d: cannot probe %s: %s", t->pid, t->alloc.path,
+				  strerror(-err));
+		procmaps__clear(&maps);
+	} else if (t->symbolizer) {
+		symbolizer__mappings_changed(t->symbolizer);
+	}
+	if (t->held && t->probed && t->symbolizer)
+		release(s, t);
+	if (ev->held)
+		kill(ev->pid, SIGCONT);
+}

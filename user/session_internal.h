@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* What session.c and programs.c share: the session, and the way to its targets. */
+#ifndef HEAPTAP_SESSION_INTERNAL_H
+#define HEAPTAP_SESSION_INTERNAL_H
+
+#include "session.h"
+#include "symcache.h"
+#include "tracer.h"
+
+struct session {
+	struct tracer *tracer;
+	struct symcache *cache;
+	enum attribution_rule rule;
+	bool mpi_only;
+	struct target *targets;
+	struct target **sorted;
+	uint64_t events; /* delivered, of every kind */
+};
+
+struct target *new_target(struct session *s, pid_t pid);
+struct target *target_of(struct session *s, pid_t pid);
+
+/* programs.c: a target's program changes (exec, loader events) and new processes. */
+void handle_exec(struct session *s, const struct ht_libs_event *ev);
+void handle_libs_changed(struct session *s, const struct ht_libs_event *ev);
+void handle_fork(struct session *s, const struct ht_fork_event *ev);
+void handle_launcher(struct session *s, const struct ht_fork_event *ev);
+
+#endif
