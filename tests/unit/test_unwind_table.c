@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Unwind rows checked by hand against a function whose CFI this test writes itself:
+ * push rbp / mov rsp,rbp / ... / pop rbp / ret, with the CFA moving mid-body.
+ */
+#include <errno.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "procmaps.h"
+#include "unwind_table.h"
+
+asm(".pushsection .text\n"
+    ".globl ht_framed\n.type ht_framed, @function\n"
+    "ht_framed:\n"
+    ".cfi_startproc\n"
+    "\tpush %rbp\n"		  /* +0, 1 byte */
+    ".cfi_def_cfa_offset 16\n"
+    ".cfi_offset %rbp, -16\n"
+    "\tmov %rsp, %rbp\n"	  /* +1, 3 bytes */
+    ".cfi_def_cfa_register %rbp\n"
+    "\tnop\n"			  /* +4 */
+    "\tpop %rbp\n"		  /* +5 */
+    ".cfi_def_cfa %rsp, 8\n"
+    ".cfi_restore %rbp\n"
+    "\tret\n"			  /* +6 */
+    ".cfi_endproc\n"
+    ".size ht_framed, .-ht_framed\n"
+    ".popsection\n");
+extern char ht_framed[];
+
+TestSuite(unwind_table);
+
+static uint64_t file_offset(const void *addr)
+{
+	struct procmaps pm;
+	const struct mapping *m;
+	uint64_t off;
+
+	cr_assert(eq(int, procmaps__read(getpid(), &pm), 0));
+	m = procmaps__find(&pm, (uint64_t)(uintptr_t)addr);
+	cr_assert(m != NULL);
+	off = (uint64_t)(uintptr_t)addr - m->start + m->offset;
+	procmaps__clear(&pm);
+	return off;
+}
+
+static void expect_row(const struct unwind_table *t, uint64_t pc, enum cfa_rule cfa,
+		       int cfa_offset, enum reg_rule rbp, int rbp_offset)
+{
+	const struct unwind_row *row = unwind_table__find(t, pc);
+
+	cr_assert(row != NULL, "no row for pc 0x%lx", (unsigned long)pc);
+	cr_expect(eq(u8, row->cfa_rule, cfa), "cfa rule at 0x%lx", (unsigned long)pc);
+	cr_expect(eq(i32, row->cfa_offset, cfa_offset), "cfa offset at 0x%lx", (unsigned long)pc);
+	cr_expect(eq(u8, row->rbp_rule, rbp), "rbp rule at 0x%lx", (unsigned long)pc);
+	if (rbp == REG_AT_CFA)
+		cr_expect(eq(i16, row->rbp_offset, rbp_offset), "rbp offset at 0x%lx",
+			  (unsigned long)pc);
+	cr_expect(eq(u8, row->ra_rule, REG_AT_CFA), "return address at 0x%lx", (unsigned long)pc);
+	cr_expect(eq(i16, row->ra_offset, -8));
+}
+
+Test(unwind_table, a_cfa_that_moves_mid_body)
+{
+	struct unwind_table t;
+	uint64_t fn = file_offset(ht_framed);
+
+	cr_assert(eq(int, unwind_table__build("/proc/self/exe", &t), 0));
+	cr_assert(t.nr > 10);
+	expect_row(&t, fn + 0, CFA_RSP, 8, REG_SAME, 0);
+	expect_row(&t, fn + 1, CFA_RSP, 16, REG_AT_CFA, -16);
+	expect_row(&t, fn + 3, CFA_RSP, 16, REG_AT_CFA, -16);
+	expect_row(&t, fn + 4, CFA_RBP, 16, REG_AT_CFA, -16);
+	expect_row(&t, fn + 5, CFA_RBP, 16, REG_AT_CFA, -16);
+	expect_row(&t, fn + 6, CFA_RSP, 8, REG_SAME, 0);
+	/* Rows are sorted and each starts where the last one ended. */
+	for (size_t i = 1; i < t.nr; i++)
+		cr_assert(t.rows[i - 1].pc < t.rows[i].pc);
+	unwind_table__clear(&t);
+}
+
+Test(unwind_table, plt_stubs_and_the_outermost_frame_of_libc)
+{
+	struct unwind_table t;
+	size_t plt = 0, outermost = 0;
+
+	cr_assert(eq(int, unwind_table__build("/lib/x86_64-linux-gnu/libc.so.6", &t), 0));
+	for (size_t i = 0; i < t.nr; i++) {
+		plt += t.rows[i].cfa_rule == CFA_PLT;
+		outermost += t.rows[i].ra_rule == REG_UNDEFINED;
+	}
+	cr_expect(plt >= 1, "libc's .plt has the PLT expression");
+	/* clone3 and start_thread mark the end of a thread's stack: rip undefined. */
+	cr_expect(outermost >= 1, "an outermost frame in libc");
+	unwind_table__clear(&t);
+}
+
+Test(unwind_table, a_file_without_unwind_information)
+{
+	struct unwind_table t;
+
+	cr_assert(eq(int, unwind_table__build("/proc/self/cmdline", &t), -ENOEXEC));
+	cr_assert(eq(int, unwind_table__build("/nonexistent", &t), -ENOENT));
+}

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "unwind_table.h"
+
+#define DWARF_RBP 6
+#define DWARF_RSP 7
+#define DWARF_RA 16
+
+struct builder {
+	Elf *elf;
+	Dwarf_CFI *cfi;
+	size_t nr_phdrs;
+	struct unwind_table *table;
+	size_t cap;
+};
+
+static bool file_offset_of(struct builder *b, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < b->nr_phdrs; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(b->elf, i, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+		    vaddr < ph.p_vaddr + ph.p_memsz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "Saved at CFA + n" is call_frame_cfa, plus_uconst n (n may be negative, wrapped). */
+static void register_rule(Dwarf_Frame *frame, int regno, uint8_t *rule, int16_t *offset)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	*offset = 0;
+	if (dwarf_frame_register(frame, regno, mem, &ops, &n)) {
+		*rule = REG_UNSUPPORTED;
+	} else if (n == 0) {
+		*rule = ops == NULL ? REG_SAME : REG_UNDEFINED;
+	} else if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*rule = REG_AT_CFA;
+	} else if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+		   ops[1].atom == DW_OP_plus_uconst) {
+		*rule = REG_AT_CFA;
+		*offset = (int16_t)(int64_t)ops[1].number;
+	} else {
+		*rule = REG_UNSUPPORTED;
+	}
+}
+
+/* The expression every x86-64 PLT stub's FDE carries (binutils' lazy-binding PLT). */
+static bool is_plt_expression(const Dwarf_Op *ops, size_t n)
+{
+	static const uint8_t plt[] = { DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and,
+				       DW_OP_lit11, DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus };
+
+	if (n != sizeof(plt) || ops[0].number != 8)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (ops[i].atom != plt[i])
+			return false;
+	}
+	return true;
+}
+
+static struct unwind_row rule_of(Dwarf_Frame *frame)
+{
+	struct unwind_row row = { .cfa_rule = CFA_UNSUPPORTED };
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (dwarf_frame_cfa(frame, &ops, &n) == 0) {
+		if (n == 1 && ops[0].atom == DW_OP_bregx &&
+		    (ops[0].number == DWARF_RSP || ops[0].number == DWARF_RBP)) {
+			row.cfa_rule = ops[0].number == DWARF_RSP ? CFA_RSP : CFA_RBP;
+			row.cfa_offset = (int32_t)ops[0].number2;
+		} else if (is_plt_expression(ops, n)) {
+			row.cfa_rule = CFA_PLT;
+		}
+	}
+	register_rule(frame, DWARF_RBP, &row.rbp_rule, &row.rbp_offset);
+	register_rule(frame, DWARF_RA, &row.ra_rule, &row.ra_offset);
+	return row;
+}
+
+static bool same_rules(const struct unwind_row *a, const struct unwind_row *b)
+{
+	return a->cfa_rule == b->cfa_rule && a->cfa_offset == b->cfa_offset &&
+	       a->rbp_rule == b->rbp_rule && a->rbp_offset == b->rbp_offset &&
+	       a->ra_rule == b->ra_rule && a->ra_offset == b->ra_offset;
+}
+
+static int add_row(struct builder *b, uint64_t vaddr, struct unwind_row row)
+{
+	struct unwind_table *t = b->table;
+
+	if (!file_offset_of(b, vaddr, &row.pc))
+		return 0; /* not in the file's image: nothing can execute there */
+	if (t->nr && same_rules(&t->rows[t->nr - 1], &row))
+		return 0;
+	if (t->nr == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		struct unwind_row *grown = realloc(t->rows, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		t->rows = grown;
+		b->cap = cap;
+	}
+	t->rows[t->nr++] = row;
+	return 0;
+}
+
+/* FDE start addresses from .eh_frame_hdr's binary-search table (datarel sdata4 entries). */
+static int fde_starts(Elf *elf, uint64_t **starts, size_t *nr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *data = NULL;
+	const uint8_t *hdr;
+	uint32_t count;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t shstrndx;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || elf_getshdrstrndx(elf, &shstrndx))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".eh_frame_hdr")) {
+			data = elf_getdata(scn, NULL);
+			break;
+		}
+	}
+	if (!data || data->d_size < 12)
+		return -ENOENT;
+	hdr = data->d_buf;
+	/*
+	 * Version 1, a 4-byte pointer to .eh_frame, a 4-byte count, then the table of
+	 * (initial location, FDE address) pairs, both datarel|sdata4: what binutils writes.
+	 */
+	if (hdr[0] != 1 || (hdr[1] & 0x0f) != DW_EH_PE_sdata4 || hdr[2] != DW_EH_PE_udata4 ||
+	    hdr[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return -ENOTSUP;
+	memcpy(&count, hdr + 8, sizeof(count));
+	if (12 + (size_t)count * 8 > data->d_size)
+		return -EINVAL;
+	*starts = calloc(count ? count : 1, sizeof(**starts));
+	if (!*starts)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < count; i++) {
+		int32_t rel;
+
+		memcpy(&rel, hdr + 12 + (size_t)i * 8, sizeof(rel));
+		(*starts)[i] = sh.sh_addr + rel;
+	}
+	*nr = count;
+	return 0;
+}
+
+/* Walk the rows of every FDE, in address order, marking gaps between FDEs as CFA_NONE. */
+static int build_rows(struct builder *b, const uint64_t *starts, size_t nr)
+{
+	uint64_t addr = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < nr && !err; i++) {
+		uint64_t next = i + 1 < nr ? starts[i + 1] : UINT64_MAX;
+
+		if (starts[i] > addr)
+			addr = starts[i];
+		while (!err && addr < next) {
+			Dwarf_Frame *frame;
+			Dwarf_Addr start, end;
+
+			if (dwarf_cfi_addrframe(b->cfi, addr, &frame)) {
+				err = add_row(b, addr, (struct unwind_row){ .cfa_rule = CFA_NONE });
+				break;
+			}
+			dwarf_frame_info(frame, &start, &end, NULL);
+			err = add_row(b, addr, rule_of(frame));
+			free(frame);
+			if (end <= addr)
+				break; /* malformed: never loop in place */
+			addr = end;
+		}
+	}
+	return err;
+}
+
+static int by_address(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int unwind_table__build(const char *path, struct unwind_table *out)
+{
+	struct builder b = { .table = out };
+	uint64_t *starts = NULL;
+	size_t nr = 0;
+	int fd, err;
+
+	memset(out, 0, sizeof(*out));
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	b.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!b.elf || elf_getphdrnum(b.elf, &b.nr_phdrs)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	b.cfi = dwarf_getcfi_elf(b.elf);
+	err = b.cfi ? fde_starts(b.elf, &starts, &nr) : -ENOENT;
+	if (err)
+		goto cleanup;
+	qsort(starts, nr, sizeof(*starts), by_address);
+	err = build_rows(&b, starts, nr);
+cleanup:
+	free(starts);
+	if (b.cfi)
+		dwarf_cfi_end(b.cfi);
+	if (b.elf)
+		elf_end(b.elf);
+	close(fd);
+	if (err)
+		unwind_table__clear(out);
+	return err;
+}
+
+const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t pc)
+{
+	size_t lo = 0, hi = t->nr;
+
+	/* The last row starting at or before pc. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->rows[lo - 1] : NULL;
+}
+
+void unwind_table__clear(struct unwind_table *t)
+{
+	free(t->rows);
+	t->rows = NULL;
+	t->nr = 0;
+}
