@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "log.h"
 #include "procfs.h"
 #include "procmaps.h"
@@ -185,7 +186,12 @@ static int prepare_program(struct session *s, struct target *t)
 		return err;
 	interp = elfsyms__interp(exe->syms);
 	if (!interp) {
-		allocator__from_object(t->command, exe, &t->alloc);
+		/* A static program is its own allocator: name it as it is mapped. */
+		char mapped[4096];
+		ssize_t len = readlink(exe_path, mapped, sizeof(mapped) - 1);
+
+		mapped[len > 0 ? len : 0] = '\0';
+		allocator__from_object(mapped, exe, &t->alloc);
 		err = tracer__attach_allocator(s->tracer, t->pid, &t->alloc);
 		if (err)
 			return err;

@@ -152,17 +152,24 @@ static enum ht_func told_apart(struct symbolizer *s, enum ht_func func, __u64 re
 /*
  * glibc's tcache_thread_shutdown() frees, at thread exit, blocks the program already freed
  * (they sat in the thread's cache) and the cache itself, which no public call allocated.
- * Those frees call __libc_free directly from inside libc, where every other part of libc
- * frees through the PLT; the program's own calls into libc.so cannot be direct.
+ * Its name tells, where symbols are known (a static program, libc6-dbg). Otherwise, in a
+ * shared libc, its calls are the only direct calls into __libc_free: every other part of
+ * libc frees through the PLT. (In a static program every call is direct.)
  */
-static bool is_allocator_housekeeping(struct symbolizer *s, enum ht_func func, __u64 ret_addr)
+static bool is_allocator_housekeeping(struct symbolizer *s, enum ht_func func,
+				      const struct frame *caller, __u64 ret_addr)
 {
 	const struct mapping *m = mapping_of(s, ret_addr - 1);
 	struct object_file *obj;
 	uint64_t target;
 
-	if (func != HT_FREE || !s->alloc->glibc || !m ||
-	    !same_file(m, s->alloc->dev, s->alloc->inode) || !(obj = object_of(s, m)) ||
+	if (func != HT_FREE || !s->alloc->glibc)
+		return false;
+	if (caller->symbol)
+		return !strcmp(caller->symbol, "tcache_thread_shutdown") ||
+		       !strcmp(caller->symbol, "__malloc_arena_thread_freeres");
+	if (!m || !same_file(m, s->alloc->dev, s->alloc->inode) ||
+	    same_file(m, s->exe_dev, s->exe_inode) || !(obj = object_of(s, m)) ||
 	    !object_file__calls(obj))
 		return false;
 	return callsite__direct_target(object_file__calls(obj), ret_addr - m->start + m->offset,
@@ -209,7 +216,7 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64
 
 	if (nr >= 2 && has_aliases(s->alloc, func))
 		func = told_apart(s, func, pcs[1]);
-	out->call.internal = nr >= 2 && is_allocator_housekeeping(s, func, pcs[1]);
+	out->call.internal = valid >= 2 && is_allocator_housekeeping(s, func, &frames[1], pcs[1]);
 	a = attribute(frames, valid, s->rule);
 
 	out->call.func = func;

@@ -137,3 +137,100 @@ Test(groundtruth, attach_caller_rule)
 {
 	attach_mode("caller");
 }
+
+/*
+ * A static program carries its own malloc. Every thread must match, except that direct
+ * calls cannot tell memalign from aligned_alloc (one address, no PLT): their sum must.
+ */
+Test(groundtruth, a_static_program)
+{
+	char target[4096], json[256], truth[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "--json",
+			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
+			 "--", (char *)target_path("groundtruth_static", target, sizeof(target)),
+			 "--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
+	static const char *const fields[] = { "current", "min", "max", "requested", NULL };
+	json_object *report, *process, *want_threads;
+
+	require_bpf();
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	report = load_json(json);
+	process = json_object_array_get_idx(get(report, "processes"), 0);
+	cr_assert(process != NULL);
+	cr_expect(json_object_get_boolean(get(process, "usable_known")),
+		  "glibc linked in: its chunk headers give usable sizes");
+	want_threads = get(load_json(truth), "threads");
+	for (size_t i = 0; i < json_object_array_length(want_threads); i++) {
+		json_object *want = json_object_array_get_idx(want_threads, i);
+		long long tid = json_object_get_int64(get(want, "tid"));
+		json_object *got = find_by_int(get(process, "threads"), "tid", tid);
+		json_object *got_calls, *want_calls;
+		char what[64];
+
+		cr_assert(got != NULL, "thread %lld missing", tid);
+		for (const char *const *f = fields; *f; f++)
+			cr_expect(json_object_get_int64(get(got, *f)) ==
+					  json_object_get_int64(get(want, *f)),
+				  "static thread %lld: %s", tid, *f);
+		got_calls = get(got, "calls");
+		want_calls = get(want, "calls");
+		json_object_object_foreach(want_calls, name, count) {
+			long long have = json_object_get_int64(get(got_calls, name));
+			long long expect = json_object_get_int64(count);
+
+			if (!strcmp(name, "memalign") || !strcmp(name, "aligned_alloc"))
+				continue;
+			snprintf(what, sizeof(what), "static thread %lld: %s", tid, name);
+			cr_expect(have == expect, "%s calls %lld, truth %lld", what, have, expect);
+		}
+		cr_expect(json_object_get_int64(get(got_calls, "memalign")) +
+				  json_object_get_int64(get(got_calls, "aligned_alloc")) ==
+			  json_object_get_int64(get(want_calls, "memalign")) +
+				  json_object_get_int64(get(want_calls, "aligned_alloc")),
+			  "static thread %lld: memalign + aligned_alloc", tid);
+	}
+	json_object_put(report);
+}
+
+/*
+ * Workers that exit run glibc's thread-exit cleanup, which frees the thread's cache of
+ * blocks the program had already freed: that must not be charged again. Balances stay
+ * exact; only free calls may exceed the truth, by glibc's own free(NULL)s.
+ */
+Test(groundtruth, threads_that_exit)
+{
+	char target[4096], json[256], truth[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "--json",
+			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
+			 "--", (char *)target_path("groundtruth", target, sizeof(target)),
+			 "--exit-workers", "--truth",
+			 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
+	static const char *const fields[] = { "current", "min", "max", "requested", NULL };
+	json_object *report, *process, *want_threads;
+
+	require_bpf();
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	report = load_json(json);
+	process = json_object_array_get_idx(get(report, "processes"), 0);
+	cr_assert(process != NULL);
+	want_threads = get(load_json(truth), "threads");
+	for (size_t i = 0; i < json_object_array_length(want_threads); i++) {
+		json_object *want = json_object_array_get_idx(want_threads, i);
+		long long tid = json_object_get_int64(get(want, "tid"));
+		json_object *got = find_by_int(get(process, "threads"), "tid", tid);
+		long long frees, truth_frees;
+
+		cr_assert(got != NULL, "thread %lld missing", tid);
+		for (const char *const *f = fields; *f; f++)
+			cr_expect(json_object_get_int64(get(got, *f)) ==
+					  json_object_get_int64(get(want, *f)),
+				  "exited thread %lld: %s %lld, truth %lld", tid, *f,
+				  (long long)json_object_get_int64(get(got, *f)),
+				  (long long)json_object_get_int64(get(want, *f)));
+		frees = json_object_get_int64(get(get(got, "calls"), "free"));
+		truth_frees = json_object_get_int64(get(get(want, "calls"), "free"));
+		cr_expect(frees >= truth_frees && frees <= truth_frees + 4,
+			  "exited thread %lld: %lld frees, truth %lld", tid, frees, truth_frees);
+	}
+	json_object_put(report);
+}

@@ -9,6 +9,8 @@
  *   --wait   block until SIGUSR1 before working, so heaptap can attach first
  *   --truth  write libgt's record of what happened to FILE
  *   --park   then stay alive, allocating nothing, until killed (for live views)
+ *   --exit-workers   let workers exit instead of parking: glibc's thread-exit cleanup
+ *            then runs in them (its tcache housekeeping must not be charged)
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -22,6 +24,7 @@
 #define NR_WORKERS 4
 
 static sem_t done;
+static bool exit_workers;
 
 static void *worker(void *arg)
 {
@@ -42,7 +45,7 @@ static void *worker(void *arg)
 	if (id == 2)
 		gt_edge_cases();
 	sem_post(&done);
-	for (;;)
+	while (!exit_workers)
 		pause();
 	return NULL;
 }
@@ -58,6 +61,8 @@ int main(int argc, char **argv)
 			wait = true;
 		else if (!strcmp(argv[i], "--park"))
 			park = true;
+		else if (!strcmp(argv[i], "--exit-workers"))
+			exit_workers = true;
 		else if (!strcmp(argv[i], "--truth") && i + 1 < argc)
 			truth = argv[++i];
 	}
@@ -74,6 +79,8 @@ int main(int argc, char **argv)
 	for (long id = 0; id < NR_WORKERS; id++) {
 		pthread_create(&t, NULL, worker, (void *)id);
 		sem_wait(&done);
+		if (exit_workers)
+			pthread_join(t, NULL);
 	}
 	if (truth && gt_truth_write(truth)) {
 		perror(truth);

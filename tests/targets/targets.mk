@@ -7,7 +7,7 @@ TARGET_CFLAGS := -O1 -g -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poin
 TARGET_RPATH := -Wl,-rpath,'$$ORIGIN'
 
 TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/mpi_rank \
-	$(TARGET_DIR)/demo
+	$(TARGET_DIR)/demo $(TARGET_DIR)/groundtruth_static
 DEMO_TARGET := $(TARGET_DIR)/demo
 
 $(TARGET_DIR):
@@ -21,6 +21,13 @@ $(TARGET_DIR)/groundtruth: tests/targets/groundtruth.c $(TARGET_DIR)/libgt.so
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -lgt $(TARGET_RPATH) \
 		-pthread -o $@
+
+# The same program linked statically, libgt and glibc inside: malloc is in the program.
+$(TARGET_DIR)/groundtruth_static: tests/targets/groundtruth.c tests/targets/gtlib.c \
+		tests/targets/gtlib.h | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -static -Itests/targets tests/targets/groundtruth.c \
+		tests/targets/gtlib.c -pthread -o $@
 
 $(TARGET_DIR)/mpi_rank: tests/targets/mpi_rank.c $(TARGET_DIR)/libgt.so
 	$(call msg,MPICC,$@)
