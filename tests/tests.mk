@@ -4,7 +4,7 @@
 
 include tests/targets/targets.mk
 
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(UNIT_SRCS))
 INTEG_SRCS := $(wildcard tests/integration/*.c)
 INTEG_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(INTEG_SRCS))

@@ -176,17 +176,23 @@ json_object *find_function(json_object *functions, const char *function, const c
 	return NULL;
 }
 
-void assert_balance(json_object *got, json_object *truth, const char *const fields[],
-		    const char *what)
+void assert_fields(json_object *got, json_object *truth, const char *const fields[],
+		   const char *what)
 {
-	json_object *got_calls = get(got, "calls"), *truth_calls = get(truth, "calls");
-
 	for (const char *const *f = fields; *f; f++) {
 		long long want = json_object_get_int64(get(truth, *f));
 		long long have = json_object_get_int64(get(got, *f));
 
 		cr_expect(have == want, "%s: %s is %lld, truth %lld", what, *f, have, want);
 	}
+}
+
+void assert_balance(json_object *got, json_object *truth, const char *const fields[],
+		    const char *what)
+{
+	json_object *got_calls = get(got, "calls"), *truth_calls = get(truth, "calls");
+
+	assert_fields(got, truth, fields, what);
 	json_object_object_foreach(truth_calls, name, count) {
 		long long want = json_object_get_int64(count);
 		long long have = json_object_get_int64(get(got_calls, name));

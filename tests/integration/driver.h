@@ -38,6 +38,10 @@ json_object *find_by_str(json_object *array, const char *key, const char *value)
 /* The element of heaptap's functions[] named function whose library ends in suffix. */
 json_object *find_function(json_object *functions, const char *function, const char *suffix);
 
+/* Assert that got has the truth's value for each of the given balance fields. */
+void assert_fields(json_object *got, json_object *truth, const char *const fields[],
+		   const char *what);
+
 /*
  * Assert that got has the truth's value for each of the given balance fields (a
  * NULL-terminated list of "current", "min", "max", "requested") and every call count.

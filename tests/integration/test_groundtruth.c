@@ -168,10 +168,8 @@ Test(groundtruth, a_static_program)
 		char what[64];
 
 		cr_assert(got != NULL, "thread %lld missing", tid);
-		for (const char *const *f = fields; *f; f++)
-			cr_expect(json_object_get_int64(get(got, *f)) ==
-					  json_object_get_int64(get(want, *f)),
-				  "static thread %lld: %s", tid, *f);
+		snprintf(what, sizeof(what), "static thread %lld", tid);
+		assert_fields(got, want, fields, what);
 		got_calls = get(got, "calls");
 		want_calls = get(want, "calls");
 		json_object_object_foreach(want_calls, name, count) {
@@ -219,14 +217,11 @@ Test(groundtruth, threads_that_exit)
 		long long tid = json_object_get_int64(get(want, "tid"));
 		json_object *got = find_by_int(get(process, "threads"), "tid", tid);
 		long long frees, truth_frees;
+		char what[64];
 
 		cr_assert(got != NULL, "thread %lld missing", tid);
-		for (const char *const *f = fields; *f; f++)
-			cr_expect(json_object_get_int64(get(got, *f)) ==
-					  json_object_get_int64(get(want, *f)),
-				  "exited thread %lld: %s %lld, truth %lld", tid, *f,
-				  (long long)json_object_get_int64(get(got, *f)),
-				  (long long)json_object_get_int64(get(want, *f)));
+		snprintf(what, sizeof(what), "exited thread %lld", tid);
+		assert_fields(got, want, fields, what);
 		frees = json_object_get_int64(get(get(got, "calls"), "free"));
 		truth_frees = json_object_get_int64(get(get(want, "calls"), "free"));
 		cr_expect(frees >= truth_frees && frees <= truth_frees + 4,

@@ -13,6 +13,7 @@
 #include "callsite.h"
 #include "elfsyms.h"
 #include "procmaps.h"
+#include "self_offset.h"
 
 asm(".pushsection .text\n"
     /* A 3-byte function followed by 4 bytes that belong to no function. */
@@ -38,21 +39,6 @@ extern char ht_after_aligned_alloc[], ht_after_memalign[], ht_after_memalign_got
 	ht_after_direct[];
 
 TestSuite(symbols);
-
-/* Where addr lies in the file that maps it. */
-static uint64_t file_offset(const void *addr)
-{
-	struct procmaps pm;
-	const struct mapping *m;
-	uint64_t off;
-
-	cr_assert(eq(int, procmaps__read(getpid(), &pm), 0));
-	m = procmaps__find(&pm, (uint64_t)(uintptr_t)addr);
-	cr_assert(m != NULL);
-	off = (uint64_t)(uintptr_t)addr - m->start + m->offset;
-	procmaps__clear(&pm);
-	return off;
-}
 
 Test(symbols, lookup_respects_sizes)
 {

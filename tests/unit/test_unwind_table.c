@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "procmaps.h"
+#include "self_offset.h"
 #include "unwind_table.h"
 
 asm(".pushsection .text\n"
@@ -30,20 +31,6 @@ asm(".pushsection .text\n"
 extern char ht_framed[];
 
 TestSuite(unwind_table);
-
-static uint64_t file_offset(const void *addr)
-{
-	struct procmaps pm;
-	const struct mapping *m;
-	uint64_t off;
-
-	cr_assert(eq(int, procmaps__read(getpid(), &pm), 0));
-	m = procmaps__find(&pm, (uint64_t)(uintptr_t)addr);
-	cr_assert(m != NULL);
-	off = (uint64_t)(uintptr_t)addr - m->start + m->offset;
-	procmaps__clear(&pm);
-	return off;
-}
 
 static void expect_row(const struct unwind_table *t, uint64_t pc, enum cfa_rule cfa,
 		       int cfa_offset, enum reg_rule rbp, int rbp_offset)
