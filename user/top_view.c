@@ -12,6 +12,9 @@
 enum sort_key { SORT_CURRENT, SORT_MAX, SORT_CALLS, SORT_RATE };
 static const char *const sort_names[] = { "current", "max", "calls", "rate" };
 enum tab { TAB_THREADS, TAB_LIBRARIES, TAB_FUNCTIONS, NR_TABS };
+
+/* Width of the name column in the opened process: 80 columns less four figures. */
+#define NAME_WIDTH 40
 static const char *const tab_names[] = { "threads", "libraries", "functions" };
 
 /* What a process looked like at the last refresh, for its rates. */
@@ -246,6 +249,18 @@ static void draw_table(struct top_view *v, struct target **targets, size_t n)
 	mvprintw(LINES - 1, 0, "Enter open  c/m/n/r sort  p pause  q quit  ? help");
 }
 
+/* A path too long for its column keeps its tail, where the file's name is:
+ * "/long/checkout/dir/libgt.so" -> "...eckout/dir/libgt.so". */
+static const char *path_tail(const char *path, char *buf, size_t width)
+{
+	size_t len = strlen(path);
+
+	if (len <= width)
+		return path;
+	snprintf(buf, width + 1, "...%s", path + len - (width - 3));
+	return buf;
+}
+
 /* One row of the opened process: a name and its balance. */
 struct row {
 	const char *name;
@@ -288,7 +303,8 @@ static void draw_process(struct top_view *v, const struct target *t)
 		HASH_ITER(hh, t->stats.libraries, l, lt) {
 			if (n == 512)
 				break;
-			rows[n++] = (struct row){ l->library, &l->bal };
+			rows[n] = (struct row){ path_tail(l->library, names[n], NAME_WIDTH), &l->bal };
+			n++;
 		}
 	} else {
 		HASH_ITER(hh, t->stats.functions, f, ft) {
@@ -303,10 +319,10 @@ static void draw_process(struct top_view *v, const struct target *t)
 	sorting_view = v;
 	qsort(rows, n, sizeof(rows[0]), by_row_key);
 	attron(A_REVERSE);
-	mvprintw(6, 0, "%-40s %8s %8s %8s %10s", "NAME", "CURRENT", "MIN", "MAX", "CALLS");
+	mvprintw(6, 0, "%-*s %8s %8s %8s %10s", NAME_WIDTH, "NAME", "CURRENT", "MIN", "MAX", "CALLS");
 	attroff(A_REVERSE);
 	for (size_t i = 0; i < n && (int)i + 7 < LINES - 1; i++)
-		mvprintw(7 + i, 0, "%-40.40s %8s %8s %8s %10" PRIu64, rows[i].name,
+		mvprintw(7 + i, 0, "%-*.*s %8s %8s %8s %10" PRIu64, NAME_WIDTH, NAME_WIDTH, rows[i].name,
 			 human(rows[i].bal->current, cur, sizeof(cur)),
 			 human(rows[i].bal->min, min, sizeof(min)),
 			 human(rows[i].bal->max, max, sizeof(max)), total_calls(rows[i].bal));
