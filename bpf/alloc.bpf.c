@@ -110,7 +110,7 @@ int BPF_KPROBE(alloc_entry)
 	if (func == HT_FREE || func == HT_REALLOC || func == HT_REALLOCARRAY)
 		ev->freed_usable = usable_size(ev->args[0], &ev->flags);
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	ev->nr_frames = unwind_user_stack(ctx, ev->frames, &ev->flags);
+	ev->nr_frames = unwind_user_stack(ctx, ev->pid, ev->frames, &ev->flags);
 
 	if (func == HT_FREE)
 		send_call(ev);

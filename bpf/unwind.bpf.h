@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The user-stack unwinder, as one function so that another walk can replace it:
- * frames[0] is the probed pc, frames[1] its caller, then outwards.
+ * The user-stack unwinder: frames[0] is the probed pc, frames[1] its caller, then outwards.
  *
- * This one walks frame pointers. At a uprobe on a function's first instruction the return
- * address sits at [rsp] and rbp still belongs to the caller, so frame 1 comes from [rsp]
- * and the rbp chain then yields the caller's callers. Userspace validates every frame.
+ * Each frame is unwound by its file's .eh_frame rows (built by userspace, see
+ * user/unwind_maps.c): the row covering the pc says where the CFA is and where the
+ * caller's rbp and return address were saved. Where no table covers a pc (a file without
+ * .eh_frame, JIT code, or --unwind fp) the frame-pointer chain is followed instead. The
+ * walk ends at the outermost frame (return address undefined), at a rule it cannot follow,
+ * or at a stack that does not climb; userspace validates every frame it returns.
  */
 #ifndef HEAPTAP_UNWIND_BPF_H
 #define HEAPTAP_UNWIND_BPF_H
@@ -13,36 +15,199 @@
 #include "heaptap.bpf.h"
 #include <bpf/bpf_tracing.h>
 
-struct fp_record {
-	__u64 next_fp;
-	__u64 ret;
+/* Every traced file's rows, each file's contiguous and sorted; userspace sizes it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << 20);
+	__type(key, __u32);
+	__type(value, struct ht_unwind_row);
+} unwind_rows SEC(".maps");
+
+/* pid -> its executable mappings and their files' rows. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct ht_process_mappings);
+} unwind_processes SEC(".maps");
+
+/* Binary-search bounds: 2^10 > HT_MAX_MAPPINGS, 2^24 rows is more than any row map. */
+#define MAPPING_SEARCH_STEPS 10
+#define ROW_SEARCH_STEPS 24
+
+struct user_unwind_state {
+	__u64 pc, sp, bp; /* the frame being unwound; bp 0 when unknown */
+	__u64 *frames;
+	const struct ht_process_mappings *mappings; /* NULL: frame pointers only */
+	__u32 nr;
+	__u32 flags;
 };
 
-static __always_inline __u32 unwind_user_stack(struct pt_regs *regs, __u64 *frames,
+static __always_inline const struct ht_mapping *
+mapping_of(const struct ht_process_mappings *pm, __u64 pc)
+{
+	__u32 lo = 0, hi = pm->nr, mid;
+
+	if (hi > HT_MAX_MAPPINGS)
+		return NULL;
+	/* The last mapping starting at or before pc. */
+	for (int i = 0; i < MAPPING_SEARCH_STEPS && lo < hi; i++) {
+		mid = (lo + hi) / 2;
+		if (pm->maps[mid & (HT_MAX_MAPPINGS - 1)].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	mid = (lo - 1) & (HT_MAX_MAPPINGS - 1);
+	return pc < pm->maps[mid].end ? &pm->maps[mid] : NULL;
+}
+
+static __always_inline const struct ht_unwind_row *row_of(const struct ht_mapping *m, __u64 pc)
+{
+	__u64 offset = pc - m->start + m->file_offset;
+	__u32 lo = m->first_row, hi = m->first_row + m->nr_rows, mid;
+	const struct ht_unwind_row *row;
+
+	if (m->nr_rows == 0)
+		return NULL;
+	/* The last row of the file starting at or before offset. */
+	for (int i = 0; i < ROW_SEARCH_STEPS && lo < hi; i++) {
+		mid = (lo + hi) / 2;
+		row = bpf_map_lookup_elem(&unwind_rows, &mid);
+		if (!row)
+			return NULL;
+		if (row->pc <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == m->first_row)
+		return NULL;
+	mid = lo - 1;
+	row = bpf_map_lookup_elem(&unwind_rows, &mid);
+	return row && row->cfa_rule != HT_CFA_NONE ? row : NULL;
+}
+
+static __always_inline bool read_word(__u64 addr, __u64 *value)
+{
+	return bpf_probe_read_user(value, sizeof(*value), (void *)addr) == 0;
+}
+
+/* Unwind one frame by its row. Returns false when the stack ends here. */
+static __always_inline bool step_by_row(struct user_unwind_state *st, const struct ht_unwind_row *row)
+{
+	__u64 cfa, ra, bp = st->bp;
+
+	switch (row->cfa_rule) {
+	case HT_CFA_RSP:
+		cfa = st->sp + row->cfa_offset;
+		break;
+	case HT_CFA_RBP:
+		if (!st->bp)
+			return false;
+		cfa = st->bp + row->cfa_offset;
+		break;
+	case HT_CFA_PLT:
+		cfa = st->sp + 8 + ((st->pc & 15) >= 11 ? 8 : 0);
+		break;
+	default:
+		st->flags |= HT_F_STACK_UNSUPPORTED;
+		return false;
+	}
+	if (row->ra_rule == HT_REG_UNDEFINED)
+		return false; /* the outermost frame: the stack is whole */
+	if (row->ra_rule != HT_REG_AT_CFA) {
+		st->flags |= HT_F_STACK_UNSUPPORTED;
+		return false;
+	}
+	if (!read_word(cfa + row->ra_offset, &ra))
+		return false;
+	if (row->rbp_rule == HT_REG_AT_CFA) {
+		if (!read_word(cfa + row->rbp_offset, &bp))
+			return false;
+	} else if (row->rbp_rule != HT_REG_SAME) {
+		bp = 0;
+	}
+	/* Stacks grow down: a caller's frame lies above its callee's. */
+	if (cfa <= st->sp || !ra)
+		return false;
+	st->pc = ra;
+	st->sp = cfa;
+	st->bp = bp;
+	return true;
+}
+
+/*
+ * Unwind one frame by the frame-pointer chain. At frame 0, a function's first instruction,
+ * the return address is at [rsp] and rbp still belongs to the caller (DESIGN.md pitfall 1).
+ */
+static __always_inline bool step_by_frame_pointer(struct user_unwind_state *st, bool entry)
+{
+	struct {
+		__u64 next_bp;
+		__u64 ra;
+	} record;
+
+	if (entry) {
+		if (!read_word(st->sp, &st->pc))
+			return false;
+		st->sp += 8;
+		return st->pc != 0;
+	}
+	if (!st->bp || (st->bp & 7) || st->bp < st->sp ||
+	    bpf_probe_read_user(&record, sizeof(record), (void *)st->bp) || !record.ra)
+		return false;
+	st->pc = record.ra;
+	st->sp = st->bp + 16;
+	/* A chain that does not climb is not a chain: the next step checks bp >= sp. */
+	st->bp = record.next_bp;
+	return true;
+}
+
+/*
+ * One frame per bpf_loop() step. The frame number is the loop index, not a counter kept
+ * in the state: the verifier then sees one step, not 127 different ones.
+ */
+static long unwind_step(__u64 index, void *ctx)
+{
+	struct user_unwind_state *st = ctx;
+	const struct ht_unwind_row *row = NULL;
+	const struct ht_mapping *m;
+	__u64 pc;
+
+	if (index >= HT_MAX_FRAMES) {
+		st->flags |= HT_F_STACK_TRUNC;
+		return 1;
+	}
+	st->frames[index] = st->pc;
+	st->nr = index + 1;
+	/* A return address follows its call, which may be a function's last instruction. */
+	pc = index ? st->pc - 1 : st->pc;
+	if (st->mappings && (m = mapping_of(st->mappings, pc)))
+		row = row_of(m, pc);
+	if (row)
+		return step_by_row(st, row) ? 0 : 1;
+	return step_by_frame_pointer(st, index == 0) ? 0 : 1;
+}
+
+static __always_inline __u32 unwind_user_stack(struct pt_regs *regs, __u32 pid, __u64 *frames,
 					       __u32 *flags)
 {
-	__u64 fp = PT_REGS_FP(regs);
-	struct fp_record rec;
-	__u32 n = 1;
+	struct user_unwind_state st = {
+		.pc = PT_REGS_IP(regs),
+		.sp = PT_REGS_SP(regs),
+		.bp = PT_REGS_FP(regs),
+		.frames = frames,
+		.mappings = bpf_map_lookup_elem(&unwind_processes, &pid),
+	};
 
-	frames[0] = PT_REGS_IP(regs);
-	if (bpf_probe_read_user(&frames[1], sizeof(frames[1]), (void *)PT_REGS_SP(regs)))
-		return n;
-	n = 2;
-	for (__u32 i = 2; i < HT_MAX_FRAMES; i++) {
-		if (!fp || (fp & 7))
-			return n;
-		if (bpf_probe_read_user(&rec, sizeof(rec), (void *)fp) || !rec.ret)
-			return n;
-		frames[i] = rec.ret;
-		n = i + 1;
-		/* Stacks grow down: a chain that does not climb is not a chain. */
-		if (rec.next_fp <= fp)
-			return n;
-		fp = rec.next_fp;
-	}
-	*flags |= HT_F_STACK_TRUNC;
-	return n;
+	/* One more step than frames: the last one finds the walk was cut short. */
+	bpf_loop(HT_MAX_FRAMES + 1, unwind_step, &st, 0);
+	*flags |= st.flags;
+	return st.nr;
 }
 
 #endif

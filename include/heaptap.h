@@ -38,6 +38,7 @@ enum ht_event_type {
 /* ht_call_event.flags */
 #define HT_F_READ_FAILED (1u << 0)  /* a chunk header or posix_memalign out-pointer was unreadable */
 #define HT_F_STACK_TRUNC (1u << 1)  /* the walk hit HT_MAX_FRAMES */
+#define HT_F_STACK_UNSUPPORTED (1u << 2) /* a frame's unwind rule could not be followed */
 
 /*
  * One malloc-family call, sent when the outermost call returns (free: at its entry).
@@ -81,6 +82,55 @@ struct ht_exit_event {
 	__u32 pid;
 	__u32 tid;
 	__u32 group_dead; /* the last thread of the process */
+};
+
+/*
+ * Unwind tables. A row says, from file offset pc until the next row, where the CFA (the
+ * caller's stack pointer) is and where the caller's rbp and return address were saved.
+ * Rows of every file live in one array map; a file's rows are sorted and contiguous,
+ * shared by every process that maps the file.
+ */
+enum ht_cfa_rule {
+	HT_CFA_NONE,	    /* no unwind information covers this pc */
+	HT_CFA_RSP,	    /* CFA = rsp + cfa_offset */
+	HT_CFA_RBP,	    /* CFA = rbp + cfa_offset */
+	HT_CFA_PLT,	    /* a PLT stub: CFA = rsp + 8, + 8 more when (pc & 15) >= 11 */
+	HT_CFA_UNSUPPORTED, /* an expression heaptap cannot follow: the stack ends, incomplete */
+};
+
+enum ht_reg_rule {
+	HT_REG_SAME,	    /* the caller's value is still in the register */
+	HT_REG_AT_CFA,	    /* saved at CFA + offset */
+	HT_REG_UNDEFINED,   /* no caller: the outermost frame (for the return address) */
+	HT_REG_UNSUPPORTED, /* anything else */
+};
+
+struct ht_unwind_row {
+	__u32 pc;	   /* file offset where the row starts */
+	__s32 cfa_offset;
+	__s16 rbp_offset;  /* with rbp_rule HT_REG_AT_CFA */
+	__s16 ra_offset;   /* with ra_rule HT_REG_AT_CFA (-8 on x86-64) */
+	__u8 cfa_rule;	   /* enum ht_cfa_rule */
+	__u8 rbp_rule;	   /* enum ht_reg_rule */
+	__u8 ra_rule;	   /* enum ht_reg_rule */
+	__u8 pad;
+};
+
+/* Executable mappings a process can have tables for; more are walked by frame pointers. */
+#define HT_MAX_MAPPINGS 512
+
+struct ht_mapping {
+	__u64 start, end;  /* [start, end) of an executable mapping */
+	__u64 file_offset; /* of start */
+	__u32 first_row;   /* the file's rows in the row map */
+	__u32 nr_rows;	   /* 0: no table; frame pointers are walked instead */
+};
+
+/* A process's executable mappings with tables, sorted by start (map keyed by pid). */
+struct ht_process_mappings {
+	__u32 nr;
+	__u32 pad;
+	struct ht_mapping maps[HT_MAX_MAPPINGS];
 };
 
 /* Per-process losses, kept in the BPF map `losses` keyed by pid. */

@@ -25,7 +25,10 @@ static const char doc[] =
 	"4 without privileges (root, or CAP_BPF and CAP_PERFMON), 126 if COMMAND cannot be "
 	"executed, 127 if COMMAND is not found.";
 
-enum { OPT_JSON = 0x100, OPT_JSON_LINES, OPT_FOLLOW, OPT_MPI };
+enum { OPT_JSON = 0x100, OPT_JSON_LINES, OPT_FOLLOW, OPT_MPI, OPT_UNWIND, OPT_STACKS };
+
+#define UNWIND_HELP "tables (default: .eh_frame rows, through code built without frame " \
+		    "pointers) or fp (frame pointers only: cheaper, wrong where they are missing)"
 
 static const struct argp_option option_table[] = {
 	{ "attribution", 'a', "RULE", 0, "entry (default: the first library function the "
@@ -41,6 +44,9 @@ static const struct argp_option option_table[] = {
 	{ "duration", 'd', "SECONDS", 0, "attach: detach after SECONDS" },
 	{ "follow", OPT_FOLLOW, NULL, 0, "run: trace every process COMMAND starts too, each "
 					  "from its first instruction (mpirun and its ranks)" },
+	{ "stacks", OPT_STACKS, "FILE", 0, "also write every distinct stack that called the "
+					 "allocator, as JSON lines with its calls" },
+	{ "unwind", OPT_UNWIND, "MODE", 0, UNWIND_HELP },
 	{ "verbose", 'v', NULL, 0, "show what heaptap and libbpf do" },
 	{},
 };
@@ -57,6 +63,7 @@ static const struct argp_option top_option_table[] = {
 	{ "json", OPT_JSON_LINES, NULL, 0, "batch: each snapshot as one JSON report on one line" },
 	{ "interval", 'i', "SECONDS", 0, "refresh every SECONDS (default 1)" },
 	{ "iterations", 'n', "COUNT", 0, "quit after COUNT refreshes" },
+	{ "unwind", OPT_UNWIND, "MODE", 0, UNWIND_HELP },
 	{ "verbose", 'v', NULL, 0, "show what heaptap and libbpf do" },
 	{},
 };
@@ -137,6 +144,14 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MPI:
 		o->follow = o->mpi_only = true;
+		break;
+	case OPT_UNWIND:
+		if (strcmp(arg, "tables") && strcmp(arg, "fp"))
+			usage_error(state, "--unwind must be tables or fp, not '%s'", arg);
+		o->frame_pointers = !strcmp(arg, "fp");
+		break;
+	case OPT_STACKS:
+		o->stacks_path = arg;
 		break;
 	case 'v':
 		o->verbose = true;

@@ -36,6 +36,8 @@ struct options {
 	bool json_lines;       /* top --json: each snapshot one JSON report on one line */
 	double interval;       /* top -i, seconds between refreshes */
 	long count;	       /* top -n: refreshes before quitting; 0 = until done */
+	bool frame_pointers; /* --unwind fp: no unwind tables */
+	const char *stacks_path; /* --stacks */
 	bool verbose;
 };
 

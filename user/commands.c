@@ -14,6 +14,8 @@ int open_session(const struct options *opts, struct session **s)
 		.rule = opts->rule,
 		.follow = opts->follow,
 		.mpi_only = opts->mpi_only,
+		.unwind_tables = !opts->frame_pointers,
+		.record_stacks = opts->stacks_path != NULL,
 	};
 	int err = session__new(&so, s);
 
@@ -42,6 +44,10 @@ int write_reports(struct session *s, const struct options *opts, FILE *default_o
 		fclose(out);
 	if (opts->json_path && (err = report_json(opts->json_path, s))) {
 		log_error("cannot write %s: %s", opts->json_path, strerror(-err));
+		status = EXIT_FAILURE_INTERNAL;
+	}
+	if (opts->stacks_path && (err = report_stacks(opts->stacks_path, s))) {
+		log_error("cannot write %s: %s", opts->stacks_path, strerror(-err));
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	return status;

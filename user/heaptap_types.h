@@ -11,6 +11,8 @@ _Static_assert(sizeof(struct ht_call_event) ==
 	       "ABI: ht_call_event header");
 _Static_assert(sizeof(struct ht_libs_event) == 16, "ABI: ht_libs_event");
 _Static_assert(sizeof(struct ht_exit_event) == 16, "ABI: ht_exit_event");
+_Static_assert(sizeof(struct ht_unwind_row) == 16, "ABI: ht_unwind_row");
+_Static_assert(sizeof(struct ht_mapping) == 32, "ABI: ht_mapping");
 
 /* Report names of the entry points, in enum ht_func order. */
 extern const char *const ht_func_names[HT_NR_FUNCS];

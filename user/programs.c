@@ -62,7 +62,7 @@ static int probe_allocator(struct session *s, struct target *t, const struct pro
 	err = tracer__attach_allocator(s->tracer, t->pid, &t->alloc);
 	if (err)
 		return err;
-	t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
+	t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule, stack_records_of(s, t));
 	if (!t->symbolizer)
 		return -errno;
 	t->probed = true;
@@ -71,10 +71,38 @@ static int probe_allocator(struct session *s, struct target *t, const struct pro
 	return 0;
 }
 
+/*
+ * Give the target's code its unwind tables: at attach, and each time the loader maps
+ * objects, before the process runs on (it is held at loader events). Without a table a
+ * frame is walked by frame pointers, so a failure here costs stack quality, not events.
+ */
+static void give_tables(struct session *s, struct target *t, const struct procmaps *maps)
+{
+	int err;
+
+	if (!s->unwind)
+		return;
+	err = unwind_maps__update(s->unwind, t->pid, maps);
+	if (err)
+		log_error("pid %d: cannot load unwind tables: %s", t->pid, strerror(-err));
+}
+
+/* The same, reading the mappings first. */
+static void give_tables_now(struct session *s, struct target *t)
+{
+	struct procmaps maps = {};
+
+	if (s->unwind && procmaps__read(t->pid, &maps) == 0)
+		give_tables(s, t, &maps);
+	procmaps__clear(&maps);
+}
+
 /* Drop what belonged to the program a target ran before it exec'd. */
 static void forget_program(struct session *s, struct target *t)
 {
 	tracer__detach(s->tracer, t->pid);
+	if (s->unwind)
+		unwind_maps__forget(s->unwind, t->pid);
 	symbolizer__free(t->symbolizer);
 	t->symbolizer = NULL;
 	t->probed = false;
@@ -106,9 +134,11 @@ int session__attach(struct session *s, pid_t pid)
 		goto cleanup;
 	}
 	describe(t);
-	err = tracer__add_target(s->tracer, pid, false);
+	/* With tables, loader events hold it: a dlopen'ed library needs its table first. */
+	err = tracer__add_target(s->tracer, pid, s->unwind != NULL);
 	if (err)
 		goto forget;
+	give_tables(s, t, &maps); /* before the probes: the first calls get whole stacks */
 	err = probe_allocator(s, t, &maps);
 	if (err)
 		goto forget;
@@ -124,6 +154,7 @@ forget:
 	forget_program(s, t);
 	HASH_DEL(s->targets, t);
 	accountant__clear(&t->stats);
+	stack_records__clear(&t->stacks);
 	free(t);
 cleanup:
 	procmaps__clear(&maps);
@@ -192,11 +223,12 @@ static int prepare_program(struct session *s, struct target *t)
 
 		mapped[len > 0 ? len : 0] = '\0';
 		allocator__from_object(mapped, exe, &t->alloc);
+		give_tables_now(s, t);
 		err = tracer__attach_allocator(s->tracer, t->pid, &t->alloc);
 		if (err)
 			return err;
 		t->probed = true;
-		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
+		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule, stack_records_of(s, t));
 		return t->symbolizer ? 0 : -errno;
 	}
 	procfs_root_path(t->pid, interp, interp_path, sizeof(interp_path));
@@ -209,9 +241,14 @@ static int prepare_program(struct session *s, struct target *t)
 				     elfsyms__offset_of(loader->syms, "_dl_debug_state"));
 }
 
+/*
+ * Let a target held until its probes were placed run on. With unwind tables a traced one
+ * stays held at loader events, so that what it loads later gets a table before it runs.
+ */
 static void release(struct session *s, struct target *t)
 {
-	tracer__release_hold(s->tracer, t->pid);
+	if (t->untraced || !s->unwind)
+		tracer__release_hold(s->tracer, t->pid);
 	t->held = false;
 }
 
@@ -284,9 +321,10 @@ void handle_fork(struct session *s, const struct ht_fork_event *ev)
 	if (!parent->probed || t->untraced)
 		return;
 	t->alloc = parent->alloc;
+	give_tables_now(s, t);
 	if (tracer__attach_allocator(s->tracer, t->pid, &t->alloc) == 0) {
 		t->probed = true;
-		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule);
+		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule, stack_records_of(s, t));
 	}
 }
 
@@ -301,16 +339,16 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 			kill(ev->pid, SIGCONT);
 		return;
 	}
-	if (!t->probed) {
-		if (procmaps__read(t->pid, &maps) == 0)
+	if (procmaps__read(t->pid, &maps) == 0) {
+		give_tables(s, t, &maps);
+		if (!t->probed)
 			err = probe_allocator(s, t, &maps);
-		if (err && err != -ENOENT) /* ENOENT: libc is not mapped yet */
-			log_error("pid %d: cannot probe %s: %s", t->pid, t->alloc.path,
-				  strerror(-err));
-		procmaps__clear(&maps);
-	} else if (t->symbolizer) {
-		symbolizer__mappings_changed(t->symbolizer);
 	}
+	if (err && err != -ENOENT) /* ENOENT: libc is not mapped yet */
+		log_error("pid %d: cannot probe %s: %s", t->pid, t->alloc.path, strerror(-err));
+	procmaps__clear(&maps);
+	if (t->symbolizer)
+		symbolizer__mappings_changed(t->symbolizer);
 	if (t->held && t->probed && t->symbolizer)
 		release(s, t);
 	if (ev->held)

@@ -9,6 +9,11 @@
 void report_text(FILE *out, struct session *s);
 /* 0 or -errno. */
 int report_json(const char *path, struct session *s);
+/*
+ * Every distinct stack of every process as JSON lines (--stacks): pid, calls, complete,
+ * frames (innermost first: library, offset, function). 0 or -errno.
+ */
+int report_stacks(const char *path, struct session *s);
 /* The same report on one line (top -b --json). */
 void report_json_line(FILE *out, struct session *s);
 

@@ -17,6 +17,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 		return -ENOMEM;
 	s->rule = opts->rule;
 	s->mpi_only = opts->mpi_only;
+	s->record_stacks = opts->record_stacks;
 	s->cache = symcache__new();
 	if (!s->cache) {
 		err = -ENOMEM;
@@ -25,6 +26,17 @@ int session__new(const struct session_opts *opts, struct session **out)
 	err = tracer__new(on_event, s, opts->follow, &s->tracer);
 	if (err)
 		goto cleanup;
+	if (opts->unwind_tables) {
+		int rows_fd, processes_fd;
+		uint32_t capacity;
+
+		tracer__unwind_maps(s->tracer, &rows_fd, &capacity, &processes_fd);
+		s->unwind = unwind_maps__new(rows_fd, capacity, processes_fd);
+		if (!s->unwind) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+	}
 	*out = s;
 	return 0;
 cleanup:
@@ -43,9 +55,11 @@ void session__free(struct session *s)
 		HASH_DEL(s->targets, t);
 		symbolizer__free(t->symbolizer);
 		accountant__clear(&t->stats);
+		stack_records__clear(&t->stacks);
 		free(t);
 	}
 	symcache__free(s->cache);
+	unwind_maps__free(s->unwind);
 	free(s->sorted);
 	free(s);
 }
@@ -60,6 +74,11 @@ struct target *new_target(struct session *s, pid_t pid)
 	mpi_identity_from_environ("", 0, &t->mpi);
 	HASH_ADD_INT(s->targets, pid, t);
 	return t;
+}
+
+struct stack_records *stack_records_of(struct session *s, struct target *t)
+{
+	return s->record_stacks ? &t->stacks : NULL;
 }
 
 struct target *target_of(struct session *s, pid_t pid)
@@ -94,6 +113,8 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 	}
 	if (call.internal)
 		return;
+	if (call.record)
+		call.record->calls++;
 	if (t->alloc.glibc && (ev->flags & HT_F_READ_FAILED))
 		t->lost_events++; /* still counted as a call, but its bytes are unknown */
 	if (!call.complete)
@@ -190,8 +211,11 @@ void session__mark_exited(struct session *s, pid_t pid)
 {
 	struct target *t = target_of(s, pid);
 
-	if (t)
-		t->exited = true;
+	if (!t)
+		return;
+	t->exited = true;
+	if (s->unwind)
+		unwind_maps__forget(s->unwind, pid);
 }
 
 static int by_pid(struct target *a, struct target *b)

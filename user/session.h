@@ -14,6 +14,7 @@
 #include "allocator.h"
 #include "attribution.h"
 #include "rank.h"
+#include "stack_records.h"
 #include "symbolizer.h"
 
 struct target {
@@ -28,6 +29,7 @@ struct target {
 	struct allocator alloc;
 	struct symbolizer *symbolizer;
 	struct process_stats stats;
+	struct stack_records stacks; /* with record_stacks */
 	uint64_t incomplete_stacks;
 	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */
 	UT_hash_handle hh;
@@ -39,6 +41,8 @@ struct session_opts {
 	enum attribution_rule rule;
 	bool follow;   /* trace the processes that targets start, from their exec */
 	bool mpi_only; /* trace only processes that carry an MPI rank (follow the rest) */
+	bool unwind_tables; /* unwind by .eh_frame tables, else by frame pointers only */
+	bool record_stacks; /* keep every distinct stack (--stacks) */
 };
 
 /* 0 or -errno; -EPERM means heaptap lacks the privileges to load BPF. */

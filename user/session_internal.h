@@ -6,12 +6,15 @@
 #include "session.h"
 #include "symcache.h"
 #include "tracer.h"
+#include "unwind_maps.h"
 
 struct session {
 	struct tracer *tracer;
 	struct symcache *cache;
 	enum attribution_rule rule;
 	bool mpi_only;
+	struct unwind_maps *unwind; /* NULL: frame pointers only */
+	bool record_stacks;
 	struct target *targets;
 	struct target **sorted;
 	uint64_t events; /* delivered, of every kind */
@@ -19,6 +22,8 @@ struct session {
 
 struct target *new_target(struct session *s, pid_t pid);
 struct target *target_of(struct session *s, pid_t pid);
+/* Where the target's stacks are recorded, or NULL when they are not (no --stacks). */
+struct stack_records *stack_records_of(struct session *s, struct target *t);
 
 /* programs.c: a target's program changes (exec, loader events) and new processes. */
 void handle_exec(struct session *s, const struct ht_libs_event *ev);

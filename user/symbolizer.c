@@ -30,6 +30,7 @@ struct symbolizer {
 	struct procmaps maps;
 	bool maps_stale;
 	struct cached_stack *stacks;
+	struct stack_records *records;
 };
 
 static void forget_stacks(struct symbolizer *s)
@@ -53,6 +54,8 @@ static int read_maps(struct symbolizer *s)
 	int err = procmaps__read(s->pid, &fresh);
 
 	s->maps_stale = false;
+	if (!err && fresh.nr == 0)
+		err = -ESRCH; /* an exited process's maps read empty */
 	if (err)
 		return err; /* the process is gone: keep what we knew */
 	procmaps__clear(&s->maps);
@@ -67,7 +70,8 @@ static int read_maps(struct symbolizer *s)
 }
 
 struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
-				   const struct allocator *alloc, enum attribution_rule rule)
+				   const struct allocator *alloc, enum attribution_rule rule,
+				   struct stack_records *records)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 	char exe[64];
@@ -80,6 +84,7 @@ struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
 	s->cache = cache;
 	s->alloc = alloc;
 	s->rule = rule;
+	s->records = records;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
 	if (stat(exe, &st) == 0) {
 		s->exe_dev = st.st_dev;
@@ -105,7 +110,9 @@ void symbolizer__free(struct symbolizer *s)
 
 void symbolizer__mappings_changed(struct symbolizer *s)
 {
-	s->maps_stale = true;
+	/* Read now, while the process is held at its loader event: it may exit soon. */
+	if (read_maps(s))
+		s->maps_stale = true;
 }
 
 /* The executable mapping holding a frame's pc. */
@@ -186,6 +193,49 @@ static bool has_aliases(const struct allocator *a, enum ht_func func)
 	return false;
 }
 
+/* "libfoo.so+0x1a2b": an address no symbol covers, named by its file and offset. */
+static char *offset_name(const char *object, uint64_t offset)
+{
+	const char *base = strrchr(object, '/');
+	char *name;
+
+	if (asprintf(&name, "%s+0x%llx", base ? base + 1 : object, (unsigned long long)offset) < 0)
+		return NULL;
+	return name;
+}
+
+/* Keep the stack's frames, named, for --stacks. */
+static struct stack_record *record_stack(struct symbolizer *s, const __u64 *pcs, __u32 nr,
+					 const struct frame *frames, bool complete)
+{
+	struct stack_frame described[HT_MAX_FRAMES];
+	char *names[HT_MAX_FRAMES] = {};
+	struct stack_record *rec = NULL;
+	__u32 i;
+
+	for (i = 0; i < nr; i++) {
+		/* Frame 0 is the probed entry point itself; the others are return addresses. */
+		const struct mapping *m = mapping_of(s, i ? pcs[i] - 1 : pcs[i]);
+		struct object_file *obj = m ? object_of(s, m) : NULL;
+		const char *symbol = frames[i].symbol;
+
+		if (!m)
+			break;
+		described[i].library = m->path;
+		described[i].offset = pcs[i] - m->start + m->offset;
+		if (i == 0 && obj && obj->syms)
+			symbol = elfsyms__lookup(obj->syms, described[i].offset);
+		if (!symbol && !(symbol = names[i] = offset_name(m->path, described[i].offset)))
+			goto cleanup;
+		described[i].function = symbol;
+	}
+	rec = stack_records__intern(s->records, described, i, complete);
+cleanup:
+	for (__u32 j = 0; j < nr; j++)
+		free(names[j]);
+	return rec;
+}
+
 static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64 *pcs,
 			    __u32 nr, struct cached_stack *out)
 {
@@ -229,18 +279,14 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64
 
 		naming = mapping_of(s, pcs[a.frame] - 1);
 		out->library = strdup(f->object);
-		if (f->symbol) {
-			out->function = strdup(f->symbol);
-		} else {
-			const char *base = strrchr(f->object, '/');
-
-			if (asprintf(&out->function, "%s+0x%llx", base ? base + 1 : f->object,
-				     (unsigned long long)(pcs[a.frame] - naming->start +
-							  naming->offset)) < 0)
-				out->function = NULL;
-		}
+		out->function = f->symbol ? strdup(f->symbol) :
+					    offset_name(f->object, pcs[a.frame] - naming->start +
+								     naming->offset);
 	}
 	if (!out->library || !out->function)
+		return -ENOMEM;
+	if (s->records && !out->call.internal &&
+	    !(out->call.record = record_stack(s, pcs, valid, frames, a.complete)))
 		return -ENOMEM;
 	out->call.library = out->library;
 	out->call.function = out->function;

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include "allocator.h"
 #include "attribution.h"
+#include "stack_records.h"
 #include "symcache.h"
 
 struct resolved_call {
@@ -19,16 +20,21 @@ struct resolved_call {
 	const char *function; /* its symbol, or "object+0xoffset" when none covers it */
 	bool complete;	      /* the stack reached a start-up frame */
 	bool internal;	      /* the allocator's own housekeeping, not a call of the program */
+	struct stack_record *record; /* the whole stack, when the symbolizer records them */
 };
 
 struct symbolizer;
 
-/* The allocator must outlive the symbolizer. NULL with errno when /proc cannot be read. */
+/*
+ * The allocator must outlive the symbolizer, and records too (NULL: stacks are not
+ * recorded). NULL with errno when /proc cannot be read.
+ */
 struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
-				   const struct allocator *alloc, enum attribution_rule rule);
+				   const struct allocator *alloc, enum attribution_rule rule,
+				   struct stack_records *records);
 void symbolizer__free(struct symbolizer *s);
 
-/* The mappings changed (the loader said so): reread them before the next miss. */
+/* The mappings changed (the loader said so): reread them (or, failing, at the next miss). */
 void symbolizer__mappings_changed(struct symbolizer *s);
 
 /* Resolve one call. The strings stay valid until the next call. 0 or -errno. */

@@ -232,6 +232,14 @@ int tracer__drain(struct tracer *t)
 	return ring_buffer__consume(t->rb);
 }
 
+void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
+			 int *processes_fd)
+{
+	*rows_fd = bpf_map__fd(t->skel->maps.unwind_rows);
+	*capacity = bpf_map__max_entries(t->skel->maps.unwind_rows);
+	*processes_fd = bpf_map__fd(t->skel->maps.unwind_processes);
+}
+
 uint64_t tracer__lost_events(struct tracer *t, pid_t pid)
 {
 	struct ht_losses l = {};

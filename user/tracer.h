@@ -47,6 +47,10 @@ int tracer__poll(struct tracer *t, int timeout_ms);
 /* Deliver whatever is already queued, without waiting. */
 int tracer__drain(struct tracer *t);
 
+/* The unwind maps (see unwind_maps.h): the row array, its capacity, pid -> mappings. */
+void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
+			 int *processes_fd);
+
 /* Events lost in the kernel for pid (ring buffer full, no per-thread slot). */
 uint64_t tracer__lost_events(struct tracer *t, pid_t pid);
 

@@ -22,15 +22,17 @@ struct builder {
 	size_t cap;
 };
 
-static bool file_offset_of(struct builder *b, uint64_t vaddr, uint64_t *off)
+static bool file_offset_of(struct builder *b, uint64_t vaddr, uint32_t *off)
 {
 	for (size_t i = 0; i < b->nr_phdrs; i++) {
 		GElf_Phdr ph;
 
 		if (gelf_getphdr(b->elf, i, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
 		    vaddr < ph.p_vaddr + ph.p_memsz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return true;
+			uint64_t offset = vaddr - ph.p_vaddr + ph.p_offset;
+
+			*off = offset;
+			return offset <= UINT32_MAX;
 		}
 	}
 	return false;
@@ -44,17 +46,17 @@ static void register_rule(Dwarf_Frame *frame, int regno, uint8_t *rule, int16_t 
 
 	*offset = 0;
 	if (dwarf_frame_register(frame, regno, mem, &ops, &n)) {
-		*rule = REG_UNSUPPORTED;
+		*rule = HT_REG_UNSUPPORTED;
 	} else if (n == 0) {
-		*rule = ops == NULL ? REG_SAME : REG_UNDEFINED;
+		*rule = ops == NULL ? HT_REG_SAME : HT_REG_UNDEFINED;
 	} else if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
-		*rule = REG_AT_CFA;
+		*rule = HT_REG_AT_CFA;
 	} else if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
 		   ops[1].atom == DW_OP_plus_uconst) {
-		*rule = REG_AT_CFA;
+		*rule = HT_REG_AT_CFA;
 		*offset = (int16_t)(int64_t)ops[1].number;
 	} else {
-		*rule = REG_UNSUPPORTED;
+		*rule = HT_REG_UNSUPPORTED;
 	}
 }
 
@@ -73,19 +75,19 @@ static bool is_plt_expression(const Dwarf_Op *ops, size_t n)
 	return true;
 }
 
-static struct unwind_row rule_of(Dwarf_Frame *frame)
+static struct ht_unwind_row rule_of(Dwarf_Frame *frame)
 {
-	struct unwind_row row = { .cfa_rule = CFA_UNSUPPORTED };
+	struct ht_unwind_row row = { .cfa_rule = HT_CFA_UNSUPPORTED };
 	Dwarf_Op *ops;
 	size_t n;
 
 	if (dwarf_frame_cfa(frame, &ops, &n) == 0) {
 		if (n == 1 && ops[0].atom == DW_OP_bregx &&
 		    (ops[0].number == DWARF_RSP || ops[0].number == DWARF_RBP)) {
-			row.cfa_rule = ops[0].number == DWARF_RSP ? CFA_RSP : CFA_RBP;
+			row.cfa_rule = ops[0].number == DWARF_RSP ? HT_CFA_RSP : HT_CFA_RBP;
 			row.cfa_offset = (int32_t)ops[0].number2;
 		} else if (is_plt_expression(ops, n)) {
-			row.cfa_rule = CFA_PLT;
+			row.cfa_rule = HT_CFA_PLT;
 		}
 	}
 	register_rule(frame, DWARF_RBP, &row.rbp_rule, &row.rbp_offset);
@@ -93,14 +95,14 @@ static struct unwind_row rule_of(Dwarf_Frame *frame)
 	return row;
 }
 
-static bool same_rules(const struct unwind_row *a, const struct unwind_row *b)
+static bool same_rules(const struct ht_unwind_row *a, const struct ht_unwind_row *b)
 {
 	return a->cfa_rule == b->cfa_rule && a->cfa_offset == b->cfa_offset &&
 	       a->rbp_rule == b->rbp_rule && a->rbp_offset == b->rbp_offset &&
 	       a->ra_rule == b->ra_rule && a->ra_offset == b->ra_offset;
 }
 
-static int add_row(struct builder *b, uint64_t vaddr, struct unwind_row row)
+static int add_row(struct builder *b, uint64_t vaddr, struct ht_unwind_row row)
 {
 	struct unwind_table *t = b->table;
 
@@ -110,7 +112,7 @@ static int add_row(struct builder *b, uint64_t vaddr, struct unwind_row row)
 		return 0;
 	if (t->nr == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct unwind_row *grown = realloc(t->rows, cap * sizeof(*grown));
+		struct ht_unwind_row *grown = realloc(t->rows, cap * sizeof(*grown));
 
 		if (!grown)
 			return -ENOMEM;
@@ -168,7 +170,7 @@ static int fde_starts(Elf *elf, uint64_t **starts, size_t *nr)
 	return 0;
 }
 
-/* Walk the rows of every FDE, in address order, marking gaps between FDEs as CFA_NONE. */
+/* Walk the rows of every FDE, in address order, marking gaps between FDEs as HT_CFA_NONE. */
 static int build_rows(struct builder *b, const uint64_t *starts, size_t nr)
 {
 	uint64_t addr = 0;
@@ -184,7 +186,7 @@ static int build_rows(struct builder *b, const uint64_t *starts, size_t nr)
 			Dwarf_Addr start, end;
 
 			if (dwarf_cfi_addrframe(b->cfi, addr, &frame)) {
-				err = add_row(b, addr, (struct unwind_row){ .cfa_rule = CFA_NONE });
+				err = add_row(b, addr, (struct ht_unwind_row){ .cfa_rule = HT_CFA_NONE });
 				break;
 			}
 			dwarf_frame_info(frame, &start, &end, NULL);
@@ -240,7 +242,7 @@ cleanup:
 	return err;
 }
 
-const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t pc)
+const struct ht_unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t pc)
 {
 	size_t lo = 0, hi = t->nr;
 

@@ -3,9 +3,11 @@
  * Built with frame pointers and without inlining, IPA cloning or tail calls, so that
  * every function here is a real frame with its own symbol.
  */
+#include <fcntl.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,47 +261,76 @@ void gt_edge_cases(void)
 	gt_call_free(p);
 }
 
-static void write_balance(FILE *f, const struct balance *b)
+/*
+ * The truth is formatted into a static buffer and written with write(): stdio would
+ * allocate its buffers, and those calls would be libgt's too, missing from the truth.
+ */
+static char truth_text[64 << 10];
+static size_t truth_len;
+
+static void emit(const char *fmt, ...)
 {
-	fprintf(f, "\"current\": %lld, \"min\": %lld, \"max\": %lld, \"requested\": %llu, \"calls\": {",
-		b->current, b->min, b->max, b->requested);
-	for (int i = 0; i < NR_FNS; i++)
-		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", fn_names[i], b->calls[i]);
-	fprintf(f, "}");
+	va_list ap;
+	int n;
+
+	if (truth_len >= sizeof(truth_text))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(truth_text + truth_len, sizeof(truth_text) - truth_len, fmt, ap);
+	va_end(ap);
+	truth_len += n > 0 ? (size_t)n : 0;
 }
 
-static void write_groups(FILE *f, const char *key, const struct group *g, int size)
+static void write_balance(const struct balance *b)
 {
-	fprintf(f, "\"%s\": [", key);
+	emit("\"current\": %lld, \"min\": %lld, \"max\": %lld, \"requested\": %llu, \"calls\": {",
+		b->current, b->min, b->max, b->requested);
+	for (int i = 0; i < NR_FNS; i++)
+		emit("%s\"%s\": %llu", i ? ", " : "", fn_names[i], b->calls[i]);
+	emit("}");
+}
+
+static void write_groups(const char *key, const struct group *g, int size)
+{
+	emit("\"%s\": [", key);
 	for (int i = 0, n = 0; i < size && g[i].name; i++) {
-		fprintf(f, "%s\n  {\"function\": \"%s\", ", n++ ? "," : "", g[i].name);
-		write_balance(f, &g[i].bal);
-		fprintf(f, "}");
+		emit("%s\n  {\"function\": \"%s\", ", n++ ? "," : "", g[i].name);
+		write_balance(&g[i].bal);
+		emit("}");
 	}
-	fprintf(f, "]");
+	emit("]");
 }
 
 int gt_truth_write(const char *path)
 {
-	FILE *f = fopen(path, "w");
+	char tmp[4096];
+	ssize_t written;
+	int fd;
 
-	if (!f)
-		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	pthread_mutex_lock(&lock);
-	fprintf(f, "{\"pid\": %d, \"threads\": [", (int)getpid());
+	truth_len = 0;
+	emit("{\"pid\": %d, \"threads\": [", (int)getpid());
 	for (int i = 0; i < nr_threads; i++) {
-		fprintf(f, "%s\n  {\"tid\": %ld, \"name\": \"%s\", ", i ? "," : "",
+		emit("%s\n  {\"tid\": %ld, \"name\": \"%s\", ", i ? "," : "",
 			threads[i].tid, threads[i].name);
-		write_balance(f, &threads[i].bal);
-		fprintf(f, "}");
+		write_balance(&threads[i].bal);
+		emit("}");
 	}
-	fprintf(f, "],\n");
-	write_groups(f, "entry_functions", entries, MAX_GROUPS);
-	fprintf(f, ",\n");
-	write_groups(f, "caller_functions", callers, MAX_GROUPS);
-	fprintf(f, ",\n\"library\": {");
-	write_balance(f, &library);
-	fprintf(f, "}}\n");
+	emit("],\n");
+	write_groups("entry_functions", entries, MAX_GROUPS);
+	emit(",\n");
+	write_groups("caller_functions", callers, MAX_GROUPS);
+	emit(",\n\"library\": {");
+	write_balance(&library);
+	emit("}}\n");
 	pthread_mutex_unlock(&lock);
-	return fclose(f) ? -1 : 0;
+	/* Written aside and renamed, so that readers never see half of it. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	written = write(fd, truth_text, truth_len);
+	if (close(fd) || written != (ssize_t)truth_len || truth_len >= sizeof(truth_text))
+		return -1;
+	return rename(tmp, path);
 }

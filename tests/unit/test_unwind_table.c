@@ -32,19 +32,19 @@ extern char ht_framed[];
 
 TestSuite(unwind_table);
 
-static void expect_row(const struct unwind_table *t, uint64_t pc, enum cfa_rule cfa,
-		       int cfa_offset, enum reg_rule rbp, int rbp_offset)
+static void expect_row(const struct unwind_table *t, uint64_t pc, enum ht_cfa_rule cfa,
+		       int cfa_offset, enum ht_reg_rule rbp, int rbp_offset)
 {
-	const struct unwind_row *row = unwind_table__find(t, pc);
+	const struct ht_unwind_row *row = unwind_table__find(t, pc);
 
 	cr_assert(row != NULL, "no row for pc 0x%lx", (unsigned long)pc);
 	cr_expect(eq(u8, row->cfa_rule, cfa), "cfa rule at 0x%lx", (unsigned long)pc);
 	cr_expect(eq(i32, row->cfa_offset, cfa_offset), "cfa offset at 0x%lx", (unsigned long)pc);
 	cr_expect(eq(u8, row->rbp_rule, rbp), "rbp rule at 0x%lx", (unsigned long)pc);
-	if (rbp == REG_AT_CFA)
+	if (rbp == HT_REG_AT_CFA)
 		cr_expect(eq(i16, row->rbp_offset, rbp_offset), "rbp offset at 0x%lx",
 			  (unsigned long)pc);
-	cr_expect(eq(u8, row->ra_rule, REG_AT_CFA), "return address at 0x%lx", (unsigned long)pc);
+	cr_expect(eq(u8, row->ra_rule, HT_REG_AT_CFA), "return address at 0x%lx", (unsigned long)pc);
 	cr_expect(eq(i16, row->ra_offset, -8));
 }
 
@@ -55,12 +55,12 @@ Test(unwind_table, a_cfa_that_moves_mid_body)
 
 	cr_assert(eq(int, unwind_table__build("/proc/self/exe", &t), 0));
 	cr_assert(t.nr > 10);
-	expect_row(&t, fn + 0, CFA_RSP, 8, REG_SAME, 0);
-	expect_row(&t, fn + 1, CFA_RSP, 16, REG_AT_CFA, -16);
-	expect_row(&t, fn + 3, CFA_RSP, 16, REG_AT_CFA, -16);
-	expect_row(&t, fn + 4, CFA_RBP, 16, REG_AT_CFA, -16);
-	expect_row(&t, fn + 5, CFA_RBP, 16, REG_AT_CFA, -16);
-	expect_row(&t, fn + 6, CFA_RSP, 8, REG_SAME, 0);
+	expect_row(&t, fn + 0, HT_CFA_RSP, 8, HT_REG_SAME, 0);
+	expect_row(&t, fn + 1, HT_CFA_RSP, 16, HT_REG_AT_CFA, -16);
+	expect_row(&t, fn + 3, HT_CFA_RSP, 16, HT_REG_AT_CFA, -16);
+	expect_row(&t, fn + 4, HT_CFA_RBP, 16, HT_REG_AT_CFA, -16);
+	expect_row(&t, fn + 5, HT_CFA_RBP, 16, HT_REG_AT_CFA, -16);
+	expect_row(&t, fn + 6, HT_CFA_RSP, 8, HT_REG_SAME, 0);
 	/* Rows are sorted and each starts where the last one ended. */
 	for (size_t i = 1; i < t.nr; i++)
 		cr_assert(t.rows[i - 1].pc < t.rows[i].pc);
@@ -74,8 +74,8 @@ Test(unwind_table, plt_stubs_and_the_outermost_frame_of_libc)
 
 	cr_assert(eq(int, unwind_table__build("/lib/x86_64-linux-gnu/libc.so.6", &t), 0));
 	for (size_t i = 0; i < t.nr; i++) {
-		plt += t.rows[i].cfa_rule == CFA_PLT;
-		outermost += t.rows[i].ra_rule == REG_UNDEFINED;
+		plt += t.rows[i].cfa_rule == HT_CFA_PLT;
+		outermost += t.rows[i].ra_rule == HT_REG_UNDEFINED;
 	}
 	cr_expect(plt >= 1, "libc's .plt has the PLT expression");
 	/* clone3 and start_thread mark the end of a thread's stack: rip undefined. */

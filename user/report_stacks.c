@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* --stacks: every distinct stack that called the allocator, one JSON object per line. */
+#include <errno.h>
+#include <stdio.h>
+#include <json-c/json.h>
+#include "report.h"
+
+static json_object *stack_json(pid_t pid, const struct stack_record *rec)
+{
+	json_object *o = json_object_new_object(), *frames = json_object_new_array();
+
+	json_object_object_add(o, "pid", json_object_new_int(pid));
+	json_object_object_add(o, "calls", json_object_new_uint64(rec->calls));
+	json_object_object_add(o, "complete", json_object_new_boolean(rec->complete));
+	for (size_t i = 0; i < rec->nr; i++) {
+		json_object *f = json_object_new_object();
+
+		json_object_object_add(f, "library", json_object_new_string(rec->frames[i].library));
+		json_object_object_add(f, "offset", json_object_new_uint64(rec->frames[i].offset));
+		json_object_object_add(f, "function",
+				       json_object_new_string(rec->frames[i].function));
+		json_object_array_add(frames, f);
+	}
+	json_object_object_add(o, "frames", frames);
+	return o;
+}
+
+int report_stacks(const char *path, struct session *s)
+{
+	struct target **targets;
+	size_t n = session__targets(s, &targets);
+	FILE *out = fopen(path, "w");
+
+	if (!out)
+		return -errno;
+	for (size_t i = 0; i < n; i++) {
+		const struct stack_record *rec, *tmp;
+
+		HASH_ITER(hh, targets[i]->stacks.by_key, rec, tmp) {
+			json_object *o;
+
+			if (!rec->calls)
+				continue; /* only housekeeping took this path */
+			o = stack_json(targets[i]->pid, rec);
+			fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+			json_object_put(o);
+		}
+	}
+	return fclose(out) ? -errno : 0;
+}

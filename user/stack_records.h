@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The distinct stacks that called the allocator in one process, symbolized, with their
+ * call counts (--stacks). Stacks are told apart by their frames' files, offsets and names,
+ * so the same code path seen before and after a dlopen() is one record.
+ */
+#ifndef HEAPTAP_STACK_RECORDS_H
+#define HEAPTAP_STACK_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uthash.h>
+
+struct stack_frame {
+	const char *library; /* path as mapped */
+	uint64_t offset;     /* file offset of the pc (a return address past frame 0) */
+	const char *function; /* symbol, or "file+0xoffset" */
+};
+
+struct stack_record {
+	struct stack_frame *frames; /* [0] the allocator entry point, outwards */
+	size_t nr;
+	bool complete;
+	uint64_t calls;
+	char *key; /* the frames, serialized: also owns the strings frames point to */
+	UT_hash_handle hh;
+};
+
+struct stack_records {
+	struct stack_record *by_key;
+};
+
+/* The record for these frames (copied), created with 0 calls if new; NULL if no memory. */
+struct stack_record *stack_records__intern(struct stack_records *r,
+					   const struct stack_frame *frames, size_t nr,
+					   bool complete);
+void stack_records__clear(struct stack_records *r);
+
+#endif

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <uthash.h>
+#include "heaptap_types.h"
+#include "log.h"
+#include "procfs.h"
+#include "unwind_maps.h"
+#include "unwind_table.h"
+
+struct file_key {
+	uint64_t dev, inode;
+};
+
+struct file_entry {
+	struct file_key key;
+	uint32_t first_row;
+	size_t index; /* into unwind_maps.files */
+	UT_hash_handle hh;
+};
+
+struct unwind_maps {
+	int rows_fd, processes_fd;
+	uint32_t capacity, used; /* rows are handed out in order and never reused */
+	struct file_entry *by_file;
+	struct unwind_file *files;
+	size_t nr_files;
+};
+
+struct unwind_maps *unwind_maps__new(int rows_fd, uint32_t capacity, int processes_fd)
+{
+	struct unwind_maps *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->rows_fd = rows_fd;
+	u->capacity = capacity;
+	u->processes_fd = processes_fd;
+	return u;
+}
+
+void unwind_maps__free(struct unwind_maps *u)
+{
+	struct file_entry *f, *tmp;
+
+	if (!u)
+		return;
+	HASH_ITER(hh, u->by_file, f, tmp) {
+		HASH_DEL(u->by_file, f);
+		free(f);
+	}
+	for (size_t i = 0; i < u->nr_files; i++)
+		free(u->files[i].path);
+	free(u->files);
+	free(u);
+}
+
+static double monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Copy a file's rows into the row map, after those of the files before it. */
+static int store_rows(struct unwind_maps *u, const struct unwind_table *table, uint32_t *first)
+{
+	__u32 *keys, count = table->nr;
+	int err = 0;
+
+	if (table->nr > u->capacity - u->used)
+		return -ENOSPC;
+	keys = malloc((table->nr ? table->nr : 1) * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < table->nr; i++)
+		keys[i] = u->used + i;
+	/* One system call for the whole table: libmpi alone has tens of thousands of rows. */
+	if (count && bpf_map_update_batch(u->rows_fd, keys, table->rows, &count, NULL))
+		err = -errno;
+	free(keys);
+	if (err)
+		return err;
+	*first = u->used;
+	u->used += table->nr;
+	return 0;
+}
+
+static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct mapping *m)
+{
+	struct file_key key = { m->dev, m->inode };
+	struct unwind_table table = {};
+	struct unwind_file *grown, *file;
+	struct file_entry *f;
+	char open_path[4096];
+	double start;
+
+	HASH_FIND(hh, u->by_file, &key, sizeof(key), f);
+	if (f)
+		return f;
+	f = calloc(1, sizeof(*f));
+	grown = realloc(u->files, (u->nr_files + 1) * sizeof(*grown));
+	if (!f || !grown) {
+		free(f);
+		return NULL;
+	}
+	u->files = grown;
+	file = &u->files[u->nr_files];
+	memset(file, 0, sizeof(*file));
+	file->path = strdup(m->path);
+	if (!file->path) {
+		free(f);
+		return NULL;
+	}
+	f->key = key;
+	f->index = u->nr_files++;
+	HASH_ADD(hh, u->by_file, key, sizeof(key), f);
+
+	start = monotonic_ms();
+	procfs_root_path(pid, m->path, open_path, sizeof(open_path));
+	file->err = unwind_table__build(open_path, &table);
+	if (!file->err)
+		file->err = store_rows(u, &table, &f->first_row);
+	if (!file->err)
+		file->nr_rows = table.nr;
+	file->build_ms = monotonic_ms() - start;
+	unwind_table__clear(&table);
+	if (file->err)
+		log_debug("unwind table for %s: none (%s): frame pointers there", file->path,
+			  file->err == -ENOENT ? "no .eh_frame_hdr" : strerror(-file->err));
+	else
+		log_debug("unwind table for %s: %u rows, %.1f KiB, %.1f ms", file->path,
+			  file->nr_rows, file->nr_rows * sizeof(struct ht_unwind_row) / 1024.0,
+			  file->build_ms);
+	return f;
+}
+
+int unwind_maps__update(struct unwind_maps *u, pid_t pid, const struct procmaps *maps)
+{
+	struct ht_process_mappings *pm = calloc(1, sizeof(*pm));
+	__u32 key = pid;
+	int err = 0;
+
+	if (!pm)
+		return -ENOMEM;
+	/* maps are sorted by start, as the BPF search needs. */
+	for (size_t i = 0; i < maps->nr && pm->nr < HT_MAX_MAPPINGS; i++) {
+		const struct mapping *m = &maps->maps[i];
+		const struct unwind_file *file;
+		struct file_entry *f;
+
+		if (!m->executable || m->path[0] != '/')
+			continue; /* anonymous code (JIT) and [vdso]: frame pointers */
+		f = file_of(u, pid, m);
+		if (!f) {
+			err = -ENOMEM;
+			break;
+		}
+		file = &u->files[f->index];
+		pm->maps[pm->nr++] = (struct ht_mapping){
+			.start = m->start,
+			.end = m->end,
+			.file_offset = m->offset,
+			.first_row = f->first_row,
+			.nr_rows = file->err ? 0 : file->nr_rows,
+		};
+	}
+	/* One update: the unwinder sees the old mappings or the new, never a mix. */
+	if (!err && bpf_map_update_elem(u->processes_fd, &key, pm, BPF_ANY))
+		err = -errno;
+	free(pm);
+	return err;
+}
+
+void unwind_maps__forget(struct unwind_maps *u, pid_t pid)
+{
+	__u32 key = pid;
+
+	bpf_map_delete_elem(u->processes_fd, &key);
+}
+
+size_t unwind_maps__files(const struct unwind_maps *u, const struct unwind_file **files)
+{
+	*files = u->files;
+	return u->nr_files;
+}
