@@ -193,6 +193,33 @@ static bool has_aliases(const struct allocator *a, enum ht_func func)
 	return false;
 }
 
+/*
+ * Under the entry rule the group is the library function the program called, and the
+ * program's call instruction names it: also when that function left the stack by a tail
+ * call (MPI_Finalize jumps to ompi_mpi_finalize) or shares its address with another name
+ * (MPI_Init and PMPI_Init). NULL when the call site does not tell.
+ */
+static const char *entry_point_called(struct symbolizer *s, const __u64 *pcs, __u32 nr,
+				      size_t naming)
+{
+	const struct mapping *caller, *callee;
+	struct object_file *caller_obj, *callee_obj;
+	const char *name;
+
+	if (s->rule != ATTRIBUTE_ENTRY || naming == 0 || naming + 1 >= nr)
+		return NULL;
+	caller = mapping_of(s, pcs[naming + 1] - 1);
+	callee = mapping_of(s, pcs[naming] - 1);
+	if (!caller || !callee || !same_file(caller, s->exe_dev, s->exe_inode) ||
+	    !(caller_obj = object_of(s, caller)) || !object_file__calls(caller_obj) ||
+	    !(callee_obj = object_of(s, callee)) || !callee_obj->syms)
+		return NULL;
+	name = callsite__callee(object_file__calls(caller_obj),
+				pcs[naming + 1] - caller->start + caller->offset);
+	/* The name must be the naming library's own, not one it merely imports. */
+	return name && elfsyms__offset_of(callee_obj->syms, name) ? name : NULL;
+}
+
 /* "libfoo.so+0x1a2b": an address no symbol covers, named by its file and offset. */
 static char *offset_name(const char *object, uint64_t offset)
 {
@@ -276,10 +303,12 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64
 		out->function = strdup(ht_func_names[func]);
 	} else {
 		const struct frame *f = &frames[a.frame];
+		const char *called = entry_point_called(s, pcs, valid, a.frame);
 
 		naming = mapping_of(s, pcs[a.frame] - 1);
 		out->library = strdup(f->object);
-		out->function = f->symbol ? strdup(f->symbol) :
+		out->function = called	  ? strdup(called) :
+				f->symbol ? strdup(f->symbol) :
 					    offset_name(f->object, pcs[a.frame] - naming->start +
 								     naming->offset);
 	}
