@@ -10,6 +10,7 @@
  */
 #include "heaptap.bpf.h"
 #include <bpf/bpf_tracing.h>
+#include "stacks.bpf.h"
 #include "unwind.bpf.h"
 
 static const struct inflight empty_inflight;
@@ -56,8 +57,8 @@ static __always_inline struct inflight *inflight_of(__u32 tid)
 
 static __always_inline void send_call(struct ht_call_event *ev)
 {
-	__u32 nr = ev->nr_frames;
-	__u64 wakeup = BPF_RB_NO_WAKEUP;
+	__u64 size = HT_CALL_EVENT_HEADER_SIZE, wakeup = BPF_RB_NO_WAKEUP;
+	__u32 nr = ev->stack.nr;
 
 	/*
 	 * A wakeup per event costs the traced thread more than the rest of this program:
@@ -67,7 +68,9 @@ static __always_inline void send_call(struct ht_call_event *ev)
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	if (nr > HT_MAX_FRAMES)
 		nr = HT_MAX_FRAMES;
-	if (bpf_ringbuf_output(&events, ev, HT_CALL_EVENT_HEADER_SIZE + nr * sizeof(__u64), wakeup))
+	if (!ev->stack_id)
+		size += HT_STACK_HEADER_SIZE + nr * sizeof(__u64);
+	if (bpf_ringbuf_output(&events, ev, size, wakeup))
 		count_loss(ev->pid, LOSS_RINGBUF_FULL);
 }
 
@@ -110,7 +113,9 @@ int BPF_KPROBE(alloc_entry)
 	if (func == HT_FREE || func == HT_REALLOC || func == HT_REALLOCARRAY)
 		ev->freed_usable = usable_size(ev->args[0], &ev->flags);
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	ev->nr_frames = unwind_user_stack(ctx, ev->pid, ev->frames, &ev->flags);
+	ev->stack.pid = ev->pid;
+	ev->stack.nr = unwind_user_stack(ctx, ev->pid, ev->stack.frames, &ev->flags);
+	ev->stack_id = stack_id_of(&ev->stack);
 
 	if (func == HT_FREE)
 		send_call(ev);

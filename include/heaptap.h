@@ -40,10 +40,18 @@ enum ht_event_type {
 #define HT_F_STACK_TRUNC (1u << 1)  /* the walk hit HT_MAX_FRAMES */
 #define HT_F_STACK_UNSUPPORTED (1u << 2) /* a frame's unwind rule could not be followed */
 
+/* A user stack: frames[0] the probed entry point, [1] its caller, outwards. */
+struct ht_stack {
+	__u32 pid; /* addresses mean something only in their process */
+	__u32 nr;
+	__u64 frames[HT_MAX_FRAMES];
+};
+
 /*
  * One malloc-family call, sent when the outermost call returns (free: at its entry).
  * Raw arguments travel as they are; userspace derives requested bytes from them.
- * Variable length: only nr_frames entries of frames[] are sent.
+ * The stack travels as an id in the stacks map (pid -> never reused while traced); only
+ * when it could not be stored (stack_id 0) does it follow inline, with its nr frames.
  */
 struct ht_call_event {
 	__u32 type;
@@ -56,12 +64,14 @@ struct ht_call_event {
 	__u64 alloc_usable;  /* usable bytes of the block returned */
 	__u64 alloc_ptr;     /* the block returned (posix_memalign: through args[0]) */
 	__u32 flags;
-	__u32 nr_frames;
+	__u32 pad;
+	__u64 stack_id;	     /* key in the stacks map; 0: the stack is inline */
 	char comm[HT_COMM_LEN];
-	__u64 frames[HT_MAX_FRAMES]; /* [0] the probed entry, [1] its caller, outwards */
+	struct ht_stack stack; /* sent only with stack_id 0 */
 };
 
-#define HT_CALL_EVENT_HEADER_SIZE 96
+#define HT_CALL_EVENT_HEADER_SIZE 104
+#define HT_STACK_HEADER_SIZE 8
 
 struct ht_libs_event {
 	__u32 type;

@@ -7,7 +7,8 @@
 #include "heaptap.h"
 
 _Static_assert(sizeof(struct ht_call_event) ==
-		       HT_CALL_EVENT_HEADER_SIZE + HT_MAX_FRAMES * sizeof(__u64),
+		       HT_CALL_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE +
+			       HT_MAX_FRAMES * sizeof(__u64),
 	       "ABI: ht_call_event header");
 _Static_assert(sizeof(struct ht_libs_event) == 16, "ABI: ht_libs_event");
 _Static_assert(sizeof(struct ht_exit_event) == 16, "ABI: ht_exit_event");

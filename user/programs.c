@@ -103,6 +103,7 @@ static void forget_program(struct session *s, struct target *t)
 	tracer__detach(s->tracer, t->pid);
 	if (s->unwind)
 		unwind_maps__forget(s->unwind, t->pid);
+	stack_ids__release(&t->stack_ids);
 	symbolizer__free(t->symbolizer);
 	t->symbolizer = NULL;
 	t->probed = false;

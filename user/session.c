@@ -7,6 +7,7 @@
 #include "session_internal.h"
 
 static int on_event(void *ctx, const void *data, size_t size);
+static void target_ended(struct session *s, pid_t pid);
 
 int session__new(const struct session_opts *opts, struct session **out)
 {
@@ -50,14 +51,15 @@ void session__free(struct session *s)
 
 	if (!s)
 		return;
-	tracer__free(s->tracer);
 	HASH_ITER(hh, s->targets, t, tmp) {
 		HASH_DEL(s->targets, t);
 		symbolizer__free(t->symbolizer);
 		accountant__clear(&t->stats);
 		stack_records__clear(&t->stacks);
+		stack_ids__release(&t->stack_ids);
 		free(t);
 	}
+	tracer__free(s->tracer); /* after the targets: they give their stacks back to it */
 	symcache__free(s->cache);
 	unwind_maps__free(s->unwind);
 	free(s->sorted);
@@ -71,6 +73,7 @@ struct target *new_target(struct session *s, pid_t pid)
 	if (!t)
 		return NULL;
 	t->pid = pid;
+	t->stack_ids.map_fd = tracer__stacks_fd(s->tracer);
 	mpi_identity_from_environ("", 0, &t->mpi);
 	HASH_ADD_INT(s->targets, pid, t);
 	return t;
@@ -97,17 +100,23 @@ bool session__knows(struct session *s, pid_t pid)
 static void on_call(struct session *s, const struct ht_call_event *ev)
 {
 	struct target *t = target_of(s, ev->pid);
+	const __u64 *frames = ev->stack.frames;
+	__u32 nr_frames = ev->stack.nr;
 	struct resolved_call call;
 	struct movement moved;
 	char comm[HT_COMM_LEN + 1];
 
 	if (!t)
 		return;
+	if (ev->stack_id && !(frames = stack_ids__frames(&t->stack_ids, ev->stack_id, &nr_frames))) {
+		t->lost_events++; /* cannot happen: ids live until the process exits */
+		return;
+	}
 	if (!t->symbolizer) {
 		t->lost_events++; /* its mappings could not be read in time */
 		return;
 	}
-	if (symbolizer__resolve(t->symbolizer, ev->func, ev->frames, ev->nr_frames, &call)) {
+	if (symbolizer__resolve(t->symbolizer, ev->func, frames, nr_frames, &call)) {
 		t->lost_events++;
 		return;
 	}
@@ -147,8 +156,12 @@ static int on_event(void *ctx, const void *data, size_t size)
 	s->events++;
 	switch (type) {
 	case HT_EV_CALL:
-		if (size < HT_CALL_EVENT_HEADER_SIZE || call->nr_frames > HT_MAX_FRAMES ||
-		    size < HT_CALL_EVENT_HEADER_SIZE + call->nr_frames * sizeof(__u64)) {
+		if (size < HT_CALL_EVENT_HEADER_SIZE ||
+		    (!call->stack_id &&
+		     (size < HT_CALL_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE ||
+		      call->stack.nr > HT_MAX_FRAMES ||
+		      size < HT_CALL_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE +
+				     call->stack.nr * sizeof(__u64)))) {
 			if ((t = target_of(s, call->pid)))
 				t->lost_events++;
 			return 0;
@@ -174,7 +187,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	case HT_EV_EXIT:
 		if (size >= sizeof(struct ht_exit_event) &&
 		    ((const struct ht_exit_event *)data)->group_dead)
-			session__mark_exited(s, ((const struct ht_exit_event *)data)->pid);
+			target_ended(s, ((const struct ht_exit_event *)data)->pid);
 		break;
 	}
 	return 0;
@@ -207,7 +220,8 @@ size_t session__live_targets(const struct session *s)
 	return live;
 }
 
-void session__mark_exited(struct session *s, pid_t pid)
+/* The process is gone, and its events are read: what the kernel kept for it can go. */
+static void target_ended(struct session *s, pid_t pid)
 {
 	struct target *t = target_of(s, pid);
 
@@ -216,6 +230,14 @@ void session__mark_exited(struct session *s, pid_t pid)
 	t->exited = true;
 	if (s->unwind)
 		unwind_maps__forget(s->unwind, pid);
+	stack_ids__release(&t->stack_ids);
+}
+
+void session__mark_exited(struct session *s, pid_t pid)
+{
+	/* Its last calls may still be queued, and need its stack ids. */
+	tracer__drain(s->tracer);
+	target_ended(s, pid);
 }
 
 static int by_pid(struct target *a, struct target *b)

@@ -14,6 +14,7 @@
 #include "allocator.h"
 #include "attribution.h"
 #include "rank.h"
+#include "stack_ids.h"
 #include "stack_records.h"
 #include "symbolizer.h"
 
@@ -29,6 +30,7 @@ struct target {
 	struct allocator alloc;
 	struct symbolizer *symbolizer;
 	struct process_stats stats;
+	struct stack_ids stack_ids;  /* the frames of its call events */
 	struct stack_records stacks; /* with record_stacks */
 	uint64_t incomplete_stacks;
 	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */

@@ -64,6 +64,9 @@ int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
 		goto cleanup;
 	}
 	t->skel->rodata->follow_children = follow_children;
+	/* A test hook: few hash bits make stacks collide, which must not merge them. */
+	if (getenv("HEAPTAP_STACK_HASH_BITS"))
+		t->skel->rodata->stack_hash_bits = atoi(getenv("HEAPTAP_STACK_HASH_BITS"));
 	err = heaptap_bpf__load(t->skel);
 	if (err)
 		goto cleanup;
@@ -238,6 +241,11 @@ void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
 	*rows_fd = bpf_map__fd(t->skel->maps.unwind_rows);
 	*capacity = bpf_map__max_entries(t->skel->maps.unwind_rows);
 	*processes_fd = bpf_map__fd(t->skel->maps.unwind_processes);
+}
+
+int tracer__stacks_fd(struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.stacks);
 }
 
 uint64_t tracer__lost_events(struct tracer *t, pid_t pid)

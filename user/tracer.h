@@ -51,6 +51,9 @@ int tracer__drain(struct tracer *t);
 void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
 			 int *processes_fd);
 
+/* The map of stacks that call events name by id (see stack_ids.h). */
+int tracer__stacks_fd(struct tracer *t);
+
 /* Events lost in the kernel for pid (ring buffer full, no per-thread slot). */
 uint64_t tracer__lost_events(struct tracer *t, pid_t pid);
 

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Stacks deduplicated in a map, so that a call event carries an id, not its frames.
+ *
+ * The id is a hash of the process and its frames. Two different stacks may hash alike: a
+ * stack is stored under an id only if the slot is free or holds the very same frames,
+ * otherwise the next ids are tried. When no slot takes it (the map is full), the event
+ * carries its frames inline instead: a stack is never merged with another, nor lost.
+ * Userspace deletes a process's stacks when it exits.
+ */
+#ifndef HEAPTAP_STACKS_BPF_H
+#define HEAPTAP_STACKS_BPF_H
+
+#include "heaptap.bpf.h"
+
+#define EEXIST 17
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* memory as stacks appear, not 128 MiB at once */
+	__uint(max_entries, 1 << 17);
+	__type(key, __u64);
+	__type(value, struct ht_stack);
+} stacks SEC(".maps");
+
+/* Ids tried per stack before it goes inline. */
+#define STACK_PROBES 4
+
+/*
+ * Bits of the hash kept in an id. Always 64, except in the test that makes every stack
+ * collide (HEAPTAP_STACK_HASH_BITS) to show that collisions never merge stacks.
+ */
+const volatile __u32 stack_hash_bits = 64;
+
+static __always_inline __u64 stack_hash(const struct ht_stack *st)
+{
+	/* FNV-1a over the 64-bit words: cheap, and collisions are handled anyway. */
+	__u64 h = 0xcbf29ce484222325ULL ^ ((__u64)st->pid << 32 | st->nr);
+
+	for (__u32 i = 0; i < HT_MAX_FRAMES && i < st->nr; i++)
+		h = (h ^ st->frames[i]) * 0x100000001b3ULL;
+	return stack_hash_bits < 64 ? h & ((1ULL << stack_hash_bits) - 1) : h;
+}
+
+static __always_inline bool same_stack(const struct ht_stack *a, const struct ht_stack *b)
+{
+	if (a->pid != b->pid || a->nr != b->nr)
+		return false;
+	for (__u32 i = 0; i < HT_MAX_FRAMES && i < a->nr; i++) {
+		if (a->frames[i] != b->frames[i])
+			return false;
+	}
+	return true;
+}
+
+/* The id under which st is stored, or 0 when it could not be stored. */
+static __always_inline __u64 stack_id_of(const struct ht_stack *st)
+{
+	__u64 id = stack_hash(st);
+
+	for (int probe = 0; probe < STACK_PROBES; probe++, id++) {
+		const struct ht_stack *known;
+		long err;
+
+		if (id == 0)
+			continue; /* 0 means "inline" */
+		known = bpf_map_lookup_elem(&stacks, &id);
+		if (!known) {
+			err = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
+			if (!err)
+				return id;
+			if (err != -EEXIST)
+				return 0; /* the map is full */
+			/* Another CPU stored a stack under this id just now: which one? */
+			known = bpf_map_lookup_elem(&stacks, &id);
+			if (!known)
+				return 0;
+		}
+		if (same_stack(known, st))
+			return id;
+	}
+	return 0;
+}
+
+#endif
