@@ -70,6 +70,25 @@ static json_object *process_json(struct session *s, const struct target *t)
 	return p;
 }
 
+/* Beyond the schema's required fields: what each file's unwind table cost. */
+static json_object *unwind_tables_json(struct session *s)
+{
+	json_object *tables = json_object_new_array();
+	const struct unwind_file *files;
+	size_t n = session__unwind_files(s, &files);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "file", json_object_new_string(files[i].path));
+		json_object_object_add(o, "rows", json_object_new_uint64(files[i].nr_rows));
+		json_object_object_add(o, "bytes", json_object_new_uint64(unwind_file_bytes(&files[i])));
+		json_object_object_add(o, "build_ms", json_object_new_double(files[i].build_ms));
+		json_object_array_add(tables, o);
+	}
+	return tables;
+}
+
 static json_object *report_object(struct session *s)
 {
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
@@ -82,6 +101,7 @@ static json_object *report_object(struct session *s)
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(processes, process_json(s, targets[i]));
 	json_object_object_add(root, "processes", processes);
+	json_object_object_add(root, "unwind_tables", unwind_tables_json(s));
 	return root;
 }
 

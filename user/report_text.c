@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include "report.h"
@@ -64,6 +65,32 @@ static void print_process(FILE *out, struct session *s, const struct target *t)
 	}
 }
 
+/* What unwinding through each file cost: rows in BPF maps, and the time to build them. */
+static void print_unwind_tables(FILE *out, struct session *s)
+{
+	const struct unwind_file *files;
+	size_t n = session__unwind_files(s, &files);
+	uint64_t rows = 0;
+	double ms = 0;
+
+	if (!n)
+		return;
+	fprintf(out, "==== Unwind tables =====\n");
+	for (size_t i = 0; i < n; i++) {
+		rows += files[i].nr_rows;
+		ms += files[i].build_ms;
+		if (files[i].err)
+			fprintf(out, "%s: none (%s): frame pointers there\n", files[i].path,
+				files[i].err == -ENOENT ? "no .eh_frame_hdr" : strerror(-files[i].err));
+		else
+			fprintf(out, "%s: %u rows, %.1f KiB, %.1f ms\n", files[i].path,
+				files[i].nr_rows, unwind_file_bytes(&files[i]) / 1024.0,
+				files[i].build_ms);
+	}
+	fprintf(out, "Total: %zu files, %" PRIu64 " rows, %.1f KiB, %.1f ms\n", n, rows,
+		rows * sizeof(struct ht_unwind_row) / 1024.0, ms);
+}
+
 void report_text(FILE *out, struct session *s)
 {
 	struct target **targets;
@@ -72,5 +99,6 @@ void report_text(FILE *out, struct session *s)
 	fprintf(out, "heaptap report (attribution: %s)\n", attribution_rule_name(session__rule(s)));
 	for (size_t i = 0; i < n; i++)
 		print_process(out, s, targets[i]);
+	print_unwind_tables(out, s);
 	fflush(out);
 }

@@ -275,6 +275,12 @@ uint64_t session__events(const struct session *s)
 	return s->events;
 }
 
+size_t session__unwind_files(const struct session *s, const struct unwind_file **files)
+{
+	*files = NULL;
+	return s->unwind ? unwind_maps__files(s->unwind, files) : 0;
+}
+
 enum attribution_rule session__rule(const struct session *s)
 {
 	return s->rule;

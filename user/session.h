@@ -17,6 +17,7 @@
 #include "stack_ids.h"
 #include "stack_records.h"
 #include "symbolizer.h"
+#include "unwind_maps.h"
 
 struct target {
 	pid_t pid;
@@ -87,6 +88,8 @@ size_t session__targets(struct session *s, struct target ***out);
 /* Events lost for t, in the kernel and here. */
 uint64_t session__lost_events(struct session *s, const struct target *t);
 enum attribution_rule session__rule(const struct session *s);
+/* The unwind tables built, one per file (none with --unwind fp). */
+size_t session__unwind_files(const struct session *s, const struct unwind_file **files);
 /* Events delivered so far. */
 uint64_t session__events(const struct session *s);
 

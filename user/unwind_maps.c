@@ -134,7 +134,7 @@ static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct
 			  file->err == -ENOENT ? "no .eh_frame_hdr" : strerror(-file->err));
 	else
 		log_debug("unwind table for %s: %u rows, %.1f KiB, %.1f ms", file->path,
-			  file->nr_rows, file->nr_rows * sizeof(struct ht_unwind_row) / 1024.0,
+			  file->nr_rows, unwind_file_bytes(file) / 1024.0,
 			  file->build_ms);
 	return f;
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "heaptap_types.h"
 #include "procmaps.h"
 
 /* What one file's table cost. */
@@ -19,6 +20,12 @@ struct unwind_file {
 	double build_ms;
 	int err;	  /* 0, -ENOENT (no .eh_frame_hdr), -ENOSPC (row map full), -errno */
 };
+
+/* Bytes of BPF map memory its rows take. */
+static inline size_t unwind_file_bytes(const struct unwind_file *f)
+{
+	return f->nr_rows * sizeof(struct ht_unwind_row);
+}
 
 struct unwind_maps;
 
