@@ -38,6 +38,7 @@ struct {
 
 struct user_unwind_state {
 	__u64 pc, sp, bp; /* the frame being unwound; bp 0 when unknown */
+	bool interrupted; /* pc is where a signal interrupted it, not a return address */
 	__u64 *frames;
 	const struct ht_process_mappings *mappings; /* NULL: frame pointers only */
 	__u32 nr;
@@ -96,11 +97,36 @@ static __always_inline bool read_word(__u64 addr, __u64 *value)
 	return bpf_probe_read_user(value, sizeof(*value), (void *)addr) == 0;
 }
 
+/*
+ * The kernel's rt_sigframe, at rsp when the handler returns into the signal trampoline:
+ * offsets in its ucontext_t of the interrupted rbp, rsp and rip (uc_mcontext at 40).
+ */
+#define UC_RBP 120
+#define UC_RSP 160
+#define UC_RIP 168
+
+/* Unwind a signal trampoline: the caller is the interrupted code, registers and all. */
+static __always_inline bool step_by_sigframe(struct user_unwind_state *st)
+{
+	__u64 pc, sp, bp;
+
+	if (!read_word(st->sp + UC_RIP, &pc) || !read_word(st->sp + UC_RSP, &sp) ||
+	    !read_word(st->sp + UC_RBP, &bp) || !pc)
+		return false;
+	/* No climbing check: the handler may have run on an alternate signal stack. */
+	st->pc = pc;
+	st->sp = sp;
+	st->bp = bp;
+	st->interrupted = true;
+	return true;
+}
+
 /* Unwind one frame by its row. Returns false when the stack ends here. */
 static __always_inline bool step_by_row(struct user_unwind_state *st, const struct ht_unwind_row *row)
 {
 	__u64 cfa, ra, bp = st->bp;
 
+	st->interrupted = false;
 	switch (row->cfa_rule) {
 	case HT_CFA_RSP:
 		cfa = st->sp + row->cfa_offset;
@@ -113,6 +139,8 @@ static __always_inline bool step_by_row(struct user_unwind_state *st, const stru
 	case HT_CFA_PLT:
 		cfa = st->sp + 8 + ((st->pc & 15) >= 11 ? 8 : 0);
 		break;
+	case HT_CFA_SIGNAL:
+		return step_by_sigframe(st);
 	default:
 		st->flags |= HT_F_STACK_UNSUPPORTED;
 		return false;
@@ -151,6 +179,7 @@ static __always_inline bool step_by_frame_pointer(struct user_unwind_state *st, 
 		__u64 ra;
 	} record;
 
+	st->interrupted = false;
 	if (entry) {
 		if (!read_word(st->sp, &st->pc))
 			return false;
@@ -184,8 +213,11 @@ static long unwind_step(__u64 index, void *ctx)
 	}
 	st->frames[index] = st->pc;
 	st->nr = index + 1;
-	/* A return address follows its call, which may be a function's last instruction. */
-	pc = index ? st->pc - 1 : st->pc;
+	/*
+	 * A return address follows its call, which may be a function's last instruction; an
+	 * interrupted pc is the instruction itself.
+	 */
+	pc = index && !st->interrupted ? st->pc - 1 : st->pc;
 	if (st->mappings && (m = mapping_of(st->mappings, pc)))
 		row = row_of(m, pc);
 	if (row)

@@ -105,6 +105,8 @@ enum ht_cfa_rule {
 	HT_CFA_RSP,	    /* CFA = rsp + cfa_offset */
 	HT_CFA_RBP,	    /* CFA = rbp + cfa_offset */
 	HT_CFA_PLT,	    /* a PLT stub: CFA = rsp + 8, + 8 more when (pc & 15) >= 11 */
+	HT_CFA_SIGNAL,	    /* a signal trampoline: rsp is at a ucontext_t, which holds the
+			     * interrupted rip, rsp and rbp */
 	HT_CFA_UNSUPPORTED, /* an expression heaptap cannot follow: the stack ends, incomplete */
 };
 

@@ -194,6 +194,17 @@ static bool has_aliases(const struct allocator *a, enum ht_func func)
 }
 
 /*
+ * The function a return address returns into: the one holding its call instruction, just
+ * before it. A signal handler's return address is the trampoline's first byte, exact.
+ */
+static const char *return_symbol(const struct elfsyms *syms, uint64_t ret_offset)
+{
+	const char *name = elfsyms__lookup(syms, ret_offset - 1);
+
+	return name ? name : elfsyms__lookup(syms, ret_offset);
+}
+
+/*
  * Under the entry rule the group is the library function the program called, and the
  * program's call instruction names it: also when that function left the stack by a tail
  * call (MPI_Finalize jumps to ompi_mpi_finalize) or shares its address with another name
@@ -282,9 +293,9 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64
 		obj = object_of(s, m);
 		frames[i] = (struct frame){
 			.object = m->path,
-			.symbol = obj && obj->syms ?
-					  elfsyms__lookup(obj->syms, pcs[i] - 1 - m->start + m->offset) :
-					  NULL,
+			.symbol = obj && obj->syms ? return_symbol(obj->syms, pcs[i] - m->start +
+										 m->offset) :
+						     NULL,
 			.in_executable = same_file(m, s->exe_dev, s->exe_inode),
 			.in_allocator = same_file(m, s->alloc->dev, s->alloc->inode),
 		};

@@ -75,12 +75,27 @@ static bool is_plt_expression(const Dwarf_Op *ops, size_t n)
 	return true;
 }
 
-static struct ht_unwind_row rule_of(Dwarf_Frame *frame)
+/*
+ * A signal frame (the 'S' augmentation) whose CFA is the rsp saved in the ucontext_t the
+ * kernel put at rsp: glibc's __restore_rt (DW_OP_breg7 160, DW_OP_deref).
+ */
+static bool is_sigreturn_expression(const Dwarf_Op *ops, size_t n)
+{
+	return n == 2 && ops[0].atom == DW_OP_breg7 && ops[0].number == 160 &&
+	       ops[1].atom == DW_OP_deref;
+}
+
+static struct ht_unwind_row rule_of(Dwarf_Frame *frame, bool signal_frame)
 {
 	struct ht_unwind_row row = { .cfa_rule = HT_CFA_UNSUPPORTED };
 	Dwarf_Op *ops;
 	size_t n;
 
+	if (dwarf_frame_cfa(frame, &ops, &n) == 0 && signal_frame) {
+		if (is_sigreturn_expression(ops, n))
+			row.cfa_rule = HT_CFA_SIGNAL;
+		return row; /* its registers are all in the ucontext_t */
+	}
 	if (dwarf_frame_cfa(frame, &ops, &n) == 0) {
 		if (n == 1 && ops[0].atom == DW_OP_bregx &&
 		    (ops[0].number == DWARF_RSP || ops[0].number == DWARF_RBP)) {
@@ -184,13 +199,14 @@ static int build_rows(struct builder *b, const uint64_t *starts, size_t nr)
 		while (!err && addr < next) {
 			Dwarf_Frame *frame;
 			Dwarf_Addr start, end;
+			bool signal_frame;
 
 			if (dwarf_cfi_addrframe(b->cfi, addr, &frame)) {
 				err = add_row(b, addr, (struct ht_unwind_row){ .cfa_rule = HT_CFA_NONE });
 				break;
 			}
-			dwarf_frame_info(frame, &start, &end, NULL);
-			err = add_row(b, addr, rule_of(frame));
+			dwarf_frame_info(frame, &start, &end, &signal_frame);
+			err = add_row(b, addr, rule_of(frame, signal_frame));
 			free(frame);
 			if (end <= addr)
 				break; /* malformed: never loop in place */

@@ -4,6 +4,7 @@
  * push rbp / mov rsp,rbp / ... / pop rbp / ret, with the CFA moving mid-body.
  */
 #include <errno.h>
+#include <signal.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -80,6 +81,36 @@ Test(unwind_table, plt_stubs_and_the_outermost_frame_of_libc)
 	cr_expect(plt >= 1, "libc's .plt has the PLT expression");
 	/* clone3 and start_thread mark the end of a thread's stack: rip undefined. */
 	cr_expect(outermost >= 1, "an outermost frame in libc");
+	unwind_table__clear(&t);
+}
+
+static void ignore(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A handler returns into glibc's signal trampoline, whose CFI says the interrupted
+ * registers are in the ucontext_t at rsp. The return address is the trampoline's first
+ * byte, so the unwinder looks one byte before it: glibc's FDE starts there on purpose.
+ */
+Test(unwind_table, the_signal_trampoline_of_libc)
+{
+	struct sigaction sa = { .sa_handler = ignore }, installed;
+	const struct ht_unwind_row *row;
+	struct unwind_table t;
+	uint64_t restorer;
+
+	cr_assert(eq(int, sigaction(SIGUSR2, &sa, NULL), 0));
+	cr_assert(eq(int, sigaction(SIGUSR2, NULL, &installed), 0));
+	cr_assert(installed.sa_restorer != NULL, "glibc installs its own restorer");
+	restorer = file_offset((const void *)installed.sa_restorer);
+	cr_assert(eq(int, unwind_table__build("/lib/x86_64-linux-gnu/libc.so.6", &t), 0));
+	row = unwind_table__find(&t, restorer - 1);
+	cr_assert(row != NULL);
+	cr_expect(eq(u8, row->cfa_rule, HT_CFA_SIGNAL), "rule at __restore_rt - 1");
+	row = unwind_table__find(&t, restorer);
+	cr_expect(eq(u8, row->cfa_rule, HT_CFA_SIGNAL), "rule at __restore_rt");
 	unwind_table__clear(&t);
 }
 
