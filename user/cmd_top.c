@@ -66,7 +66,7 @@ static void print_snapshot(struct session *s, const struct options *opts)
 	if (opts->json_lines) {
 		report_json_line(stdout, s);
 	} else {
-		report_text(stdout, s);
+		report_text_processes(stdout, s);
 		fputc('\n', stdout);
 	}
 }

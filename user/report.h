@@ -7,6 +7,8 @@
 #include "session.h"
 
 void report_text(FILE *out, struct session *s);
+/* The processes only, without what unwinding cost (top -b snapshots). */
+void report_text_processes(FILE *out, struct session *s);
 /* 0 or -errno. */
 int report_json(const char *path, struct session *s);
 /*

@@ -91,7 +91,7 @@ static void print_unwind_tables(FILE *out, struct session *s)
 		rows * sizeof(struct ht_unwind_row) / 1024.0, ms);
 }
 
-void report_text(FILE *out, struct session *s)
+void report_text_processes(FILE *out, struct session *s)
 {
 	struct target **targets;
 	size_t n = session__targets(s, &targets);
@@ -99,6 +99,12 @@ void report_text(FILE *out, struct session *s)
 	fprintf(out, "heaptap report (attribution: %s)\n", attribution_rule_name(session__rule(s)));
 	for (size_t i = 0; i < n; i++)
 		print_process(out, s, targets[i]);
+	fflush(out);
+}
+
+void report_text(FILE *out, struct session *s)
+{
+	report_text_processes(out, s);
 	print_unwind_tables(out, s);
 	fflush(out);
 }
