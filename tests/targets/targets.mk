@@ -7,7 +7,8 @@ TARGET_CFLAGS := -O1 -g -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-poin
 TARGET_RPATH := -Wl,-rpath,'$$ORIGIN'
 
 TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/mpi_rank \
-	$(TARGET_DIR)/demo $(TARGET_DIR)/groundtruth_static
+	$(TARGET_DIR)/demo $(TARGET_DIR)/groundtruth_static $(TARGET_DIR)/dlopener \
+	$(TARGET_DIR)/libplugin.so
 DEMO_TARGET := $(TARGET_DIR)/demo
 
 $(TARGET_DIR):
@@ -36,3 +37,16 @@ $(TARGET_DIR)/mpi_rank: tests/targets/mpi_rank.c $(TARGET_DIR)/libgt.so
 $(TARGET_DIR)/demo: tests/targets/demo.c | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) $< -pthread -o $@
+
+# Code without frame pointers, as Debian builds it: only .eh_frame unwinds through it.
+# No sibling calls, so that the frames the tests expect are not tail-called away.
+NOFP_CFLAGS := -O2 -g -D_GNU_SOURCE -Wall -Wextra -Werror -fomit-frame-pointer \
+	-fno-optimize-sibling-calls
+
+$(TARGET_DIR)/libplugin.so: tests/targets/plugin.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fPIC -shared $< -o $@
+
+$(TARGET_DIR)/dlopener: tests/targets/dlopener.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) $< -ldl -o $@
