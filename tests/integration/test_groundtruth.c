@@ -2,7 +2,8 @@
 /*
  * heaptap against the ground truth that the traced program records about itself: every
  * worker thread, every libgt function under both attribution rules, and the library,
- * exactly, in run and attach modes.
+ * exactly, in run and attach modes; and again with program and library built without
+ * frame pointers, where only .eh_frame unwinding finds the entry functions.
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -46,7 +47,7 @@ static void check_report(const char *report_path, const char *truth_path, const 
 	for (size_t i = 0; i < json_object_array_length(get(process, "libraries")); i++) {
 		json_object *l = json_object_array_get_idx(get(process, "libraries"), i);
 
-		if (strstr(json_object_get_string(get(l, "library")), "/libgt.so"))
+		if (strstr(json_object_get_string(get(l, "library")), "/libgt"))
 			libgt = l;
 	}
 	cr_assert(libgt != NULL, "libgt.so missing from the libraries");
@@ -55,13 +56,13 @@ static void check_report(const char *report_path, const char *truth_path, const 
 	json_object_put(truth);
 }
 
-static void run_mode(const char *rule)
+static void run_mode(const char *program, const char *rule)
 {
 	char target[4096], json[256], truth[256], text[256];
 	char *argv[] = { (char *)heaptap_path(), "run", "-a", (char *)rule, "--json",
 			 (char *)scratch_file("report.json", json, sizeof(json)), "-o",
 			 (char *)scratch_file("report.txt", text, sizeof(text)), "--",
-			 (char *)target_path("groundtruth", target, sizeof(target)), "--truth",
+			 (char *)target_path(program, target, sizeof(target)), "--truth",
 			 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
 	char *report;
 
@@ -82,19 +83,24 @@ static void run_mode(const char *rule)
 
 Test(groundtruth, run_entry_rule)
 {
-	run_mode("entry");
+	run_mode("groundtruth", "entry");
 }
 
 Test(groundtruth, run_caller_rule)
 {
-	run_mode("caller");
+	run_mode("groundtruth", "caller");
 }
 
-static void attach_mode(const char *rule)
+Test(groundtruth, run_without_frame_pointers)
+{
+	run_mode("groundtruth_nofp", "entry");
+}
+
+static void attach_mode(const char *program, const char *rule)
 {
 	char target_bin[4096], json[256], truth[256], out[256], err[256], pid_arg[32];
 	char attached[64];
-	char *target_argv[] = { (char *)target_path("groundtruth", target_bin, sizeof(target_bin)),
+	char *target_argv[] = { (char *)target_path(program, target_bin, sizeof(target_bin)),
 				"--wait", "--truth",
 				(char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
 	pid_t target, tracer;
@@ -130,12 +136,17 @@ static void attach_mode(const char *rule)
 
 Test(groundtruth, attach_entry_rule)
 {
-	attach_mode("entry");
+	attach_mode("groundtruth", "entry");
 }
 
 Test(groundtruth, attach_caller_rule)
 {
-	attach_mode("caller");
+	attach_mode("groundtruth", "caller");
+}
+
+Test(groundtruth, attach_without_frame_pointers)
+{
+	attach_mode("groundtruth_nofp", "entry");
 }
 
 /*

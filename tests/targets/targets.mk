@@ -8,7 +8,7 @@ TARGET_RPATH := -Wl,-rpath,'$$ORIGIN'
 
 TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/mpi_rank \
 	$(TARGET_DIR)/demo $(TARGET_DIR)/groundtruth_static $(TARGET_DIR)/dlopener \
-	$(TARGET_DIR)/libplugin.so
+	$(TARGET_DIR)/libplugin.so $(TARGET_DIR)/libgt_nofp.so $(TARGET_DIR)/groundtruth_nofp
 DEMO_TARGET := $(TARGET_DIR)/demo
 
 $(TARGET_DIR):
@@ -50,3 +50,13 @@ $(TARGET_DIR)/libplugin.so: tests/targets/plugin.c | $(TARGET_DIR)
 $(TARGET_DIR)/dlopener: tests/targets/dlopener.c | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(NOFP_CFLAGS) $< -ldl -o $@
+
+# The ground truth again, program and library, as a distribution would build them.
+$(TARGET_DIR)/libgt_nofp.so: tests/targets/gtlib.c tests/targets/gtlib.h | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fPIC -shared $< -pthread -o $@
+
+$(TARGET_DIR)/groundtruth_nofp: tests/targets/groundtruth.c $(TARGET_DIR)/libgt_nofp.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -l:libgt_nofp.so \
+		$(TARGET_RPATH) -pthread -o $@
