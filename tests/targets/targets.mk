@@ -8,7 +8,8 @@ TARGET_RPATH := -Wl,-rpath,'$$ORIGIN'
 
 TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/mpi_rank \
 	$(TARGET_DIR)/demo $(TARGET_DIR)/groundtruth_static $(TARGET_DIR)/dlopener \
-	$(TARGET_DIR)/libplugin.so $(TARGET_DIR)/libgt_nofp.so $(TARGET_DIR)/groundtruth_nofp
+	$(TARGET_DIR)/libplugin.so $(TARGET_DIR)/libgt_nofp.so $(TARGET_DIR)/groundtruth_nofp \
+	$(TARGET_DIR)/stack_chains
 DEMO_TARGET := $(TARGET_DIR)/demo
 
 $(TARGET_DIR):
@@ -60,3 +61,7 @@ $(TARGET_DIR)/groundtruth_nofp: tests/targets/groundtruth.c $(TARGET_DIR)/libgt_
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(NOFP_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -l:libgt_nofp.so \
 		$(TARGET_RPATH) -pthread -o $@
+
+$(TARGET_DIR)/stack_chains: tests/targets/stack_chains.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) $< -lz -pthread -o $@

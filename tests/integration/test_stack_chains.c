@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * heaptap's stacks through code without frame pointers equal, frame by frame, the chains
+ * the traced program recorded with libgcc's unwinder: recursion, a qsort comparator, a
+ * zlib callback, a CFA that moves mid-body, a signal handler, a thread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "driver.h"
+
+TestSuite(stack_chains, .timeout = 60);
+
+static json_object *load_stacks(const char *path)
+{
+	json_object *stacks = json_object_new_array();
+	char *text = slurp(path), *save = NULL;
+
+	cr_assert(text != NULL, "no --stacks file");
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		json_object *stack = json_tokener_parse(line);
+
+		cr_assert(stack != NULL, "not JSON: %s", line);
+		json_object_array_add(stacks, stack);
+	}
+	free(text);
+	return stacks;
+}
+
+static bool same_frame(json_object *got, json_object *want)
+{
+	return json_object_get_int64(get(got, "offset")) ==
+		       json_object_get_int64(get(want, "offset")) &&
+	       !strcmp(json_object_get_string(get(got, "library")),
+		       json_object_get_string(get(want, "library")));
+}
+
+/*
+ * heaptap's frames: [0] malloc, [1] the return address after the recording function's
+ * call to malloc, then its callers. The truth: the recording function's callers.
+ */
+static bool equals_truth(json_object *frames, json_object *truth_frames)
+{
+	size_t nr = json_object_array_length(truth_frames);
+
+	if (json_object_array_length(frames) != nr + 2)
+		return false;
+	for (size_t i = 0; i < nr; i++) {
+		if (!same_frame(json_object_array_get_idx(frames, i + 2),
+				json_object_array_get_idx(truth_frames, i)))
+			return false;
+	}
+	return true;
+}
+
+static char *describe(json_object *frames, size_t from)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	for (size_t i = from; i < json_object_array_length(frames); i++) {
+		json_object *fr = json_object_array_get_idx(frames, i);
+		const char *lib = json_object_get_string(get(fr, "library"));
+		json_object *fn = json_object_object_get(fr, "function");
+
+		fprintf(f, "\n    %s+0x%llx %s", strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib,
+			(unsigned long long)json_object_get_int64(get(fr, "offset")),
+			fn ? json_object_get_string(fn) : "");
+	}
+	fclose(f);
+	return text;
+}
+
+Test(stack_chains, equal_the_chains_the_program_recorded)
+{
+	char target[4096], truth_path[256], stacks_path[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "-o", "/dev/null", "--stacks",
+			 (char *)scratch_file("stacks.jsonl", stacks_path, sizeof(stacks_path)),
+			 "--", (char *)target_path("stack_chains", target, sizeof(target)),
+			 "--truth", (char *)scratch_file("truth.json", truth_path, sizeof(truth_path)),
+			 NULL };
+	json_object *truth, *cases, *stacks;
+
+	require_bpf();
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	truth = load_json(truth_path);
+	stacks = load_stacks(stacks_path);
+	cases = get(truth, "cases");
+	cr_assert(json_object_array_length(cases) >= 6, "the program recorded its cases");
+
+	for (size_t c = 0; c < json_object_array_length(cases); c++) {
+		json_object *want = json_object_array_get_idx(cases, c);
+		const char *function = json_object_get_string(get(want, "function"));
+		json_object *match = NULL, *candidate = NULL;
+		char *wanted, *got;
+
+		for (size_t s = 0; s < json_object_array_length(stacks) && !match; s++) {
+			json_object *stack = json_object_array_get_idx(stacks, s);
+			json_object *frames = get(stack, "frames");
+			json_object *caller = json_object_array_get_idx(frames, 1);
+
+			if (!caller ||
+			    strcmp(json_object_get_string(get(caller, "function")), function))
+				continue;
+			candidate = stack;
+			if (equals_truth(frames, get(want, "frames")))
+				match = stack;
+		}
+		if (match) {
+			cr_expect(json_object_get_boolean(get(match, "complete")),
+				  "%s: the stack is whole but not marked complete", function);
+			continue;
+		}
+		wanted = describe(get(want, "frames"), 0);
+		got = candidate ? describe(get(candidate, "frames"), 2) : strdup(" (none)");
+		cr_expect(false, "%s: the program recorded%s\n  heaptap has%s", function, wanted,
+			  got);
+		free(wanted);
+		free(got);
+	}
+	json_object_put(stacks);
+	json_object_put(truth);
+}

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Deep, known call chains through code without frame pointers, each ending in malloc:
+ * recursion, a qsort comparator (through glibc), a zlib allocation callback (through
+ * libz), a frame whose CFA moves to rbp mid-body (a variable-length array), a signal
+ * handler (through the signal trampoline) and a thread (down to clone3).
+ *
+ * Right before each malloc, in the same function, glibc's backtrace() (libgcc's own
+ * .eh_frame unwinder) records the chain, and /proc/self/maps turns each address into a
+ * file and an offset: the truth heaptap's stacks must equal.
+ *
+ * stack_chains --truth FILE
+ */
+#include <execinfo.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define MAX_FRAMES 128
+#define MAX_CASES 16
+#define KEEP __attribute__((noinline, noipa))
+
+struct chain {
+	const char *name; /* the function that records it and calls malloc */
+	void *frames[MAX_FRAMES];
+	int nr;
+};
+
+static struct chain cases[MAX_CASES];
+static int nr_cases;
+static void *volatile sink;
+
+/* The caller's chain, from the recording function outwards (backtrace's own frame 0). */
+#define RECORD(fn)                                                               \
+	do {                                                                     \
+		struct chain *c = &cases[nr_cases++];                           \
+		c->name = fn;                                                    \
+		c->nr = backtrace(c->frames, MAX_FRAMES);                        \
+	} while (0)
+
+static KEEP void *alloc_in_recursion(void)
+{
+	RECORD(__func__);
+	return malloc(1001);
+}
+
+static KEEP void *recurse(int depth)
+{
+	void *p = depth ? recurse(depth - 1) : alloc_in_recursion();
+
+	sink = p; /* work after the call: no tail call */
+	return p;
+}
+
+static KEEP int alloc_in_comparator(const void *a, const void *b)
+{
+	static int recorded;
+
+	if (!recorded++) {
+		RECORD(__func__);
+		sink = malloc(1002);
+	}
+	return *(const int *)a - *(const int *)b;
+}
+
+static KEEP void *alloc_in_zalloc(void *opaque, unsigned items, unsigned size)
+{
+	(void)opaque;
+	RECORD(__func__);
+	return malloc((size_t)items * size);
+}
+
+static KEEP void free_in_zfree(void *opaque, void *p)
+{
+	(void)opaque;
+	free(p);
+}
+
+/* A variable-length array: the compiler addresses the frame from rbp, the CFA too. */
+static KEEP void *alloc_in_moving_cfa(int n)
+{
+	volatile char scratch[n];
+	void *p;
+
+	memset((char *)scratch, 1, n);
+	RECORD(__func__);
+	p = malloc(1003 + scratch[n - 1]);
+	sink = (void *)&scratch[0];
+	return p;
+}
+
+static volatile sig_atomic_t handled;
+
+static KEEP void alloc_in_handler(int sig)
+{
+	(void)sig;
+	RECORD(__func__);
+	sink = malloc(1004);
+	handled = 1;
+}
+
+static KEEP void spin_until_handled(void)
+{
+	while (!handled)
+		;
+}
+
+static KEEP void *alloc_in_thread(void *arg)
+{
+	(void)arg;
+	RECORD(__func__);
+	return malloc(1005);
+}
+
+static KEEP void run_cases(void)
+{
+	int values[64];
+	z_stream zs = { .zalloc = alloc_in_zalloc, .zfree = free_in_zfree };
+	pthread_t thread;
+	void *block;
+
+	sink = recurse(20);
+	for (int i = 0; i < 64; i++)
+		values[i] = (i * 37) % 64;
+	qsort(values, 64, sizeof(values[0]), alloc_in_comparator);
+	if (deflateInit(&zs, Z_DEFAULT_COMPRESSION) == Z_OK)
+		deflateEnd(&zs);
+	sink = alloc_in_moving_cfa(100 + (int)(values[1] & 1));
+	signal(SIGALRM, alloc_in_handler);
+	alarm(1);
+	spin_until_handled();
+	pthread_create(&thread, NULL, alloc_in_thread, NULL);
+	pthread_join(thread, &block);
+	sink = block;
+}
+
+/* Each recorded address as the file that maps it and its offset in that file. */
+static void write_frame(FILE *out, void *addr)
+{
+	unsigned long a = (unsigned long)addr, start, end, offset;
+	char line[4096], path[4096];
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	while (maps && fgets(line, sizeof(line), maps)) {
+		path[0] = '\0';
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &start, &end, &offset, path) >= 3 &&
+		    a >= start && a < end) {
+			fprintf(out, "{\"library\": \"%s\", \"offset\": %lu}", path, a - start + offset);
+			break;
+		}
+	}
+	if (maps)
+		fclose(maps);
+}
+
+static int write_truth(const char *path)
+{
+	FILE *out = fopen(path, "w");
+
+	if (!out)
+		return -1;
+	fprintf(out, "{\"pid\": %d, \"cases\": [", (int)getpid());
+	for (int i = 0; i < nr_cases; i++) {
+		fprintf(out, "%s\n {\"function\": \"%s\", \"frames\": [", i ? "," : "",
+			cases[i].name);
+		/* Frame 0 is backtrace()'s return address in the recording function: drop it. */
+		for (int f = 1; f < cases[i].nr; f++) {
+			fprintf(out, "%s", f > 1 ? ", " : "");
+			write_frame(out, cases[i].frames[f]);
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "]}\n");
+	return fclose(out);
+}
+
+int main(int argc, char **argv)
+{
+	void *warm[1];
+	char tmp[4096];
+
+	if (argc != 3 || strcmp(argv[1], "--truth")) {
+		fprintf(stderr, "usage: stack_chains --truth FILE\n");
+		return 2;
+	}
+	backtrace(warm, 1); /* loads libgcc_s now, not in the first case */
+	run_cases();
+	/* Renamed into place, so that readers never see half of it. */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]);
+	if (write_truth(tmp) || rename(tmp, argv[2])) {
+		perror(argv[2]);
+		return 1;
+	}
+	return 0;
+}
