@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-# make bench: heaptap's cost per malloc+free pair next to untraced and empty probes, then
-# eight processes at full speed (events lost?) and the live view's own cost.
+# make bench: eight processes at full speed (events lost?) and the live view's own cost;
+# unwinding ~20 frames through code without frame pointers, tables vs frame pointers vs
+# empty probes, and the table build cost of an MPI rank's libraries; then heaptap's cost per
+# malloc+free pair next to untraced and empty probes.
 BENCH_DIR := $(OUTPUT)/bench
 
 $(BENCH_DIR):
@@ -9,6 +11,15 @@ $(BENCH_DIR):
 $(BENCH_DIR)/malloc_loop: tools/bench/malloc_loop.c | $(BENCH_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer $< -o $@
+
+# The same loop as a distribution would build it: only .eh_frame unwinds through it.
+$(BENCH_DIR)/malloc_loop_nofp: tools/bench/malloc_loop.c | $(BENCH_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls $< -o $@
+
+$(BENCH_DIR)/unwind_cost: tools/bench/unwind_cost.c $(LIB_OBJS) | $(BENCH_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) -o $@
 
 $(BENCH_DIR)/empty.bpf.o: tools/bench/empty.bpf.c vmlinux.h | $(BENCH_DIR)
 	$(call msg,BPF,$@)
@@ -23,6 +34,8 @@ $(BENCH_DIR)/empty_probes: tools/bench/empty_probes.c $(BENCH_DIR)/empty.skel.h 
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(BENCH_DIR) $< $(LIB_OBJS) $(PKG_LIBS) -o $@
 
 # The eight-process figures first, so that the run ends with the heaptap/empty line.
-bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/empty_probes
+bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DIR)/empty_probes \
+		$(BENCH_DIR)/unwind_cost
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/many.sh
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/depth.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/run.sh
