@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <uthash.h>
 #include "heaptap_types.h"
@@ -90,6 +92,25 @@ static int store_rows(struct unwind_maps *u, const struct unwind_table *table, u
 	return 0;
 }
 
+/*
+ * Where to read the very file pid maps: its path may now name another one (a library
+ * upgraded under a running job). map_files/ gives the mapped file itself; the path is the
+ * fallback when map_files/ is not readable, if it still names the same inode.
+ */
+static int mapped_file_path(pid_t pid, const struct mapping *m, char *buf, size_t size)
+{
+	struct stat st;
+
+	snprintf(buf, size, "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)m->start,
+		 (unsigned long long)m->end);
+	if (stat(buf, &st) == 0 && st.st_ino == m->inode)
+		return 0;
+	procfs_root_path(pid, m->path, buf, size);
+	if (stat(buf, &st))
+		return -errno;
+	return st.st_ino == m->inode ? 0 : -ESTALE;
+}
+
 static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct mapping *m)
 {
 	struct file_key key = { m->dev, m->inode };
@@ -121,8 +142,9 @@ static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct
 	HASH_ADD(hh, u->by_file, key, sizeof(key), f);
 
 	start = monotonic_ms();
-	procfs_root_path(pid, m->path, open_path, sizeof(open_path));
-	file->err = unwind_table__build(open_path, &table);
+	file->err = mapped_file_path(pid, m, open_path, sizeof(open_path));
+	if (!file->err)
+		file->err = unwind_table__build(open_path, &table);
 	if (!file->err)
 		file->err = store_rows(u, &table, &f->first_row);
 	if (!file->err)
@@ -148,13 +170,18 @@ int unwind_maps__update(struct unwind_maps *u, pid_t pid, const struct procmaps 
 	if (!pm)
 		return -ENOMEM;
 	/* maps are sorted by start, as the BPF search needs. */
-	for (size_t i = 0; i < maps->nr && pm->nr < HT_MAX_MAPPINGS; i++) {
+	for (size_t i = 0; i < maps->nr; i++) {
 		const struct mapping *m = &maps->maps[i];
 		const struct unwind_file *file;
 		struct file_entry *f;
 
 		if (!m->executable || m->path[0] != '/')
 			continue; /* anonymous code (JIT) and [vdso]: frame pointers */
+		if (pm->nr == HT_MAX_MAPPINGS) {
+			log_debug("pid %d: code past %d executable mappings is walked by frame "
+				  "pointers", pid, HT_MAX_MAPPINGS);
+			break;
+		}
 		f = file_of(u, pid, m);
 		if (!f) {
 			err = -ENOMEM;
