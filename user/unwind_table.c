@@ -14,9 +14,16 @@
 #define DWARF_RSP 7
 #define DWARF_RA 16
 
+struct fde_starts {
+	uint64_t *starts;
+	size_t nr, cap;
+};
+
 struct builder {
 	Elf *elf;
+	Dwarf *dwarf; /* for .debug_frame */
 	Dwarf_CFI *cfi;
+	bool own_cfi; /* .eh_frame's, ended by us; .debug_frame's belongs to dwarf */
 	size_t nr_phdrs;
 	struct unwind_table *table;
 	size_t cap;
@@ -138,27 +145,51 @@ static int add_row(struct builder *b, uint64_t vaddr, struct ht_unwind_row row)
 	return 0;
 }
 
-/* FDE start addresses from .eh_frame_hdr's binary-search table (datarel sdata4 entries). */
-static int fde_starts(Elf *elf, uint64_t **starts, size_t *nr)
+/* The section called name, or NULL. */
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *scn_name;
+
+		if (gelf_getshdr(scn, sh) && (scn_name = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(scn_name, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static int push_start(struct fde_starts *f, uint64_t start)
+{
+	if (f->nr == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 256;
+		uint64_t *grown = realloc(f->starts, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		f->starts = grown;
+		f->cap = cap;
+	}
+	f->starts[f->nr++] = start;
+	return 0;
+}
+
+/* FDE start addresses from .eh_frame_hdr's binary-search table (datarel sdata4 entries). */
+static int eh_frame_hdr_starts(Elf *elf, struct fde_starts *f)
+{
+	Elf_Scn *scn;
 	GElf_Shdr sh;
-	Elf_Data *data = NULL;
+	Elf_Data *data;
 	const uint8_t *hdr;
 	uint32_t count;
+	int err = 0;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		size_t shstrndx;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || elf_getshdrstrndx(elf, &shstrndx))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".eh_frame_hdr")) {
-			data = elf_getdata(scn, NULL);
-			break;
-		}
-	}
+	scn = section_named(elf, ".eh_frame_hdr", &sh);
+	data = scn ? elf_getdata(scn, NULL) : NULL;
 	if (!data || data->d_size < 12)
 		return -ENOENT;
 	hdr = data->d_buf;
@@ -172,17 +203,43 @@ static int fde_starts(Elf *elf, uint64_t **starts, size_t *nr)
 	memcpy(&count, hdr + 8, sizeof(count));
 	if (12 + (size_t)count * 8 > data->d_size)
 		return -EINVAL;
-	*starts = calloc(count ? count : 1, sizeof(**starts));
-	if (!*starts)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < count; i++) {
+	for (uint32_t i = 0; i < count && !err; i++) {
 		int32_t rel;
 
 		memcpy(&rel, hdr + 12 + (size_t)i * 8, sizeof(rel));
-		(*starts)[i] = sh.sh_addr + rel;
+		err = push_start(f, sh.sh_addr + rel);
 	}
-	*nr = count;
-	return 0;
+	return err;
+}
+
+/*
+ * FDE start addresses from .debug_frame, which has no search table: walk its entries. An
+ * FDE's initial location there is a plain 8-byte address.
+ */
+static int debug_frame_starts(Elf *elf, struct fde_starts *f)
+{
+	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
+	Dwarf_Off offset = 0, next;
+	Dwarf_CFI_Entry entry;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	Elf_Data *data;
+	int err = 0;
+
+	scn = section_named(elf, ".debug_frame", &sh);
+	data = scn ? elf_getdata(scn, NULL) : NULL;
+	if (!ident || !data)
+		return -ENOENT;
+	while (!err && dwarf_next_cfi(ident, data, false, offset, &next, &entry) == 0) {
+		uint64_t start;
+
+		if (!dwarf_cfi_cie_p(&entry) && entry.fde.end - entry.fde.start >= 8) {
+			memcpy(&start, entry.fde.start, sizeof(start));
+			err = push_start(f, start);
+		}
+		offset = next;
+	}
+	return err;
 }
 
 /* Walk the rows of every FDE, in address order, marking gaps between FDEs as HT_CFA_NONE. */
@@ -223,11 +280,32 @@ static int by_address(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * The CFI and its FDEs' starts: .eh_frame, which every x86-64 object has for exceptions,
+ * found through .eh_frame_hdr; else .debug_frame, which some objects carry instead.
+ */
+static int open_cfi(struct builder *b, struct fde_starts *f)
+{
+	int err;
+
+	b->cfi = dwarf_getcfi_elf(b->elf);
+	b->own_cfi = true;
+	err = b->cfi ? eh_frame_hdr_starts(b->elf, f) : -ENOENT;
+	if (err != -ENOENT)
+		return err;
+	if (b->cfi)
+		dwarf_cfi_end(b->cfi);
+	f->nr = 0;
+	b->own_cfi = false;
+	b->dwarf = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
+	b->cfi = b->dwarf ? dwarf_getcfi(b->dwarf) : NULL;
+	return b->cfi ? debug_frame_starts(b->elf, f) : -ENOENT;
+}
+
 int unwind_table__build(const char *path, struct unwind_table *out)
 {
 	struct builder b = { .table = out };
-	uint64_t *starts = NULL;
-	size_t nr = 0;
+	struct fde_starts f = {};
 	int fd, err;
 
 	memset(out, 0, sizeof(*out));
@@ -240,16 +318,17 @@ int unwind_table__build(const char *path, struct unwind_table *out)
 		err = -ENOEXEC;
 		goto cleanup;
 	}
-	b.cfi = dwarf_getcfi_elf(b.elf);
-	err = b.cfi ? fde_starts(b.elf, &starts, &nr) : -ENOENT;
+	err = open_cfi(&b, &f);
 	if (err)
 		goto cleanup;
-	qsort(starts, nr, sizeof(*starts), by_address);
-	err = build_rows(&b, starts, nr);
+	qsort(f.starts, f.nr, sizeof(*f.starts), by_address);
+	err = build_rows(&b, f.starts, f.nr);
 cleanup:
-	free(starts);
-	if (b.cfi)
+	free(f.starts);
+	if (b.cfi && b.own_cfi)
 		dwarf_cfi_end(b.cfi);
+	if (b.dwarf)
+		dwarf_end(b.dwarf);
 	if (b.elf)
 		elf_end(b.elf);
 	close(fd);

@@ -5,9 +5,12 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include "elfsyms.h"
 #include "procmaps.h"
 #include "self_offset.h"
 #include "unwind_table.h"
@@ -82,6 +85,94 @@ Test(unwind_table, plt_stubs_and_the_outermost_frame_of_libc)
 	/* clone3 and start_thread mark the end of a thread's stack: rip undefined. */
 	cr_expect(outermost >= 1, "an outermost frame in libc");
 	unwind_table__clear(&t);
+}
+
+/*
+ * A small shared object built by the test, its CFI in .eh_frame or (".cfi_sections
+ * .debug_frame") only in .debug_frame: the rows must be the same hand-checked ones.
+ *   +0 push %rbp; +1 push %rbx; +2 sub $24,%rsp; +6 call; +11 add $24,%rsp; +15 pop %rbx;
+ *   +16 pop %rbp; +17 ret
+ */
+static const char pushes_source[] =
+	".text\n.globl pushes\n.type pushes, @function\npushes:\n.cfi_startproc\n"
+	"\tpush %rbp\n.cfi_def_cfa_offset 16\n.cfi_offset %rbp, -16\n"
+	"\tpush %rbx\n.cfi_def_cfa_offset 24\n.cfi_offset %rbx, -24\n"
+	"\tsub $24, %rsp\n.cfi_def_cfa_offset 48\n"
+	"\tcall pushes@PLT\n"
+	"\tadd $24, %rsp\n.cfi_def_cfa_offset 24\n"
+	"\tpop %rbx\n.cfi_def_cfa_offset 16\n"
+	"\tpop %rbp\n.cfi_def_cfa_offset 8\n.cfi_restore %rbp\n"
+	"\tret\n.cfi_endproc\n.size pushes, .-pushes\n";
+
+static void build_object(const char *dir, const char *name, const char *sections, char *so,
+			 size_t size)
+{
+	char src[512], cmd[2048];
+	FILE *f;
+
+	snprintf(src, sizeof(src), "%s/%s.s", dir, name);
+	snprintf(so, size, "%s/%s.so", dir, name);
+	f = fopen(src, "w");
+	cr_assert(f != NULL);
+	fprintf(f, "%s%s", sections, pushes_source);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -Wl,--eh-frame-hdr -o %s %s", so, src);
+	cr_assert(eq(int, system(cmd), 0), "%s", cmd);
+}
+
+static void remove_object(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s.s", dir, name);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s.so", dir, name);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void expect_pushes_rows(const char *so)
+{
+	struct elfsyms *syms = elfsyms__load(so);
+	struct unwind_table t;
+	uint64_t fn;
+
+	cr_assert(syms != NULL, "%s", so);
+	fn = elfsyms__offset_of(syms, "pushes");
+	elfsyms__free(syms);
+	cr_assert(fn != 0);
+	cr_assert(eq(int, unwind_table__build(so, &t), 0), "%s", so);
+	expect_row(&t, fn + 0, HT_CFA_RSP, 8, HT_REG_SAME, 0);
+	expect_row(&t, fn + 1, HT_CFA_RSP, 16, HT_REG_AT_CFA, -16);
+	expect_row(&t, fn + 2, HT_CFA_RSP, 24, HT_REG_AT_CFA, -16);
+	expect_row(&t, fn + 6, HT_CFA_RSP, 48, HT_REG_AT_CFA, -16);
+	expect_row(&t, fn + 11, HT_CFA_RSP, 48, HT_REG_AT_CFA, -16);
+	expect_row(&t, fn + 15, HT_CFA_RSP, 24, HT_REG_AT_CFA, -16);
+	expect_row(&t, fn + 16, HT_CFA_RSP, 16, HT_REG_AT_CFA, -16);
+	expect_row(&t, fn + 17, HT_CFA_RSP, 8, HT_REG_SAME, 0);
+	unwind_table__clear(&t);
+}
+
+Test(unwind_table, an_object_built_here_with_eh_frame)
+{
+	char dir[] = "/tmp/heaptap-unwind-XXXXXX", so[600];
+
+	cr_assert(mkdtemp(dir) != NULL);
+	build_object(dir, "eh", "", so, sizeof(so));
+	expect_pushes_rows(so);
+	remove_object(dir, "eh");
+}
+
+Test(unwind_table, an_object_built_here_with_debug_frame_only)
+{
+	char dir[] = "/tmp/heaptap-unwind-XXXXXX", so[600], cmd[700];
+
+	cr_assert(mkdtemp(dir) != NULL);
+	build_object(dir, "debug", ".cfi_sections .debug_frame\n", so, sizeof(so));
+	snprintf(cmd, sizeof(cmd), "readelf -S %s | grep -q '\\.eh_frame_hdr'", so);
+	cr_assert(system(cmd) != 0, "the object should have no .eh_frame_hdr");
+	expect_pushes_rows(so);
+	remove_object(dir, "debug");
 }
 
 static void ignore(int sig)
