@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "allocator.h"
-#include "procfs.h"
 
 static const char *basename_of(const char *path)
 {
@@ -56,7 +55,6 @@ int allocator__find(pid_t pid, const struct procmaps *maps, struct symcache *cac
 	ssize_t exe_len;
 	const struct mapping *libc = NULL, *other = NULL;
 	struct object_file *libc_obj = NULL, *other_obj = NULL;
-	char open_path[4096];
 
 	/*
 	 * A known allocator library, or the program itself (a static build), that defines
@@ -74,8 +72,7 @@ int allocator__find(pid_t pid, const struct procmaps *maps, struct symcache *cac
 		if ((libc && m->inode == libc->inode && m->dev == libc->dev) ||
 		    (other && m->inode == other->inode && m->dev == other->dev))
 			continue;
-		procfs_root_path(pid, m->path, open_path, sizeof(open_path));
-		obj = symcache__get(cache, m->dev, m->inode, open_path);
+		obj = symcache__get_mapped(cache, pid, m);
 		if (!obj)
 			return -ENOMEM;
 		if (!obj->syms || !elfsyms__offset_of(obj->syms, "malloc"))

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "procfs.h"
 #include "procmaps.h"
@@ -80,6 +81,19 @@ int procmaps__read(pid_t pid, struct procmaps *out)
 	err = procmaps__parse(text, out);
 	free(text);
 	return err;
+}
+
+int procmaps__file_path(pid_t pid, const struct mapping *m, char *out, size_t size)
+{
+	struct stat st;
+
+	snprintf(out, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
+	if (stat(out, &st) == 0 && st.st_ino == m->inode)
+		return 0;
+	procfs_root_path(pid, m->path, out, size);
+	if (stat(out, &st))
+		return -errno;
+	return st.st_ino == m->inode ? 0 : -ESTALE;
 }
 
 const struct mapping *procmaps__find(const struct procmaps *pm, uint64_t addr)

@@ -26,6 +26,13 @@ struct procmaps {
 int procmaps__parse(const char *text, struct procmaps *out);
 /* Read and parse /proc/PID/maps. Returns 0 or -errno (-ESRCH if the process is gone). */
 int procmaps__read(pid_t pid, struct procmaps *out);
+/*
+ * A path that opens the very file pid maps at m: /proc/PID/map_files/ (root only), or the
+ * mapped path through /proc/PID/root while it still names the same inode. 0, or -ESTALE
+ * when only the path is left and it names another file now (a library upgraded under a
+ * running job: out then holds that path), or -errno.
+ */
+int procmaps__file_path(pid_t pid, const struct mapping *m, char *out, size_t size);
 /* The mapping containing addr, or NULL. */
 const struct mapping *procmaps__find(const struct procmaps *pm, uint64_t addr);
 void procmaps__clear(struct procmaps *pm);

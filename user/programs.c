@@ -36,16 +36,13 @@ static void describe(struct target *t)
 /* The object defining _dl_debug_state among maps: the dynamic loader. */
 static struct object_file *loader_of(struct session *s, pid_t pid, const struct procmaps *maps)
 {
-	char open_path[4096];
-
 	for (size_t i = 0; i < maps->nr; i++) {
 		const struct mapping *m = &maps->maps[i];
 		struct object_file *obj;
 
 		if (!m->executable || m->path[0] != '/')
 			continue;
-		procfs_root_path(pid, m->path, open_path, sizeof(open_path));
-		obj = symcache__get(s->cache, m->dev, m->inode, open_path);
+		obj = symcache__get_mapped(s->cache, pid, m);
 		if (obj && obj->syms && elfsyms__offset_of(obj->syms, "_dl_debug_state"))
 			return obj;
 	}

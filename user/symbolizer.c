@@ -7,7 +7,6 @@
 #include <time.h>
 #include <uthash.h>
 #include "log.h"
-#include "procfs.h"
 #include "procmaps.h"
 #include "symbolizer.h"
 
@@ -125,10 +124,7 @@ static const struct mapping *mapping_of(struct symbolizer *s, __u64 pc)
 
 static struct object_file *object_of(struct symbolizer *s, const struct mapping *m)
 {
-	char open_path[4096];
-
-	procfs_root_path(s->pid, m->path, open_path, sizeof(open_path));
-	return symcache__get(s->cache, m->dev, m->inode, open_path);
+	return symcache__get_mapped(s->cache, s->pid, m);
 }
 
 static bool same_file(const struct mapping *m, uint64_t dev, uint64_t inode)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <uthash.h>
 #include "log.h"
+#include "procfs.h"
 #include "symcache.h"
 
 struct cached_file {
@@ -45,16 +46,22 @@ struct symcache *symcache__new(void)
 	return calloc(1, sizeof(struct symcache));
 }
 
-struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t inode,
-				  const char *open_path)
+static struct cached_file *find(struct symcache *cache, uint64_t dev, uint64_t inode)
 {
 	uint64_t key[2] = { dev, inode };
 	struct cached_file *f;
 
 	HASH_FIND(hh, cache->files, key, sizeof(key), f);
-	if (f)
-		return &f->obj;
-	f = calloc(1, sizeof(*f));
+	return f;
+}
+
+/* A new file, named open_path, read from exact_path (the same, or the very mapped file). */
+static struct object_file *add(struct symcache *cache, uint64_t dev, uint64_t inode,
+			       const char *open_path, const char *exact_path)
+{
+	uint64_t key[2] = { dev, inode };
+	struct cached_file *f = calloc(1, sizeof(*f));
+
 	if (!f || !(f->obj.open_path = strdup(open_path))) {
 		free(f);
 		return NULL;
@@ -62,7 +69,7 @@ struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t
 	memcpy(f->key, key, sizeof(key));
 	f->obj.dev = dev;
 	f->obj.inode = inode;
-	f->obj.fd = open(open_path, O_RDONLY | O_CLOEXEC);
+	f->obj.fd = open(exact_path, O_RDONLY | O_CLOEXEC);
 	if (f->obj.fd >= 0)
 		snprintf(f->obj.read_path, sizeof(f->obj.read_path), "/proc/self/fd/%d", f->obj.fd);
 	else
@@ -74,6 +81,29 @@ struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t
 		load_debug_symbols(&f->obj);
 	HASH_ADD(hh, cache->files, key, sizeof(f->key), f);
 	return &f->obj;
+}
+
+struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t inode,
+				  const char *open_path)
+{
+	struct cached_file *f = find(cache, dev, inode);
+
+	return f ? &f->obj : add(cache, dev, inode, open_path, open_path);
+}
+
+struct object_file *symcache__get_mapped(struct symcache *cache, pid_t pid,
+					 const struct mapping *m)
+{
+	struct cached_file *f = find(cache, m->dev, m->inode);
+	char open_path[4096], exact_path[4096];
+
+	if (f)
+		return &f->obj;
+	/* Named by its path in the target's namespace, where its debug file is looked for. */
+	procfs_root_path(pid, m->path, open_path, sizeof(open_path));
+	if (procmaps__file_path(pid, m, exact_path, sizeof(exact_path)))
+		log_debug("%s: the path names another file than pid %d maps", m->path, pid);
+	return add(cache, m->dev, m->inode, open_path, exact_path);
 }
 
 const struct callsite *object_file__calls(struct object_file *obj)

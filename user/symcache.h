@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "elfsyms.h"
 #include "callsite.h"
+#include "procmaps.h"
 
 struct object_file {
 	uint64_t dev, inode;
@@ -33,6 +34,12 @@ void symcache__free(struct symcache *cache);
 /* The file, loaded on first sight from open_path. NULL only when out of memory. */
 struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t inode,
 				  const char *open_path);
+/*
+ * The file pid maps at m, loaded on first sight from the very file mapped (not another one
+ * its path names now). NULL only when out of memory.
+ */
+struct object_file *symcache__get_mapped(struct symcache *cache, pid_t pid,
+					 const struct mapping *m);
 /* Its call sites, loaded on first use; NULL when they cannot be read. */
 const struct callsite *object_file__calls(struct object_file *obj);
 

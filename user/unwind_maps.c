@@ -4,12 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <uthash.h>
 #include "heaptap_types.h"
 #include "log.h"
-#include "procfs.h"
 #include "unwind_maps.h"
 #include "unwind_table.h"
 
@@ -92,25 +90,6 @@ static int store_rows(struct unwind_maps *u, const struct unwind_table *table, u
 	return 0;
 }
 
-/*
- * Where to read the very file pid maps: its path may now name another one (a library
- * upgraded under a running job). map_files/ gives the mapped file itself; the path is the
- * fallback when map_files/ is not readable, if it still names the same inode.
- */
-static int mapped_file_path(pid_t pid, const struct mapping *m, char *buf, size_t size)
-{
-	struct stat st;
-
-	snprintf(buf, size, "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)m->start,
-		 (unsigned long long)m->end);
-	if (stat(buf, &st) == 0 && st.st_ino == m->inode)
-		return 0;
-	procfs_root_path(pid, m->path, buf, size);
-	if (stat(buf, &st))
-		return -errno;
-	return st.st_ino == m->inode ? 0 : -ESTALE;
-}
-
 static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct mapping *m)
 {
 	struct file_key key = { m->dev, m->inode };
@@ -142,7 +121,7 @@ static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct
 	HASH_ADD(hh, u->by_file, key, sizeof(key), f);
 
 	start = monotonic_ms();
-	file->err = mapped_file_path(pid, m, open_path, sizeof(open_path));
+	file->err = procmaps__file_path(pid, m, open_path, sizeof(open_path));
 	if (!file->err)
 		file->err = unwind_table__build(open_path, &table);
 	if (!file->err)
