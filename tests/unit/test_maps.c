@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
@@ -72,4 +77,44 @@ Test(procmaps, reads_a_live_process)
 	cr_assert(m->executable);
 	procmaps__clear(&pm);
 	cr_assert(eq(int, procmaps__read(4000000, &pm), -ESRCH));
+}
+
+/*
+ * A file replaced on disk after it was mapped: its path names another inode now, yet the
+ * path heaptap reads must open the mapped one.
+ */
+Test(procmaps, the_path_of_a_file_replaced_after_mapping)
+{
+	char dir[] = "/tmp/heaptap-maps-XXXXXX", path[256], read_path[4096];
+	const struct mapping *m;
+	struct procmaps pm;
+	struct stat mapped, now;
+	void *addr;
+	int fd;
+
+	cr_assert(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/lib.so", dir);
+	fd = open(path, O_RDWR | O_CREAT, 0644);
+	cr_assert(fd >= 0 && write(fd, "old", 3) == 3 && fstat(fd, &mapped) == 0);
+	addr = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	cr_assert(addr != MAP_FAILED);
+	close(fd);
+	unlink(path);
+	fd = open(path, O_RDWR | O_CREAT, 0644); /* the new file, a new inode, same name */
+	cr_assert(fd >= 0 && write(fd, "new", 3) == 3);
+	close(fd);
+
+	cr_assert(eq(int, procmaps__read(getpid(), &pm), 0));
+	m = procmaps__find(&pm, (uint64_t)(uintptr_t)addr);
+	cr_assert(m != NULL);
+	if (procmaps__file_path(getpid(), m, read_path, sizeof(read_path)) == -ESTALE) {
+		cr_expect(geteuid() != 0, "as root, map_files/ reaches the mapped file");
+	} else {
+		cr_assert(eq(int, stat(read_path, &now), 0));
+		cr_expect(eq(u64, now.st_ino, mapped.st_ino), "%s is not the mapped file", read_path);
+	}
+	procmaps__clear(&pm);
+	munmap(addr, 4096);
+	unlink(path);
+	rmdir(dir);
 }
