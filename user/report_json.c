@@ -36,6 +36,8 @@ static json_object *process_json(struct session *s, const struct target *t)
 	json_object_object_add(p, "exited", json_object_new_boolean(t->exited));
 	json_object_object_add(p, "lost_events", json_object_new_uint64(session__lost_events(s, t)));
 	json_object_object_add(p, "incomplete_stacks", json_object_new_uint64(t->incomplete_stacks));
+	json_object_object_add(p, "unsupported_unwinds",
+			       json_object_new_uint64(t->unsupported_unwinds));
 	json_object_object_add(p, "allocator", t->probed ? json_object_new_string(t->alloc.path) : NULL);
 	json_object_object_add(p, "usable_known", json_object_new_boolean(t->alloc.glibc));
 	add_balance(total, &t->stats.total);

@@ -42,7 +42,8 @@ int report_stacks(const char *path, struct session *s)
 			if (!rec->calls)
 				continue; /* only housekeeping took this path */
 			o = stack_json(targets[i]->pid, rec);
-			fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+			fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+									  JSON_C_TO_STRING_NOSLASHESCAPE));
 			json_object_put(o);
 		}
 	}

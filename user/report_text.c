@@ -38,8 +38,12 @@ static void print_process(FILE *out, struct session *s, const struct target *t)
 	if (t->mpi.job[0])
 		fprintf(out, ", job: %s", t->mpi.job);
 	fprintf(out, "%s\n", t->exited ? ", exited" : "");
-	fprintf(out, "Lost events: %" PRIu64 ", incomplete stacks: %" PRIu64 "\n",
-		session__lost_events(s, t), t->incomplete_stacks);
+	fprintf(out, "Lost events: %" PRIu64 ", incomplete stacks: %" PRIu64, session__lost_events(s, t),
+		t->incomplete_stacks);
+	if (t->unsupported_unwinds)
+		fprintf(out, " (%" PRIu64 " cut at an unwind rule heaptap cannot follow)",
+			t->unsupported_unwinds);
+	fputc('\n', out);
 	if (!t->alloc.glibc && t->probed)
 		fprintf(out, "Allocator: %s (block sizes unknown: usable = requested)\n",
 			t->alloc.path);

@@ -128,6 +128,8 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 		t->lost_events++; /* still counted as a call, but its bytes are unknown */
 	if (!call.complete)
 		t->incomplete_stacks++;
+	if (!call.complete && (ev->flags & HT_F_STACK_UNSUPPORTED))
+		t->unsupported_unwinds++;
 	moved = movement_of(ev, call.func, t->alloc.glibc);
 	memcpy(comm, ev->comm, HT_COMM_LEN);
 	comm[HT_COMM_LEN] = '\0';

@@ -34,6 +34,7 @@ struct target {
 	struct stack_ids stack_ids;  /* the frames of its call events */
 	struct stack_records stacks; /* with record_stacks */
 	uint64_t incomplete_stacks;
+	uint64_t unsupported_unwinds; /* of those, cut at an unwind rule heaptap cannot follow */
 	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */
 	UT_hash_handle hh;
 };

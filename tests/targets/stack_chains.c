@@ -5,6 +5,9 @@
  * libz), a frame whose CFA moves to rbp mid-body (a variable-length array), a signal
  * handler (through the signal trampoline) and a thread (down to clone3).
  *
+ * One more function, alloc_in_expression_frame, describes its CFA by a DWARF expression
+ * heaptap does not follow: its stacks must end there, incomplete, never guessed on.
+ *
  * Right before each malloc, in the same function, glibc's backtrace() (libgcc's own
  * .eh_frame unwinder) records the chain, and /proc/self/maps turns each address into a
  * file and an offset: the truth heaptap's stacks must equal.
@@ -116,6 +119,22 @@ static KEEP void *alloc_in_thread(void *arg)
 	return malloc(1005);
 }
 
+/* CFA = rsp + 16 while it calls malloc, said as DW_CFA_def_cfa_expression { breg7 16 }. */
+void *alloc_in_expression_frame(void);
+__asm__(".text\n.globl alloc_in_expression_frame\n"
+	".type alloc_in_expression_frame, @function\n"
+	"alloc_in_expression_frame:\n.cfi_startproc\n"
+	"\tsub $8, %rsp\n"
+	".cfi_escape 0x0f, 0x02, 0x77, 0x10\n"
+	"\tmov $1006, %edi\n"
+	"\tcall malloc@PLT\n"
+	"\tadd $8, %rsp\n"
+	".cfi_def_cfa_offset 8\n"
+	"\tret\n.cfi_endproc\n"
+	".size alloc_in_expression_frame, .-alloc_in_expression_frame\n");
+
+#define EXPRESSION_CALLS 3
+
 static KEEP void run_cases(void)
 {
 	int values[64];
@@ -136,6 +155,8 @@ static KEEP void run_cases(void)
 	pthread_create(&thread, NULL, alloc_in_thread, NULL);
 	pthread_join(thread, &block);
 	sink = block;
+	for (int i = 0; i < EXPRESSION_CALLS; i++)
+		sink = alloc_in_expression_frame();
 }
 
 /* Each recorded address as the file that maps it and its offset in that file. */
@@ -163,7 +184,8 @@ static int write_truth(const char *path)
 
 	if (!out)
 		return -1;
-	fprintf(out, "{\"pid\": %d, \"cases\": [", (int)getpid());
+	fprintf(out, "{\"pid\": %d, \"expression_calls\": %d, \"cases\": [", (int)getpid(),
+		EXPRESSION_CALLS);
 	for (int i = 0; i < nr_cases; i++) {
 		fprintf(out, "%s\n {\"function\": \"%s\", \"frames\": [", i ? "," : "",
 			cases[i].name);

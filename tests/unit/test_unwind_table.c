@@ -175,6 +175,41 @@ Test(unwind_table, an_object_built_here_with_debug_frame_only)
 	remove_object(dir, "debug");
 }
 
+/* A CFA given as a DWARF expression heaptap does not follow: the row says so. */
+Test(unwind_table, an_expression_it_cannot_follow)
+{
+	static const char source[] =
+		".text\n.globl odd\n.type odd, @function\nodd:\n.cfi_startproc\n"
+		"\tnop\n"
+		/* DW_CFA_def_cfa_expression { DW_OP_breg7 8 } */
+		".cfi_escape 0x0f, 0x02, 0x77, 0x08\n"
+		"\tnop\n\tret\n.cfi_endproc\n.size odd, .-odd\n";
+	char dir[] = "/tmp/heaptap-unwind-XXXXXX", src[128], so[128], cmd[512];
+	struct elfsyms *syms;
+	struct unwind_table t;
+	uint64_t fn;
+	FILE *f;
+
+	cr_assert(mkdtemp(dir) != NULL);
+	snprintf(src, sizeof(src), "%s/odd.s", dir);
+	snprintf(so, sizeof(so), "%s/odd.so", dir);
+	f = fopen(src, "w");
+	cr_assert(f != NULL);
+	fputs(source, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -Wl,--eh-frame-hdr -o %s %s", so, src);
+	cr_assert(eq(int, system(cmd), 0), "%s", cmd);
+	syms = elfsyms__load(so);
+	cr_assert(syms != NULL);
+	fn = elfsyms__offset_of(syms, "odd");
+	elfsyms__free(syms);
+	cr_assert(eq(int, unwind_table__build(so, &t), 0));
+	cr_expect(eq(u8, unwind_table__find(&t, fn)->cfa_rule, HT_CFA_RSP));
+	cr_expect(eq(u8, unwind_table__find(&t, fn + 1)->cfa_rule, HT_CFA_UNSUPPORTED));
+	unwind_table__clear(&t);
+	remove_object(dir, "odd");
+}
+
 static void ignore(int sig)
 {
 	(void)sig;
