@@ -12,25 +12,13 @@ bench=${BENCH_DIR:-.output/bench}
 rounds=${ROUNDS:-7}
 depth=${DEPTH:-13} # + pairs, main and the start-up frames: 20 frames
 iterations=${DEEP_ITERATIONS:-30000}
-err=$(mktemp)
-trap 'rm -f "$err"' EXIT
-
-ns() {
-	local out
-	if ! out=$("$@" 2>"$err") || ! grep -q '^ns_per_pair ' <<<"$out"; then
-		echo "bench: failed: $*" >&2
-		tail -5 "$err" >&2
-		exit 1
-	fi
-	awk '/^ns_per_pair / { print $2 }' <<<"$out"
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/timing.sh"
 
 loop=("$bench/malloc_loop_nofp" "$iterations" --depth "$depth")
+# How deep the loop's stacks are, as heaptap sees them (frames per --stacks line).
 frames=$("$heaptap" run -o /dev/null --stacks "$err.stacks" -- "$bench/malloc_loop_nofp" 10 \
 	--depth "$depth" >/dev/null 2>&1 && awk -F'"function"' '{ if (NF - 1 > max) max = NF - 1 }
 	END { print max }' "$err.stacks")
-rm -f "$err.stacks"
 empty=() tables=() fp=()
 for ((r = 1; r <= rounds; r++)); do
 	e=$(ns "$bench/empty_probes" -- "${loop[@]}")

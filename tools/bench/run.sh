@@ -15,24 +15,7 @@ rounds=${ROUNDS:-7}
 traced_n=${TRACED_ITERATIONS:-50000}
 untraced_n=${UNTRACED_ITERATIONS:-20000000}
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench: needs root to load BPF programs (run it with sudo)" >&2
-	exit 1
-fi
-err=$(mktemp)
-trap 'rm -f "$err"' EXIT
-
-# The loop's own figure from a command's output; a run without one stops the bench.
-ns() {
-	local out
-	if ! out=$("$@" 2>"$err") || ! grep -q '^ns_per_pair ' <<<"$out"; then
-		echo "bench: failed: $*" >&2
-		tail -5 "$err" >&2
-		exit 1
-	fi
-	awk '/^ns_per_pair / { print $2 }' <<<"$out"
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$(dirname "$0")/timing.sh"
 
 untraced=() empty=() traced=()
 for ((r = 1; r <= rounds; r++)); do
