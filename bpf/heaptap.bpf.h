@@ -44,7 +44,7 @@ struct {
 	__type(value, struct inflight);
 } inflight SEC(".maps") __weak;
 
-enum loss_kind { LOSS_RINGBUF_FULL, LOSS_INFLIGHT_FULL };
+enum loss_kind { LOSS_RINGBUF_FULL, LOSS_INFLIGHT_FULL, LOSS_HOLD_SKIPPED };
 
 static __always_inline void count_loss(__u32 pid, enum loss_kind kind)
 {
@@ -59,8 +59,10 @@ static __always_inline void count_loss(__u32 pid, enum loss_kind kind)
 	}
 	if (kind == LOSS_RINGBUF_FULL)
 		__sync_fetch_and_add(&l->ringbuf_full, 1);
-	else
+	else if (kind == LOSS_INFLIGHT_FULL)
 		__sync_fetch_and_add(&l->inflight_full, 1);
+	else
+		__sync_fetch_and_add(&l->holds_skipped, 1);
 }
 
 #endif

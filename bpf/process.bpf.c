@@ -7,6 +7,7 @@
 #include <bpf/bpf_core_read.h>
 
 #define SIGSTOP 19
+#define SIGNAL_GROUP_EXIT 0x4 /* signal_struct.flags: the group is exiting as one */
 
 /*
  * Processes to stop at their next loader event (pid -> unused), so that userspace can
@@ -19,12 +20,28 @@ struct {
 	__type(value, __u8);
 } hold SEC(".maps") __weak;
 
+/* Processes stopped now (pid -> when): see struct ht_hold. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct ht_hold);
+} held SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ht_hold_control);
+} hold_control SEC(".maps");
+
 /* Follow the processes traced processes start (run --follow). */
 const volatile bool follow_children;
 
 /*
- * Program names of MPI launchers (comm -> unused), filled by userspace for --mpi without a
- * command: a launcher that starts is followed, so its ranks are held at their exec.
+ * Program names of MPI launchers (comm -> unused). A launcher is never stopped: it relays
+ * the SIGCONT that would end the stop to its whole job. With follow_launchers (--mpi
+ * without a command) a launcher that starts is followed, so its ranks are held at exec.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -32,6 +49,41 @@ struct {
 	__type(key, char[TASK_COMM_LEN]);
 	__type(value, __u8);
 } launchers SEC(".maps");
+
+bool follow_launchers;
+
+/*
+ * Stop the current process if it is to be held and heaptap is there to let it go: it must
+ * have read its events lately (a stalled heaptap would leave the stop to its guardian's
+ * bound). The stop is recorded before it is sent, so the guardian always sees it.
+ */
+static __always_inline bool hold_current(__u32 pid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	char comm[TASK_COMM_LEN] = {};
+	struct ht_hold_control *ctl;
+	struct ht_hold h = {};
+	__u32 zero = 0;
+
+	if (!bpf_map_lookup_elem(&hold, &pid))
+		return false;
+	bpf_get_current_comm(comm, sizeof(comm));
+	if (bpf_map_lookup_elem(&launchers, comm))
+		return false;
+	ctl = bpf_map_lookup_elem(&hold_control, &zero);
+	h.since_ns = bpf_ktime_get_ns();
+	if (!ctl || ctl->disabled || h.since_ns - ctl->heartbeat_ns > ctl->bound_ns / 2) {
+		count_loss(pid, LOSS_HOLD_SKIPPED);
+		return false;
+	}
+	h.start_boottime = BPF_CORE_READ(task, group_leader, start_boottime);
+	if (bpf_map_update_elem(&held, &pid, &h, BPF_ANY))
+		return false;
+	if (bpf_send_signal(SIGSTOP) == 0)
+		return true;
+	bpf_map_delete_elem(&held, &pid);
+	return false;
+}
 
 static __always_inline void mappings_changed(__u32 type)
 {
@@ -42,10 +94,8 @@ static __always_inline void mappings_changed(__u32 type)
 		.tid = (__u32)id,
 	};
 
-	if (bpf_map_lookup_elem(&hold, &ev.pid)) {
-		/* Stop before sending: the process must be held by the time userspace looks. */
-		ev.held = bpf_send_signal(SIGSTOP) == 0;
-	}
+	/* Stop before sending: the process must be held by the time userspace looks. */
+	ev.held = hold_current(ev.pid);
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count_loss(ev.pid, LOSS_RINGBUF_FULL);
 }
@@ -77,7 +127,7 @@ int program_exec(void *ctx)
 	}
 	/* The new program's name is already in place. */
 	bpf_get_current_comm(comm, sizeof(comm));
-	if (!bpf_map_lookup_elem(&launchers, comm) ||
+	if (!follow_launchers || !bpf_map_lookup_elem(&launchers, comm) ||
 	    bpf_map_update_elem(&targets, &pid, &one, BPF_NOEXIST))
 		return 0;
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
@@ -127,6 +177,20 @@ int thread_exit(void *ctx)
 	bpf_map_delete_elem(&inflight, &ev.tid);
 	/* do_exit() has already counted this thread out of the group's live threads. */
 	ev.group_dead = BPF_CORE_READ(task, signal, live.counter) == 0;
+	if (ev.group_dead) {
+		/* A group exit (exit_group, a fatal signal) leaves its code in the group. */
+		if (BPF_CORE_READ(task, signal, flags) & SIGNAL_GROUP_EXIT)
+			ev.exit_code = BPF_CORE_READ(task, signal, group_exit_code);
+		else
+			ev.exit_code = BPF_CORE_READ(task, exit_code);
+		/*
+		 * Forget the process here, before its pid can be reused: a later process with
+		 * the same pid is neither followed nor stopped because of it.
+		 */
+		bpf_map_delete_elem(&targets, &ev.pid);
+		bpf_map_delete_elem(&hold, &ev.pid);
+		bpf_map_delete_elem(&held, &ev.pid);
+	}
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		count_loss(ev.pid, LOSS_RINGBUF_FULL);
 	return 0;

@@ -92,6 +92,29 @@ struct ht_exit_event {
 	__u32 pid;
 	__u32 tid;
 	__u32 group_dead; /* the last thread of the process */
+	__u32 exit_code;  /* with group_dead: the process's wait status (as waitpid's) */
+	__u32 pad;
+};
+
+/*
+ * Holds. heaptap stops a process (SIGSTOP from BPF, at exec and loader events) so that its
+ * probes and unwind tables are in place before it runs on. Every stop is recorded in the
+ * map `held` (pid -> ht_hold) before it is sent, and whoever deletes that entry, heaptap
+ * or its guardian process, sends the SIGCONT: exactly once.
+ */
+struct ht_hold {
+	__u64 since_ns;	      /* CLOCK_MONOTONIC when it was stopped */
+	__u64 start_boottime; /* the process's start (ns since boot), told apart from a later
+			       * process with the same pid */
+};
+
+/* One entry (array map `hold_control`), written by heaptap and its guardian. */
+struct ht_hold_control {
+	__u64 heartbeat_ns; /* CLOCK_MONOTONIC when heaptap last read its events */
+	__u64 bound_ns;	    /* no hold lasts longer; none starts when heaptap has not read
+			     * its events for half as long */
+	__u32 disabled;	    /* heaptap or its guardian is gone: never stop anyone again */
+	__u32 pad;
 };
 
 /*
@@ -149,6 +172,7 @@ struct ht_process_mappings {
 struct ht_losses {
 	__u64 ringbuf_full;
 	__u64 inflight_full;
+	__u64 holds_skipped; /* not stopped (heaptap slow or gone): stacks may be cut */
 };
 
 #endif /* HEAPTAP_H */

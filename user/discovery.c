@@ -9,13 +9,6 @@
 #include "procfs.h"
 #include "rank.h"
 
-/* As the kernel names them: at most 15 characters. */
-static const char *const launcher_names[] = {
-	"mpirun", "mpiexec", "orterun", "orted", "prterun", "prted", "prte",
-	"mpiexec.hydra", "hydra_pmi_proxy", "slurmstepd",
-};
-#define NR_LAUNCHERS (sizeof(launcher_names) / sizeof(launcher_names[0]))
-
 static bool is_launcher(pid_t pid)
 {
 	size_t len;
@@ -25,8 +18,8 @@ static bool is_launcher(pid_t pid)
 	if (procfs_read(pid, "comm", &comm, &len))
 		return false;
 	comm[strcspn(comm, "\n")] = '\0';
-	for (size_t i = 0; i < NR_LAUNCHERS && !found; i++)
-		found = !strcmp(comm, launcher_names[i]);
+	for (size_t i = 0; i < nr_mpi_launcher_names && !found; i++)
+		found = !strcmp(comm, mpi_launcher_names[i]);
 	free(comm);
 	return found;
 }
@@ -67,10 +60,7 @@ void discovery_rescan(struct session *s)
 
 int discovery_start(struct session *s)
 {
-	int err = session__follow_programs(s, launcher_names, NR_LAUNCHERS);
-
-	if (err)
-		return err;
+	session__follow_launchers(s);
 	discovery_rescan(s);
 	return 0;
 }

@@ -11,7 +11,9 @@ _Static_assert(sizeof(struct ht_call_event) ==
 			       HT_MAX_FRAMES * sizeof(__u64),
 	       "ABI: ht_call_event header");
 _Static_assert(sizeof(struct ht_libs_event) == 16, "ABI: ht_libs_event");
-_Static_assert(sizeof(struct ht_exit_event) == 16, "ABI: ht_exit_event");
+_Static_assert(sizeof(struct ht_exit_event) == 24, "ABI: ht_exit_event");
+_Static_assert(sizeof(struct ht_hold) == 16, "ABI: ht_hold");
+_Static_assert(sizeof(struct ht_hold_control) == 24, "ABI: ht_hold_control");
 _Static_assert(sizeof(struct ht_unwind_row) == 16, "ABI: ht_unwind_row");
 _Static_assert(sizeof(struct ht_mapping) == 32, "ABI: ht_mapping");
 

@@ -271,7 +271,7 @@ void handle_exec(struct session *s, const struct ht_libs_event *ev)
 		}
 	}
 	if (ev->held)
-		kill(ev->pid, SIGCONT);
+		tracer__resume(s->tracer, ev->pid);
 }
 
 int session__follow(struct session *s, pid_t pid)
@@ -288,9 +288,9 @@ int session__follow(struct session *s, pid_t pid)
 	return tracer__add_target(s->tracer, pid, false);
 }
 
-int session__follow_programs(struct session *s, const char *const names[], size_t nr)
+void session__follow_launchers(struct session *s)
 {
-	return tracer__watch_launchers(s->tracer, names, nr);
+	tracer__follow_launchers(s->tracer);
 }
 
 /* A launcher started: the kernel side already follows it. */
@@ -334,7 +334,7 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 
 	if (!t || t->untraced) {
 		if (ev->held)
-			kill(ev->pid, SIGCONT);
+			tracer__resume(s->tracer, ev->pid);
 		return;
 	}
 	if (procmaps__read(t->pid, &maps) == 0) {
@@ -350,5 +350,5 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 	if (t->held && t->probed && t->symbolizer)
 		release(s, t);
 	if (ev->held)
-		kill(ev->pid, SIGCONT);
+		tracer__resume(s->tracer, ev->pid);
 }

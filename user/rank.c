@@ -6,6 +6,12 @@
 #include "procfs.h"
 #include "rank.h"
 
+const char *const mpi_launcher_names[] = {
+	"mpirun", "mpiexec", "orterun", "orted", "prterun", "prted", "prte",
+	"mpiexec.hydra", "hydra_pmi_proxy", "slurmstepd",
+};
+const size_t nr_mpi_launcher_names = sizeof(mpi_launcher_names) / sizeof(mpi_launcher_names[0]);
+
 enum field { RANK, WORLD_SIZE, LOCAL_RANK, JOB, NR_FIELDS };
 
 /* Within a field, earlier variables win: the MPI library's own before the launcher's. */

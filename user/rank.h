@@ -19,6 +19,10 @@ struct mpi_identity {
  * PMIX_NAMESPACE, Slurm's SLURM_*; the MPI library's own word first.
  */
 void mpi_identity_from_environ(const char *block, size_t len, struct mpi_identity *out);
+/* Program names of MPI launchers, as the kernel keeps them (at most 15 characters). */
+extern const char *const mpi_launcher_names[];
+extern const size_t nr_mpi_launcher_names;
+
 /* From /proc/PID/environ; everything unknown when it cannot be read. */
 void mpi_identity_of_process(pid_t pid, struct mpi_identity *out);
 

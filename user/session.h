@@ -70,8 +70,8 @@ int session__expect_exec(struct session *s, pid_t pid, const char *path);
  * traced (or, with mpi_only, those that carry a rank). 0 or -errno.
  */
 int session__follow(struct session *s, pid_t pid);
-/* Follow every process that starts one of these programs, from its exec. 0 or -errno. */
-int session__follow_programs(struct session *s, const char *const names[], size_t nr);
+/* Follow every MPI launcher that starts (mpi_launcher_names), from its exec. */
+void session__follow_launchers(struct session *s);
 /* Is pid a target, traced or followed? */
 bool session__knows(struct session *s, pid_t pid);
 

@@ -8,8 +8,10 @@
 #include <bpf/libbpf.h>
 #include <uthash.h>
 #include "heaptap.skel.h"
+#include "guardian.h"
 #include "heaptap_types.h"
 #include "log.h"
+#include "rank.h"
 #include "tracer.h"
 #include "uprobe_links.h"
 
@@ -32,6 +34,9 @@ struct tracer {
 	struct ring_buffer *rb;
 	struct target_links *targets;
 	struct link_reaper *reaper;
+	struct guardian *guardian;
+	int held_fd, hold_control_fd;
+	bool holds_disabled;
 	tracer_event_fn on_event;
 	void *ctx;
 };
@@ -52,6 +57,50 @@ static void mount_tracefs(void)
 		return;
 	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
 		log_debug("cannot mount tracefs: %m");
+}
+
+/* Launchers are known from the start: they are never stopped (they relay SIGCONT). */
+static int know_launchers(struct tracer *t)
+{
+	for (size_t i = 0; i < nr_mpi_launcher_names; i++) {
+		char comm[16] = {};
+		__u8 one = 1;
+
+		strncpy(comm, mpi_launcher_names[i], sizeof(comm) - 1);
+		if (bpf_map__update_elem(t->skel->maps.launchers, comm, sizeof(comm), &one,
+					 sizeof(one), BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Holds are bounded before any probe exists: the guardian is forked while heaptap holds no
+ * link, so it cannot keep a probe alive, and it ends every stop heaptap cannot.
+ */
+static int start_guardian(struct tracer *t)
+{
+	struct ht_hold_control control = {
+		.heartbeat_ns = monotonic_ns(),
+		.bound_ns = HT_HOLD_BOUND_MS * 1000000ull,
+	};
+	__u32 zero = 0;
+
+	t->held_fd = bpf_map__fd(t->skel->maps.held);
+	t->hold_control_fd = bpf_map__fd(t->skel->maps.hold_control);
+	if (bpf_map_update_elem(t->hold_control_fd, &zero, &control, BPF_ANY))
+		return -errno;
+	return guardian__start(t->held_fd, t->hold_control_fd, &t->guardian);
+}
+
+/* Nobody is left to end a stop in time: stop stopping, and end what is stopped. */
+static void disable_holds(struct tracer *t)
+{
+	if (t->holds_disabled)
+		return;
+	t->holds_disabled = true;
+	hold_control_set(t->hold_control_fd, true, 0);
+	hold_end_all(t->held_fd, 0);
 }
 
 int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
@@ -79,14 +128,19 @@ int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
 	bpf_program__set_expected_attach_type(t->skel->progs.alloc_entry, HT_ATTACH_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(t->skel->progs.alloc_return, HT_ATTACH_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(t->skel->progs.loader_changed, HT_ATTACH_UPROBE_MULTI);
+	err = heaptap_bpf__load(t->skel);
+	if (err)
+		goto cleanup;
+	err = know_launchers(t);
+	if (!err)
+		err = start_guardian(t);
+	if (err)
+		goto cleanup;
 	t->reaper = link_reaper__new(REAPER_THREADS);
 	if (!t->reaper) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = heaptap_bpf__load(t->skel);
-	if (err)
-		goto cleanup;
 	err = heaptap_bpf__attach(t->skel); /* the tracepoints; uprobes go per process */
 	if (err)
 		goto cleanup;
@@ -108,9 +162,12 @@ void tracer__free(struct tracer *t)
 
 	if (!t)
 		return;
+	if (t->guardian)
+		disable_holds(t);
 	HASH_ITER(hh, t->targets, tl, tmp)
 		tracer__detach(t, tl->pid);
 	link_reaper__free(t->reaper); /* waits until every probe is gone */
+	guardian__free(t->guardian);
 	ring_buffer__free(t->rb);
 	heaptap_bpf__destroy(t->skel);
 	free(t);
@@ -154,6 +211,11 @@ int tracer__release_hold(struct tracer *t, pid_t pid)
 	if (bpf_map__delete_elem(t->skel->maps.hold, &key, sizeof(key), 0) && errno != ENOENT)
 		return -errno;
 	return 0;
+}
+
+void tracer__resume(struct tracer *t, pid_t pid)
+{
+	hold_end(t->held_fd, pid);
 }
 
 /* Keep the link's fd with pid's, so that detaching removes it. */
@@ -217,18 +279,9 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	return err;
 }
 
-int tracer__watch_launchers(struct tracer *t, const char *const names[], size_t nr)
+void tracer__follow_launchers(struct tracer *t)
 {
-	for (size_t i = 0; i < nr; i++) {
-		char comm[16] = {};
-		__u8 one = 1;
-
-		strncpy(comm, names[i], sizeof(comm) - 1); /* the kernel keeps 15 characters */
-		if (bpf_map__update_elem(t->skel->maps.launchers, comm, sizeof(comm), &one,
-					 sizeof(one), BPF_ANY))
-			return -errno;
-	}
-	return 0;
+	t->skel->bss->follow_launchers = true;
 }
 
 void tracer__stop_calls(struct tracer *t)
@@ -249,9 +302,26 @@ void tracer__detach(struct tracer *t, pid_t pid)
 	free(tl);
 }
 
+/* heaptap is reading its events: stops may go on. Unless its guardian died. */
+static void heartbeat(struct tracer *t)
+{
+	if (t->holds_disabled)
+		return;
+	if (!guardian__alive(t->guardian)) {
+		log_error("the guardian process exited: processes are no longer held at exec and "
+			  "loader events (their first stacks may be cut)");
+		disable_holds(t);
+		return;
+	}
+	hold_control_set(t->hold_control_fd, false, monotonic_ns());
+}
+
 int tracer__poll(struct tracer *t, int timeout_ms)
 {
-	int n = ring_buffer__poll(t->rb, timeout_ms);
+	int n;
+
+	heartbeat(t);
+	n = ring_buffer__poll(t->rb, timeout_ms);
 
 	if (n < 0 && n != -EINTR)
 		return n;

@@ -24,16 +24,19 @@ int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
 		struct tracer **out);
 void tracer__free(struct tracer *t);
 
-/* Trace pid: report its exits, and with hold, stop it at its next loader event. */
+/* Trace pid: report its exits, and with hold, stop it at its exec and loader events. */
 int tracer__add_target(struct tracer *t, pid_t pid, bool hold);
+/* Stop holding pid at its exec and loader events. */
 int tracer__release_hold(struct tracer *t, pid_t pid);
+/* Let pid run on if it is stopped by heaptap (once: its guardian may have done it). */
+void tracer__resume(struct tracer *t, pid_t pid);
 
 /* Probe the loader's _dl_debug_state (at file offset) in pid. */
 int tracer__attach_loader(struct tracer *t, pid_t pid, const char *path, uint64_t offset);
 /* Probe every entry point of the allocator in pid, once per distinct address. */
 int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator *alloc);
-/* Follow every process that starts one of these programs (comm names), from its exec. */
-int tracer__watch_launchers(struct tracer *t, const char *const names[], size_t nr);
+/* Follow every MPI launcher that starts, from its exec (launchers are never stopped). */
+void tracer__follow_launchers(struct tracer *t);
 /* Stop reporting calls at once, before the (slow) removal of the probes. */
 void tracer__stop_calls(struct tracer *t);
 /* Remove every probe placed for pid. */
