@@ -148,3 +148,12 @@ void accountant__clear(struct process_stats *ps)
 	}
 	memset(ps, 0, sizeof(*ps));
 }
+
+uint64_t accountant__calls(const struct process_stats *ps)
+{
+	uint64_t calls = 0;
+
+	for (int f = 0; f < HT_NR_FUNCS; f++)
+		calls += ps->total.calls[f];
+	return calls;
+}

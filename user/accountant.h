@@ -57,6 +57,8 @@ void balance__apply(struct balance *b, enum ht_func func, int64_t delta, uint64_
 /* Returns 0 or -ENOMEM (then nothing was charged anywhere). */
 int accountant__charge(struct process_stats *ps, const struct charge *c);
 void accountant__clear(struct process_stats *ps);
+/* Calls charged so far, of every kind. */
+uint64_t accountant__calls(const struct process_stats *ps);
 
 /* Sorted views for reports: threads by tid, libraries and functions by name. */
 void accountant__sort(struct process_stats *ps);

@@ -86,7 +86,7 @@ int cmd_attach(const struct options *opts)
 		/* A target may be gone without an exit event reaching us (a lost event). */
 		for (size_t i = 0; i < opts->nr_pids; i++) {
 			if (kill(opts->pids[i], 0) && errno == ESRCH)
-				session__mark_exited(s, opts->pids[i]);
+				session__mark_exited(s, opts->pids[i], -1);
 		}
 	}
 	session__stop(s);

@@ -193,7 +193,7 @@ int cmd_run(const struct options *opts)
 		if (waitpid(pid, &wstatus, WNOHANG) == pid)
 			break;
 	}
-	session__mark_exited(s, pid);
+	session__mark_exited(s, pid, wstatus);
 	/* Processes it started may outlive the command a moment (--follow): let them finish. */
 	for (int waits = 0; waits < 40 && session__live_targets(s) > 0; waits++)
 		session__poll(s, 50 /* ms */);

@@ -51,13 +51,15 @@ static void check_exits(struct session *s, struct watched *w)
 		discovery_rescan(s);
 		w->rescan = now() + 1;
 	}
-	if (w->command > 0 && waitpid(w->command, NULL, WNOHANG) == w->command) {
-		session__mark_exited(s, w->command);
+	int wstatus;
+
+	if (w->command > 0 && waitpid(w->command, &wstatus, WNOHANG) == w->command) {
+		session__mark_exited(s, w->command, wstatus);
 		w->command = -1;
 	}
 	for (size_t i = 0; i < w->nr_pids; i++) {
 		if (kill(w->pids[i], 0) && errno == ESRCH)
-			session__mark_exited(s, w->pids[i]);
+			session__mark_exited(s, w->pids[i], -1);
 	}
 }
 

@@ -94,8 +94,7 @@ static void give_tables_now(struct session *s, struct target *t)
 	procmaps__clear(&maps);
 }
 
-/* Drop what belonged to the program a target ran before it exec'd. */
-static void forget_program(struct session *s, struct target *t)
+void forget_program(struct session *s, struct target *t)
 {
 	tracer__detach(s->tracer, t->pid);
 	if (s->unwind)
@@ -103,8 +102,6 @@ static void forget_program(struct session *s, struct target *t)
 	stack_ids__release(&t->stack_ids);
 	symbolizer__free(t->symbolizer);
 	t->symbolizer = NULL;
-	t->probed = false;
-	memset(&t->alloc, 0, sizeof(t->alloc));
 }
 
 int session__attach(struct session *s, pid_t pid)
@@ -250,20 +247,43 @@ static void release(struct session *s, struct target *t)
 	t->held = false;
 }
 
+/*
+ * A new image in a traced process: the old one's report is closed as it was at the exec
+ * (if it made any call), and the new image starts from zero.
+ */
+static struct target *new_image(struct session *s, struct target *old)
+{
+	struct target *t;
+
+	if (old->probed && !old->untraced && accountant__calls(&old->stats) > 0) {
+		old->exec = true;
+		end_target(s, old);
+		t = new_target(s, old->pid);
+		if (!t)
+			return NULL;
+		t->parent = old->parent;
+		t->held = old->held;
+		return t;
+	}
+	forget_program(s, old);
+	old->probed = false;
+	memset(&old->alloc, 0, sizeof(old->alloc));
+	return old;
+}
+
 void handle_exec(struct session *s, const struct ht_libs_event *ev)
 {
 	struct target *t = target_of(s, ev->pid);
 	int err;
 
-	if (t) {
-		forget_program(s, t);
+	if (t && (t = new_image(s, t))) {
 		describe(t);
 		t->untraced = s->mpi_only && t->mpi.rank < 0;
 		if (t->untraced) {
 			release(s, t); /* a launcher: only its children matter */
 		} else if ((err = prepare_program(s, t))) {
-			log_error("pid %d (%s): cannot trace it: %s", t->pid, t->command,
-				  err == -ENOENT ? "no malloc heaptap can probe" : strerror(-err));
+			session__note_untraced(s, t->pid, err == -ENOENT ?
+				"no malloc heaptap can probe" : strerror(-err));
 			t->untraced = true;
 			release(s, t);
 		} else if (t->symbolizer) {

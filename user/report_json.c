@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <sys/wait.h>
 #include <json-c/json.h>
 #include "report.h"
 
@@ -34,6 +35,14 @@ static json_object *process_json(struct session *s, const struct target *t)
 	json_object_object_add(p, "job", t->mpi.job[0] ? json_object_new_string(t->mpi.job) : NULL);
 	json_object_object_add(p, "command", json_object_new_string(t->command));
 	json_object_object_add(p, "exited", json_object_new_boolean(t->exited));
+	json_object_object_add(p, "exec", json_object_new_boolean(t->exec));
+	/* How it ended: an exit status, or the signal that killed it (null: not known). */
+	json_object_object_add(p, "exit_status", t->exit_known && WIFEXITED(t->exit_code) ?
+					json_object_new_int(WEXITSTATUS(t->exit_code)) : NULL);
+	json_object_object_add(p, "signal", t->exit_known && WIFSIGNALED(t->exit_code) ?
+					json_object_new_int(WTERMSIG(t->exit_code)) : NULL);
+	json_object_object_add(p, "holds_skipped",
+			       json_object_new_uint64(session__holds_skipped(s, t)));
 	json_object_object_add(p, "lost_events", json_object_new_uint64(session__lost_events(s, t)));
 	json_object_object_add(p, "incomplete_stacks", json_object_new_uint64(t->incomplete_stacks));
 	json_object_object_add(p, "unsupported_unwinds",
@@ -91,6 +100,21 @@ static json_object *unwind_tables_json(struct session *s)
 	return tables;
 }
 
+static json_object *untraced_json(struct session *s)
+{
+	json_object *list = json_object_new_array();
+
+	for (const struct untraced *u = session__untraced(s); u; u = u->next) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "pid", json_object_new_int(u->pid));
+		json_object_object_add(o, "command", json_object_new_string(u->command));
+		json_object_object_add(o, "reason", json_object_new_string(u->reason));
+		json_object_array_add(list, o);
+	}
+	return list;
+}
+
 static json_object *report_object(struct session *s)
 {
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
@@ -103,6 +127,7 @@ static json_object *report_object(struct session *s)
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(processes, process_json(s, targets[i]));
 	json_object_object_add(root, "processes", processes);
+	json_object_object_add(root, "untraced", untraced_json(s));
 	json_object_object_add(root, "unwind_tables", unwind_tables_json(s));
 	return root;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/wait.h>
 #include "report.h"
 
 static void print_balance(FILE *out, const char *indent, const struct balance *b)
@@ -37,7 +38,20 @@ static void print_process(FILE *out, struct session *s, const struct target *t)
 		fprintf(out, ", local rank: %d", t->mpi.local_rank);
 	if (t->mpi.job[0])
 		fprintf(out, ", job: %s", t->mpi.job);
-	fprintf(out, "%s\n", t->exited ? ", exited" : "");
+	if (t->exec)
+		fprintf(out, ", then exec'd another program");
+	else if (t->exited && t->exit_known && WIFSIGNALED(t->exit_code))
+		fprintf(out, ", killed by signal %d (%s)", WTERMSIG(t->exit_code),
+			strsignal(WTERMSIG(t->exit_code)));
+	else if (t->exited && t->exit_known)
+		fprintf(out, ", exited with status %d", WEXITSTATUS(t->exit_code));
+	else if (t->exited)
+		fprintf(out, ", exited");
+	fputc('\n', out);
+	if (session__holds_skipped(s, t))
+		fprintf(out, "Not held at %" PRIu64 " exec or loader events (heaptap was slow): "
+			     "stacks through what they loaded may be cut\n",
+			session__holds_skipped(s, t));
 	fprintf(out, "Lost events: %" PRIu64 ", incomplete stacks: %" PRIu64, session__lost_events(s, t),
 		t->incomplete_stacks);
 	if (t->unsupported_unwinds)
@@ -106,9 +120,23 @@ void report_text_processes(FILE *out, struct session *s)
 	fflush(out);
 }
 
+/* Processes heaptap could not trace: a report is honest about what it does not cover. */
+static void print_untraced(FILE *out, struct session *s)
+{
+	const struct untraced *u = session__untraced(s);
+
+	if (!u)
+		return;
+	fprintf(out, "==== Not traced =====\n");
+	for (; u; u = u->next)
+		fprintf(out, "PID %d (%s): %s\n", u->pid, u->command[0] ? u->command : "?",
+			u->reason);
+}
+
 void report_text(FILE *out, struct session *s)
 {
 	report_text_processes(out, s);
+	print_untraced(out, s);
 	print_unwind_tables(out, s);
 	fflush(out);
 }

@@ -2,12 +2,14 @@
 /* The session's targets, and each event's way from the tracer to the accountant. */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include "log.h"
 #include "movement.h"
 #include "session_internal.h"
 
 static int on_event(void *ctx, const void *data, size_t size);
-static void target_ended(struct session *s, pid_t pid);
+static void process_exited(struct session *s, const struct ht_exit_event *ev);
 
 int session__new(const struct session_opts *opts, struct session **out)
 {
@@ -45,6 +47,15 @@ cleanup:
 	return err;
 }
 
+static void free_target(struct target *t)
+{
+	symbolizer__free(t->symbolizer);
+	accountant__clear(&t->stats);
+	stack_records__clear(&t->stacks);
+	stack_ids__release(&t->stack_ids);
+	free(t);
+}
+
 void session__free(struct session *s)
 {
 	struct target *t, *tmp;
@@ -53,11 +64,17 @@ void session__free(struct session *s)
 		return;
 	HASH_ITER(hh, s->targets, t, tmp) {
 		HASH_DEL(s->targets, t);
-		symbolizer__free(t->symbolizer);
-		accountant__clear(&t->stats);
-		stack_records__clear(&t->stacks);
-		stack_ids__release(&t->stack_ids);
-		free(t);
+		free_target(t);
+	}
+	while ((t = s->ended)) {
+		s->ended = t->next_ended;
+		free_target(t);
+	}
+	while (s->untraced) {
+		struct untraced *u = s->untraced;
+
+		s->untraced = u->next;
+		free(u);
 	}
 	tracer__free(s->tracer); /* after the targets: they give their stacks back to it */
 	symcache__free(s->cache);
@@ -73,6 +90,7 @@ struct target *new_target(struct session *s, pid_t pid)
 	if (!t)
 		return NULL;
 	t->pid = pid;
+	t->serial = ++s->serials;
 	t->stack_ids.map_fd = tracer__stacks_fd(s->tracer);
 	mpi_identity_from_environ("", 0, &t->mpi);
 	HASH_ADD_INT(s->targets, pid, t);
@@ -189,7 +207,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	case HT_EV_EXIT:
 		if (size >= sizeof(struct ht_exit_event) &&
 		    ((const struct ht_exit_event *)data)->group_dead)
-			target_ended(s, ((const struct ht_exit_event *)data)->pid);
+			process_exited(s, data);
 		break;
 	}
 	return 0;
@@ -222,29 +240,54 @@ size_t session__live_targets(const struct session *s)
 	return live;
 }
 
-/* The process is gone, and its events are read: what the kernel kept for it can go. */
-static void target_ended(struct session *s, pid_t pid)
+void end_target(struct session *s, struct target *t)
 {
-	struct target *t = target_of(s, pid);
+	forget_program(s, t);
+	tracer__take_losses(s->tracer, t->pid, &t->kernel_losses);
+	HASH_DEL(s->targets, t);
+	t->next_ended = s->ended;
+	s->ended = t;
+}
+
+/*
+ * The process is gone, and its events are read (they come before this one): keep its
+ * report and forget the rest, so that a later process with its pid is a stranger.
+ */
+static void process_exited(struct session *s, const struct ht_exit_event *ev)
+{
+	struct target *t = target_of(s, ev->pid);
 
 	if (!t)
 		return;
 	t->exited = true;
-	if (s->unwind)
-		unwind_maps__forget(s->unwind, pid);
-	stack_ids__release(&t->stack_ids);
+	t->exit_code = ev->exit_code;
+	t->exit_known = true;
+	end_target(s, t);
 }
 
-void session__mark_exited(struct session *s, pid_t pid)
+void session__mark_exited(struct session *s, pid_t pid, int wstatus)
 {
-	/* Its last calls may still be queued, and need its stack ids. */
+	struct target *t;
+
+	/* Its exit event is likely queued: it carries the status, and its last calls. */
 	tracer__drain(s->tracer);
-	target_ended(s, pid);
+	t = target_of(s, pid);
+	if (!t)
+		return;
+	t->exited = true;
+	t->exit_code = wstatus;
+	t->exit_known = wstatus >= 0;
+	end_target(s, t);
 }
 
-static int by_pid(struct target *a, struct target *b)
+/* By pid; one pid's images (exec) and reused pids in the order they ran. */
+static int by_pid_then_age(const void *a, const void *b)
 {
-	return a->pid < b->pid ? -1 : a->pid > b->pid;
+	const struct target *x = *(struct target *const *)a, *y = *(struct target *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->serial < y->serial ? -1 : x->serial > y->serial;
 }
 
 size_t session__targets(struct session *s, struct target ***out)
@@ -252,24 +295,69 @@ size_t session__targets(struct session *s, struct target ***out)
 	size_t n = HASH_COUNT(s->targets), i = 0;
 	struct target *t, *tmp;
 
-	HASH_SORT(s->targets, by_pid);
+	for (t = s->ended; t; t = t->next_ended)
+		n++;
 	free(s->sorted);
 	s->sorted = calloc(n ? n : 1, sizeof(*s->sorted));
 	if (!s->sorted)
 		return 0;
 	HASH_ITER(hh, s->targets, t, tmp) {
-		if (t->untraced)
-			continue; /* --mpi: launchers are followed, not reported */
-		accountant__sort(&t->stats);
-		s->sorted[i++] = t;
+		if (!t->untraced) /* --mpi: launchers are followed, not reported */
+			s->sorted[i++] = t;
 	}
+	for (t = s->ended; t; t = t->next_ended) {
+		if (!t->untraced)
+			s->sorted[i++] = t;
+	}
+	qsort(s->sorted, i, sizeof(*s->sorted), by_pid_then_age);
+	for (size_t k = 0; k < i; k++)
+		accountant__sort(&s->sorted[k]->stats);
 	*out = s->sorted;
 	return i;
 }
 
+/* The kernel's count for a live target, the one taken at its end for the others. */
+static struct ht_losses kernel_losses(struct session *s, const struct target *t)
+{
+	struct ht_losses l = t->kernel_losses;
+
+	if (target_of(s, t->pid) == t)
+		tracer__losses(s->tracer, t->pid, &l);
+	return l;
+}
+
 uint64_t session__lost_events(struct session *s, const struct target *t)
 {
-	return t->lost_events + tracer__lost_events(s->tracer, t->pid);
+	struct ht_losses l = kernel_losses(s, t);
+
+	return t->lost_events + l.ringbuf_full + l.inflight_full;
+}
+
+uint64_t session__holds_skipped(struct session *s, const struct target *t)
+{
+	return kernel_losses(s, t).holds_skipped;
+}
+
+const struct untraced *session__untraced(const struct session *s)
+{
+	return s->untraced;
+}
+
+void session__note_untraced(struct session *s, pid_t pid, const char *reason)
+{
+	struct untraced *u = calloc(1, sizeof(*u));
+	struct target *t = target_of(s, pid);
+
+	log_error("PID %d%s%s%s: not traced: %s", pid, t ? " (" : "", t ? t->command : "",
+		  t ? ")" : "", reason);
+	if (!u)
+		return;
+	u->pid = pid;
+	if (t)
+		snprintf(u->command, sizeof(u->command), "%s", t->command);
+	snprintf(u->reason, sizeof(u->reason), "%s", reason);
+	u->next = s->untraced;
+	s->untraced = u;
 }
 
 uint64_t session__events(const struct session *s)

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <uthash.h>
 #include "accountant.h"
+#include "heaptap_types.h"
 #include "allocator.h"
 #include "attribution.h"
 #include "rank.h"
@@ -21,10 +22,14 @@
 
 struct target {
 	pid_t pid;
+	uint64_t serial;   /* order of creation: a pid's images, and reused pids, in order */
 	pid_t parent;	   /* the target that started it (--follow), else 0 */
 	struct mpi_identity mpi; /* rank -1: not an MPI rank */
 	char command[256]; /* its command line, arguments space-separated */
 	bool exited;
+	bool exec;	   /* this image ended in an exec: its report is as it was then */
+	int exit_code;	   /* with exited: its wait status (exit code, or killing signal) */
+	bool exit_known;   /* exit_code was seen (not when its exit event was lost) */
 	bool probed;	   /* the allocator probes are in place */
 	bool held;	   /* stopped at exec and loader events until probed */
 	bool untraced;	   /* followed for its children only (--mpi, and it has no rank) */
@@ -36,7 +41,17 @@ struct target {
 	uint64_t incomplete_stacks;
 	uint64_t unsupported_unwinds; /* of those, cut at an unwind rule heaptap cannot follow */
 	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */
+	struct ht_losses kernel_losses; /* taken from the kernel when it ended */
+	struct target *next_ended;
 	UT_hash_handle hh;
+};
+
+/* A process heaptap could not trace, and why (the reports list them). */
+struct untraced {
+	pid_t pid;
+	char command[256];
+	char reason[128];
+	struct untraced *next;
 };
 
 struct session;
@@ -81,13 +96,19 @@ int session__poll(struct session *s, int timeout_ms);
 void session__stop(struct session *s);
 /* Traced targets still running (not seen to exit). */
 size_t session__live_targets(const struct session *s);
-/* Mark a target exited (its parent reaped it), in case its exit event was lost. */
-void session__mark_exited(struct session *s, pid_t pid);
+/* A target is gone (reaped with wstatus, or -1 when unknown), its exit event maybe lost. */
+void session__mark_exited(struct session *s, pid_t pid, int wstatus);
 
 /* The targets in order of pid, their groups sorted. Valid until the next call. */
 size_t session__targets(struct session *s, struct target ***out);
 /* Events lost for t, in the kernel and here. */
 uint64_t session__lost_events(struct session *s, const struct target *t);
+/* Times t was not stopped at an exec or loader event because heaptap was too slow. */
+uint64_t session__holds_skipped(struct session *s, const struct target *t);
+/* The processes heaptap could not trace, newest first. */
+const struct untraced *session__untraced(const struct session *s);
+/* Record that pid could not be traced, and why (one line, also logged). */
+void session__note_untraced(struct session *s, pid_t pid, const char *reason);
 enum attribution_rule session__rule(const struct session *s);
 /* The unwind tables built, one per file (none with --unwind fp). */
 size_t session__unwind_files(const struct session *s, const struct unwind_file **files);

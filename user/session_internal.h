@@ -15,12 +15,20 @@ struct session {
 	bool mpi_only;
 	struct unwind_maps *unwind; /* NULL: frame pointers only */
 	bool record_stacks;
-	struct target *targets;
+	struct target *targets;	    /* live, by pid */
+	struct target *ended;	    /* exited or exec'd, newest first (pids may repeat) */
+	struct untraced *untraced;
 	struct target **sorted;
 	uint64_t events; /* delivered, of every kind */
+	uint64_t serials;
 };
 
 struct target *new_target(struct session *s, pid_t pid);
+/* Drop what the kernel and the caches keep for t's program (probes, tables, stack ids,
+ * symbolizer); its report, and which allocator it had, stay. */
+void forget_program(struct session *s, struct target *t);
+/* t's program ended (exit, or exec with calls to report): keep its report, forget it. */
+void end_target(struct session *s, struct target *t);
 struct target *target_of(struct session *s, pid_t pid);
 /* Where the target's stacks are recorded, or NULL when they are not (no --stacks). */
 struct stack_records *stack_records_of(struct session *s, struct target *t);

@@ -347,15 +347,24 @@ int tracer__stacks_fd(struct tracer *t)
 	return bpf_map__fd(t->skel->maps.stacks);
 }
 
-uint64_t tracer__lost_events(struct tracer *t, pid_t pid)
+void tracer__losses(struct tracer *t, pid_t pid, struct ht_losses *out)
 {
-	struct ht_losses l = {};
 	__u32 key = pid;
 
-	if (bpf_map__lookup_elem(t->skel->maps.losses, &key, sizeof(key), &l, sizeof(l), 0))
-		return 0;
-	log_debug("pid %d lost in the kernel: %llu with the ring buffer full, %llu without a "
-		  "per-thread slot", pid, (unsigned long long)l.ringbuf_full,
-		  (unsigned long long)l.inflight_full);
-	return l.ringbuf_full + l.inflight_full;
+	memset(out, 0, sizeof(*out));
+	bpf_map__lookup_elem(t->skel->maps.losses, &key, sizeof(key), out, sizeof(*out), 0);
+}
+
+void tracer__take_losses(struct tracer *t, pid_t pid, struct ht_losses *out)
+{
+	__u32 key = pid;
+
+	tracer__losses(t, pid, out);
+	bpf_map__delete_elem(t->skel->maps.losses, &key, sizeof(key), 0);
+	if (out->ringbuf_full || out->inflight_full || out->holds_skipped)
+		log_debug("pid %d: lost in the kernel %llu with the ring buffer full, %llu without "
+			  "a per-thread slot; %llu holds skipped", pid,
+			  (unsigned long long)out->ringbuf_full,
+			  (unsigned long long)out->inflight_full,
+			  (unsigned long long)out->holds_skipped);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "allocator.h"
+#include "heaptap_types.h"
 
 struct tracer;
 
@@ -57,7 +58,9 @@ void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
 /* The map of stacks that call events name by id (see stack_ids.h). */
 int tracer__stacks_fd(struct tracer *t);
 
-/* Events lost in the kernel for pid (ring buffer full, no per-thread slot). */
-uint64_t tracer__lost_events(struct tracer *t, pid_t pid);
+/* What the kernel lost or skipped for pid so far (zeros if nothing). */
+void tracer__losses(struct tracer *t, pid_t pid, struct ht_losses *out);
+/* The same, once pid has ended: read and forgotten. */
+void tracer__take_losses(struct tracer *t, pid_t pid, struct ht_losses *out);
 
 #endif
