@@ -4,12 +4,27 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "log.h"
 #include "movement.h"
 #include "session_internal.h"
 
 static int on_event(void *ctx, const void *data, size_t size);
 static void process_exited(struct session *s, const struct ht_exit_event *ev);
+
+/*
+ * Each traced process costs a few descriptors (its probe links, while it lives), each
+ * distinct file one: take all the kernel allows, not the shell's soft default.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+		lim.rlim_cur = lim.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &lim);
+	}
+}
 
 int session__new(const struct session_opts *opts, struct session **out)
 {
@@ -18,6 +33,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 
 	if (!s)
 		return -ENOMEM;
+	raise_fd_limit();
 	s->rule = opts->rule;
 	s->mpi_only = opts->mpi_only;
 	s->record_stacks = opts->record_stacks;
