@@ -238,8 +238,13 @@ int session__poll(struct session *s, int timeout_ms)
 
 void session__stop(struct session *s)
 {
+	struct tracer_holds holds = tracer__holds(s->tracer);
 	struct target *t, *tmp;
 
+	if (holds.nr)
+		log_debug("%llu holds, %.2f ms on average, %.2f ms the longest",
+			  (unsigned long long)holds.nr, holds.total_ns / 1e6 / holds.nr,
+			  holds.longest_ns / 1e6);
 	tracer__stop_calls(s->tracer);
 	HASH_ITER(hh, s->targets, t, tmp)
 		tracer__detach(s->tracer, t->pid);

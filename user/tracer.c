@@ -37,14 +37,23 @@ struct tracer {
 	struct guardian *guardian;
 	int held_fd, hold_control_fd;
 	bool holds_disabled;
+	struct tracer_holds holds;
+	uint64_t delivered;
 	tracer_event_fn on_event;
 	void *ctx;
 };
+
+static void heartbeat(struct tracer *t);
+
+/* Events between heartbeats while a backlog is read: heaptap is busy, not stalled. */
+#define HEARTBEAT_EVENTS 256
 
 static int deliver(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
 
+	if (++t->delivered % HEARTBEAT_EVENTS == 0)
+		heartbeat(t);
 	return t->on_event(t->ctx, data, size);
 }
 
@@ -215,7 +224,20 @@ int tracer__release_hold(struct tracer *t, pid_t pid)
 
 void tracer__resume(struct tracer *t, pid_t pid)
 {
-	hold_end(t->held_fd, pid);
+	struct ht_hold h;
+	__u32 key = pid;
+
+	if (bpf_map_lookup_elem(t->held_fd, &key, &h) || !hold_end(t->held_fd, pid))
+		return;
+	t->holds.nr++;
+	t->holds.total_ns += monotonic_ns() - h.since_ns;
+	if (monotonic_ns() - h.since_ns > t->holds.longest_ns)
+		t->holds.longest_ns = monotonic_ns() - h.since_ns;
+}
+
+struct tracer_holds tracer__holds(const struct tracer *t)
+{
+	return t->holds;
 }
 
 /* Keep the link's fd with pid's, so that detaching removes it. */

@@ -32,6 +32,14 @@ int tracer__release_hold(struct tracer *t, pid_t pid);
 /* Let pid run on if it is stopped by heaptap (once: its guardian may have done it). */
 void tracer__resume(struct tracer *t, pid_t pid);
 
+/* The stops heaptap ended itself, and how long they lasted. */
+struct tracer_holds {
+	uint64_t nr;
+	uint64_t total_ns;
+	uint64_t longest_ns;
+};
+struct tracer_holds tracer__holds(const struct tracer *t);
+
 /* Probe the loader's _dl_debug_state (at file offset) in pid. */
 int tracer__attach_loader(struct tracer *t, pid_t pid, const char *path, uint64_t offset);
 /* Probe every entry point of the allocator in pid, once per distinct address. */
