@@ -362,8 +362,15 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 		if (!t->probed)
 			err = probe_allocator(s, t, &maps);
 	}
-	if (err && err != -ENOENT) /* ENOENT: libc is not mapped yet */
-		log_error("pid %d: cannot probe %s: %s", t->pid, t->alloc.path, strerror(-err));
+	if (err && err != -ENOENT) { /* ENOENT: libc is not mapped yet */
+		char reason[128];
+
+		snprintf(reason, sizeof(reason), "cannot probe %.64s: %s", t->alloc.path,
+			 strerror(-err));
+		session__note_untraced(s, t->pid, reason);
+		t->untraced = true;
+		release(s, t);
+	}
 	procmaps__clear(&maps);
 	if (t->symbolizer)
 		symbolizer__mappings_changed(t->symbolizer);
