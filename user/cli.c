@@ -22,7 +22,8 @@ static const char doc[] =
 	"\vExit status: run exits with the command's status (128+N if signal N killed it); "
 	"otherwise 0 on success, 1 if BPF could not be loaded or attached, 2 for a bad command "
 	"line, 3 for a bad target (no such process, a kernel thread, nothing to probe), "
-	"4 without privileges (root, or CAP_BPF and CAP_PERFMON), 126 if COMMAND cannot be "
+	"4 without privileges (root, or CAP_BPF and CAP_PERFMON), 5 if some processes could not "
+	"be traced (the report lists them and why; run: when the command itself exited 0), 126 if COMMAND cannot be "
 	"executed, 127 if COMMAND is not found.";
 
 enum { OPT_JSON = 0x100, OPT_JSON_LINES, OPT_FOLLOW, OPT_MPI, OPT_UNWIND, OPT_STACKS };

@@ -38,11 +38,16 @@ int attach_all(struct session *s, const pid_t *pids, size_t nr)
 
 	for (size_t i = 0; i < nr; i++) {
 		err = session__attach(s, pids[i]);
-		if (err)
+		/* Out of descriptors or memory: trace the others, and list this one. */
+		if (err == -EMFILE || err == -ENFILE || err == -ENOMEM)
+			session__note_untraced(s, pids[i], strerror(-err));
+		else if (err)
 			return attach_error(pids[i], err);
 	}
-	for (size_t i = 0; i < nr; i++)
-		log_info("attached to PID %d", pids[i]);
+	for (size_t i = 0; i < nr; i++) {
+		if (session__knows(s, pids[i]))
+			log_info("attached to PID %d", pids[i]);
+	}
 	return EXIT_OK;
 }
 

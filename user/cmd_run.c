@@ -199,8 +199,9 @@ int cmd_run(const struct options *opts)
 		session__poll(s, 50 /* ms */);
 	session__stop(s);
 	status = command_status(wstatus);
-	if (write_reports(s, opts, stderr) != EXIT_OK && status == 0)
-		status = EXIT_FAILURE_INTERNAL;
+	err = write_reports(s, opts, stderr);
+	if (err != EXIT_OK && status == 0)
+		status = err;
 cleanup:
 	session__free(s);
 	return status;

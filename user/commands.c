@@ -50,6 +50,10 @@ int write_reports(struct session *s, const struct options *opts, FILE *default_o
 		log_error("cannot write %s: %s", opts->stacks_path, strerror(-err));
 		status = EXIT_FAILURE_INTERNAL;
 	}
+	if (status == EXIT_OK && session__untraced(s)) {
+		log_error("some processes could not be traced: the report lists them and why");
+		status = EXIT_PARTIAL;
+	}
 	return status;
 }
 
