@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include "log.h"
 #include "movement.h"
+#include "procfs.h"
 #include "session_internal.h"
 
 static int on_event(void *ctx, const void *data, size_t size);
@@ -374,8 +375,18 @@ void session__note_untraced(struct session *s, pid_t pid, const char *reason)
 	if (!u)
 		return;
 	u->pid = pid;
-	if (t)
+	if (t) {
 		snprintf(u->command, sizeof(u->command), "%s", t->command);
+	} else {
+		char *comm;
+		size_t len;
+
+		if (procfs_read(pid, "comm", &comm, &len) == 0) {
+			comm[strcspn(comm, "\n")] = '\0';
+			snprintf(u->command, sizeof(u->command), "%s", comm);
+			free(comm);
+		}
+	}
 	snprintf(u->reason, sizeof(u->reason), "%s", reason);
 	u->next = s->untraced;
 	s->untraced = u;
