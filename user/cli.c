@@ -262,7 +262,7 @@ static int check_options(const struct cli_subcommand *sub, int argc, char **argv
 			snprintf(shown, sizeof(shown), "--%.*s", (int)len, a + 2);
 			o = find_long(tables, a + 2, len, &ambiguous);
 			if (ambiguous)
-				return cli_usage_error(sub, "%s is ambiguous: write the option in full",
+				return cli_usage_error(sub, "%s is ambiguous: write it in full",
 						       shown);
 			if (!o || (o->flags & OPTION_HIDDEN))
 				return unknown_option(sub, shown);
@@ -282,7 +282,8 @@ static int check_options(const struct cli_subcommand *sub, int argc, char **argv
 				continue;
 			/* The rest of the word, or the next word, is its argument. */
 			if (!p[1] && ++i >= argc)
-				return cli_usage_error(sub, "%s needs an argument (%s)", shown, o->arg);
+				return cli_usage_error(sub, "%s needs an argument (%s)", shown,
+						       o->arg);
 			break;
 		}
 	}

@@ -16,7 +16,7 @@ enum exit_status {
 	 * BPF could not be loaded or attached, a report could not be written, out of memory.
 	 */
 	EXIT_FAILURE_INTERNAL = 1,
-	EXIT_USAGE = 2,		   /* bad command line, or a report file that cannot be written */
+	EXIT_USAGE = 2,		   /* bad command line, a report file heaptap cannot open */
 	EXIT_BAD_TARGET = 3,	   /* no such process, a kernel thread, nothing to probe */
 	EXIT_NO_PRIVILEGE = 4,	   /* not root, nor CAP_BPF and CAP_PERFMON */
 	EXIT_NOT_EXECUTABLE = 126, /* run: the command exists but cannot be executed */

@@ -112,9 +112,9 @@ const struct cli_subcommand cli_subcommands[] = {
 		.options = top_options,
 		.args_doc = "-p PID[,PID...]\n--mpi\n--follow [--] COMMAND [ARG...]",
 		.doc = "Watch processes live: full-screen, or with -b (or when standard output is "
-		       "not a terminal) one snapshot per refresh on standard output.\vKeys: c m n r "
-		       "sort by current, max, calls or rate; Enter opens a process; p pauses; ? "
-		       "helps; q quits. heaptap --help lists the exit statuses.",
+		       "not a terminal) one snapshot per refresh on standard output.\v"
+		       "Keys: c m n r sort by current, max, calls or rate; Enter opens a process; "
+		       "p pauses; ? helps; q quits. heaptap --help lists the exit statuses.",
 		.command_follows = true,
 		.check = check_top,
 	},
@@ -135,8 +135,8 @@ static int add_pids(const struct cli_state *c, const char *list)
 		size_t i;
 
 		if (!len)
-			return cli_usage_error(c->sub, "-p '%s' has an empty item: separate PIDs with "
-					       "single commas", list);
+			return cli_usage_error(c->sub, "-p '%s' has an empty item: separate "
+					       "PIDs with single commas", list);
 		for (i = 0; i < len && pid <= PID_LIMIT; i++) {
 			if (item[i] < '0' || item[i] > '9')
 				break;
@@ -170,8 +170,8 @@ static int parse_seconds(const struct cli_state *c, const char *opt, const char 
 	errno = 0;
 	*out = strtod(arg, &end);
 	if (errno || end == arg || *end || !(*out >= min) || *out > 1e9)
-		return cli_usage_error(c->sub, "%s wants a number of seconds (%g or more), not '%s'",
-				       opt, min, arg);
+		return cli_usage_error(c->sub, "%s wants a number of seconds (%g or more), "
+				       "not '%s'", opt, min, arg);
 	return 0;
 }
 
@@ -187,8 +187,8 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'a':
 		if (attribution_rule_parse(arg, &o->rule))
-			return cli_usage_error(c->sub, "attribution must be entry or caller, not '%s'",
-					       arg);
+			return cli_usage_error(c->sub, "attribution must be entry or caller, "
+					       "not '%s'", arg);
 		return 0;
 	case OPT_JSON:
 		o->json_path = arg;
@@ -226,7 +226,8 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_UNWIND:
 		if (strcmp(arg, "tables") && strcmp(arg, "fp"))
-			return cli_usage_error(c->sub, "--unwind must be tables or fp, not '%s'", arg);
+			return cli_usage_error(c->sub, "--unwind must be tables or fp, not '%s'",
+					       arg);
 		o->frame_pointers = !strcmp(arg, "fp");
 		return 0;
 	case ARGP_KEY_ARG:

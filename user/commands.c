@@ -94,7 +94,8 @@ int write_reports(struct session *s, struct outputs *out, FILE *default_out)
 		report_text(default_out, s);
 	} else if ((err = write_report(&out->text, s, report_text))) {
 		/* The text report is small: better on the terminal than lost. */
-		log_error("cannot write %s: %s; the report follows", out->text.path, strerror(-err));
+		log_error("cannot write %s: %s; the report follows", out->text.path,
+			  strerror(-err));
 		report_text(default_out, s);
 		status = EXIT_FAILURE_INTERNAL;
 	}

@@ -64,8 +64,9 @@ static int check_pid_namespace(void)
 		return EXIT_FAILURE_INTERNAL;
 	}
 	if (st.st_ino != PID_NS_INIT_INO) {
-		log_error("must run in the initial PID namespace, not in pid:[%lu] (a container's): "
-			  "BPF sees the host's process ids", (unsigned long)st.st_ino);
+		log_error("must run in the initial PID namespace, not in pid:[%lu] (a "
+			  "container's): BPF sees the host's process ids",
+			  (unsigned long)st.st_ino);
 		return EXIT_FAILURE_INTERNAL;
 	}
 	return EXIT_OK;

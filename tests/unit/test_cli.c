@@ -100,7 +100,8 @@ Test(cli, an_option_of_another_subcommand_is_refused)
 {
 	struct options o;
 
-	expect_usage("-d (an option of attach)", &o, parse(&o, "run", "-d", "5", "--", "true", NULL));
+	expect_usage("-d (an option of attach)", &o,
+		     parse(&o, "run", "-d", "5", "--", "true", NULL));
 	expect_usage("--duration", &o, parse(&o, "run", "--duration=5", "--", "true", NULL));
 	expect_usage("-p (an option of attach and top)", &o,
 		     parse(&o, "run", "-p", "1", "--", "true", NULL));
@@ -120,7 +121,8 @@ Test(cli, option_arguments)
 	struct options o;
 
 	expect_usage("-p needs an argument", &o, parse(&o, "attach", "-p", NULL));
-	expect_usage("--json needs an argument", &o, parse(&o, "attach", "-p", "1", "--json", NULL));
+	expect_usage("--json needs an argument", &o,
+		     parse(&o, "attach", "-p", "1", "--json", NULL));
 	expect_usage("--json takes no argument", &o, parse(&o, "top", "-p", "1", "--json=x", NULL));
 	/* top's --json is a flag, run's names a file. */
 	cr_assert(eq(int, parse(&o, "top", "--json", "-p", "1", NULL), EXIT_OK), "%s", errors);
