@@ -1,226 +1,332 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-#include <argp.h>
+/*
+ * The command line: heaptap's global options, the subcommand, then the subcommand's own
+ * argp (cli_subcommands.c). Before argp parses a part, every option in it is checked
+ * against that part's table, so an option of another subcommand (run -d) or a missing
+ * argument is one line and exit status 2, never getopt's two lines or a silent default.
+ */
+#include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "cli_table.h"
 
 const char *argp_program_version = "heaptap 0.1";
-/* argp's own complaints (a missing option argument) end like ours. */
+/* argp's own complaints end like ours (the checks below leave it none to make). */
 error_t argp_err_exit_status = EXIT_USAGE;
 
 static const char doc[] =
 	"heaptap traces a process's malloc family from outside, with eBPF uprobes, and "
-	"reports current/min/max bytes and call counts per thread, library and function.\n\n"
-	"  run [OPTIONS] -- COMMAND [ARGS...]  trace COMMAND from its first instruction\n"
-	"  attach [OPTIONS] -p PID[,PID...] | --mpi\n"
-	"                                      trace running processes until SIGINT,\n"
-	"                                      SIGTERM, -d, or they all exit\n"
-	"  top [OPTIONS] (-p PID... | --mpi | --follow -- COMMAND)   watch them live\n\n"
-	"OPTIONS:"
+	"reports current/min/max bytes and call counts per thread, library and function. "
+	"It needs Linux 6.6 or later, and runs in the initial PID namespace (not inside a "
+	"container's)."
 	"\vExit status: run exits with the command's status (128+N if signal N killed it); "
-	"otherwise 0 on success, 1 if BPF could not be loaded or attached, 2 for a bad command "
-	"line, 3 for a bad target (no such process, a kernel thread, nothing to probe), "
-	"4 without privileges (root, or CAP_BPF and CAP_PERFMON), 5 if some processes could not "
-	"be traced (the report lists them and why; run: when the command itself exited 0), 126 if COMMAND cannot be "
-	"executed, 127 if COMMAND is not found.";
+	"otherwise 0 on success; 1 if heaptap cannot run here (Linux older than 6.6, not in "
+	"the initial PID namespace), BPF could not be loaded or attached, or a report could "
+	"not be written; 2 for a bad command line or a report file that cannot be opened; "
+	"3 for a bad target (no such process, a kernel thread, nothing to probe); 4 without "
+	"privileges (root, or CAP_BPF and CAP_PERFMON); 5 if some processes could not be "
+	"traced (the report lists them and why; run: when the command itself exited 0); "
+	"126 if COMMAND cannot be executed; "
+	"127 if COMMAND is not found.";
 
-enum { OPT_JSON = 0x100, OPT_JSON_LINES, OPT_FOLLOW, OPT_MPI, OPT_UNWIND, OPT_STACKS };
-
-#define UNWIND_HELP "tables (default: .eh_frame rows, through code built without frame " \
-		    "pointers) or fp (frame pointers only: cheaper, wrong where they are missing)"
-
-static const struct argp_option option_table[] = {
-	{ "attribution", 'a', "RULE", 0, "entry (default: the first library function the "
-					 "program called) or caller (the innermost function "
-					 "outside the allocator)" },
-	{ "json", OPT_JSON, "FILE", 0, "also write the report as JSON (schema \"heaptap\": 1)" },
-	{ "output", 'o', "FILE", 0, "write the text report to FILE (run: default standard "
-				    "error; attach: standard output)" },
-	{ "pid", 'p', "PID[,PID...]", 0, "attach: the processes to trace" },
-	{ "mpi", OPT_MPI, NULL, 0, "attach: every MPI rank on this node, and every rank that "
-				   "starts while heaptap runs; run: like --follow, but trace only "
-				   "processes with an MPI rank" },
-	{ "duration", 'd', "SECONDS", 0, "attach: detach after SECONDS" },
-	{ "follow", OPT_FOLLOW, NULL, 0, "run: trace every process COMMAND starts too, each "
-					  "from its first instruction (mpirun and its ranks)" },
-	{ "stacks", OPT_STACKS, "FILE", 0, "also write every distinct stack that called the "
-					 "allocator, as JSON lines with its calls" },
-	{ "unwind", OPT_UNWIND, "MODE", 0, UNWIND_HELP },
+static const struct argp_option global_options[] = {
+	{ NULL, 0, NULL, 0, "Global options (before or after the subcommand):" },
 	{ "verbose", 'v', NULL, 0, "show what heaptap and libbpf do" },
 	{},
 };
 
-/* top shares the rest, but its --json prints to standard output. */
-static const struct argp_option top_option_table[] = {
-	{ "attribution", 'a', "RULE", 0, "entry (default) or caller, as in the reports" },
-	{ "pid", 'p', "PID[,PID...]", 0, "the processes to watch" },
-	{ "follow", OPT_FOLLOW, NULL, 0, "watch COMMAND and every process it starts" },
-	{ "mpi", OPT_MPI, NULL, 0, "every MPI rank on this node, as they start (with a "
-				   "COMMAND: like --follow, but only processes with a rank)" },
-	{ "batch", 'b', NULL, 0, "print a snapshot per refresh instead of a full screen "
-				 "(also when standard output is not a terminal)" },
-	{ "json", OPT_JSON_LINES, NULL, 0, "batch: each snapshot as one JSON report on one line" },
-	{ "interval", 'i', "SECONDS", 0, "refresh every SECONDS (default 1)" },
-	{ "iterations", 'n', "COUNT", 0, "quit after COUNT refreshes" },
-	{ "unwind", OPT_UNWIND, "MODE", 0, UNWIND_HELP },
-	{ "verbose", 'v', NULL, 0, "show what heaptap and libbpf do" },
+/* The options argp adds to every parser (glibc's argp-parse.c), hidden ones included. */
+enum { ARGP_USAGE_KEY = -3, ARGP_PROGNAME_KEY = -2, ARGP_HANG_KEY = -4 };
+static const struct argp_option argp_builtin_options[] = {
+	{ "help", '?', NULL, 0, NULL },
+	{ "usage", ARGP_USAGE_KEY, NULL, 0, NULL },
+	{ "version", 'V', NULL, 0, NULL },
+	{ "program-name", ARGP_PROGNAME_KEY, "NAME", OPTION_HIDDEN, NULL },
+	{ "HANG", ARGP_HANG_KEY, "SECS", OPTION_ARG_OPTIONAL | OPTION_HIDDEN, NULL },
 	{},
 };
 
-static void usage_error(struct argp_state *state, const char *fmt, const char *arg)
+int cli_usage_error(const struct cli_subcommand *sub, const char *fmt, ...)
 {
-	fprintf(stderr, "heaptap: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see heaptap --help)\n");
-	(void)state;
-	exit(EXIT_USAGE);
+	va_list ap;
+
+	fflush(stdout);
+	fputs("heaptap: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; see heaptap%s%s --help\n", sub ? " " : "", sub ? sub->name : "");
+	return EINVAL;
 }
 
-static void add_pids(struct argp_state *state, struct options *o, const char *list)
+static bool option_is_end(const struct argp_option *o)
 {
-	char *copy = strdup(list), *save = NULL;
+	return !o->name && !o->key && !o->doc && !o->group;
+}
 
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long pid;
-		pid_t *grown;
+static bool option_is_short(const struct argp_option *o, int ch)
+{
+	return o->key == ch && !(o->flags & OPTION_DOC) && o->key > 0 && o->key <= 0x7f &&
+	       isprint(o->key);
+}
 
-		errno = 0;
-		pid = strtol(tok, &end, 10);
-		if (errno || end == tok || *end || pid <= 0 || pid > 1 << 22)
-			usage_error(state, "'%s' is not a PID", tok);
-		grown = realloc(o->pids, (o->nr_pids + 1) * sizeof(*grown));
-		if (!grown)
-			usage_error(state, "%s", "out of memory");
-		o->pids = grown;
-		o->pids[o->nr_pids++] = pid;
+static bool needs_argument(const struct argp_option *o)
+{
+	return o->arg && !(o->flags & OPTION_ARG_OPTIONAL);
+}
+
+/* The option named ch in tables (NULL-terminated), or NULL. */
+static const struct argp_option *find_short(const struct argp_option *const tables[], int ch)
+{
+	for (int t = 0; tables[t]; t++) {
+		for (const struct argp_option *o = tables[t]; !option_is_end(o); o++) {
+			if (option_is_short(o, ch))
+				return o;
+		}
 	}
-	free(copy);
+	return NULL;
 }
 
-static error_t parse_option(int key, char *arg, struct argp_state *state)
+/*
+ * The long option name[0..len) names, as getopt_long finds it: the exact name, or the
+ * only one it abbreviates. NULL, with *ambiguous when it abbreviates several.
+ */
+static const struct argp_option *find_long(const struct argp_option *const tables[],
+					   const char *name, size_t len, bool *ambiguous)
 {
-	struct options *o = state->input;
-	char *end;
+	const struct argp_option *found = NULL;
+	int matches = 0;
+
+	*ambiguous = false;
+	for (int t = 0; tables[t]; t++) {
+		for (const struct argp_option *o = tables[t]; !option_is_end(o); o++) {
+			if (!o->name || strncmp(o->name, name, len))
+				continue;
+			if (!o->name[len])
+				return o;
+			found = o;
+			matches++;
+		}
+	}
+	*ambiguous = matches > 1;
+	return matches == 1 ? found : NULL;
+}
+
+/* The subcommands that pass match, "run, attach" then conj "top": for messages. */
+static void list_subcommands(bool (*match)(const struct cli_subcommand *, const char *),
+			     const char *opt, const char *conj, char *out, size_t size)
+{
+	const char *names[16];
+	size_t nr = 0, used = 0;
+
+	for (size_t i = 0; i < cli_nr_subcommands && nr < 16; i++) {
+		if (!match || match(&cli_subcommands[i], opt))
+			names[nr++] = cli_subcommands[i].name;
+	}
+	out[0] = '\0';
+	for (size_t i = 0; i < nr && used < size; i++)
+		used += snprintf(out + used, size - used, "%s%s",
+				 !i ? "" : i + 1 < nr ? ", " : conj, names[i]);
+}
+
+/* Does sub have the option the user typed (-d, --duration)? */
+static bool has_option(const struct cli_subcommand *sub, const char *opt)
+{
+	const struct argp_option *tables[] = { sub->options, NULL };
+	bool ambiguous;
+
+	if (opt[1] == '-')
+		return find_long(tables, opt + 2, strlen(opt + 2), &ambiguous) != NULL;
+	return find_short(tables, opt[1]) != NULL;
+}
+
+static int unknown_option(const struct cli_subcommand *sub, const char *opt)
+{
+	char subs[128];
+
+	list_subcommands(has_option, opt, " and ", subs, sizeof(subs));
+	if (!sub && subs[0])
+		return cli_usage_error(NULL, "%s is an option of %s: put it after the subcommand",
+				       opt, subs);
+	if (!sub)
+		return cli_usage_error(NULL, "unknown option %s", opt);
+	if (subs[0])
+		return cli_usage_error(sub, "%s has no option %s (an option of %s)", sub->name, opt,
+				       subs);
+	return cli_usage_error(sub, "%s has no option %s", sub->name, opt);
+}
+
+static error_t parse_global(int key, char *arg, struct argp_state *state)
+{
+	struct cli_state *c = state->input;
+
+	(void)arg;
+	if (key != 'v')
+		return ARGP_ERR_UNKNOWN;
+	c->opts->verbose = true;
+	return 0;
+}
+
+const struct argp cli_global_argp = { global_options, parse_global };
+
+static const struct argp_child global_children[] = {
+	{ &cli_global_argp, 0, NULL, 0 },
+	{},
+};
+
+/* heaptap itself, up to the subcommand's name. */
+static error_t parse_top(int key, char *arg, struct argp_state *state)
+{
+	struct cli_state *c = state->input;
+	char names[128];
 
 	switch (key) {
-	case 'a':
-		if (attribution_rule_parse(arg, &o->rule))
-			usage_error(state, "attribution must be entry or caller, not '%s'", arg);
-		break;
-	case OPT_JSON:
-		o->json_path = arg;
-		break;
-	case 'o':
-		o->text_path = arg;
-		break;
-	case 'p':
-		add_pids(state, o, arg);
-		break;
-	case 'd':
-		o->duration = strtod(arg, &end);
-		if (end == arg || *end || o->duration <= 0)
-			usage_error(state, "-d wants a positive number of seconds, not '%s'", arg);
-		break;
-	case OPT_FOLLOW:
-		o->follow = true;
-		break;
-	case OPT_JSON_LINES:
-		o->json_lines = o->batch = true;
-		break;
-	case 'b':
-		o->batch = true;
-		break;
-	case 'i':
-		o->interval = strtod(arg, &end);
-		if (end == arg || *end || o->interval < 0.05)
-			usage_error(state, "-i wants seconds (0.05 or more), not '%s'", arg);
-		break;
-	case 'n':
-		o->count = strtol(arg, &end, 10);
-		if (end == arg || *end || o->count <= 0)
-			usage_error(state, "-n wants a positive count, not '%s'", arg);
-		break;
-	case OPT_MPI:
-		o->follow = o->mpi_only = true;
-		break;
-	case OPT_UNWIND:
-		if (strcmp(arg, "tables") && strcmp(arg, "fp"))
-			usage_error(state, "--unwind must be tables or fp, not '%s'", arg);
-		o->frame_pointers = !strcmp(arg, "fp");
-		break;
-	case OPT_STACKS:
-		o->stacks_path = arg;
-		break;
-	case 'v':
-		o->verbose = true;
-		break;
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = c;
+		return 0;
 	case ARGP_KEY_ARG:
-		/* In order: the first word that is not an option starts the command. */
-		if (o->cmd == CMD_ATTACH)
-			usage_error(state, "unexpected argument '%s'", arg);
-		o->command = &state->argv[state->next - 1];
-		state->next = state->argc;
-		break;
+		for (size_t i = 0; i < cli_nr_subcommands; i++) {
+			if (strcmp(arg, cli_subcommands[i].name))
+				continue;
+			c->sub = &cli_subcommands[i];
+			c->sub_index = state->next - 1;
+			state->next = state->argc; /* the rest is the subcommand's */
+			return 0;
+		}
+		list_subcommands(NULL, NULL, " or ", names, sizeof(names));
+		return cli_usage_error(NULL, "unknown subcommand '%s': %s", arg, names);
 	case ARGP_KEY_END:
-		if (o->cmd == CMD_RUN && !o->command)
-			usage_error(state, "%s", "run needs a command: heaptap run -- COMMAND");
-		if (o->cmd == CMD_RUN && o->nr_pids)
-			usage_error(state, "%s", "-p belongs to attach, not run");
-		if (o->cmd == CMD_TOP && !o->nr_pids == !o->command && !o->mpi_only)
-			usage_error(state, "%s", "top watches -p PID..., --mpi, or --follow -- COMMAND");
-		if (o->cmd == CMD_TOP && o->command && !o->follow)
-			usage_error(state, "%s", "top runs a command only with --follow or --mpi");
-		if (o->cmd == CMD_ATTACH && !o->nr_pids && !o->mpi_only)
-			usage_error(state, "%s", "attach needs -p PID or --mpi");
-		if (o->cmd == CMD_ATTACH && o->follow && !o->mpi_only)
-			usage_error(state, "%s", "--follow belongs to run and top, not attach");
-		break;
+		list_subcommands(NULL, NULL, " or ", names, sizeof(names));
+		if (!c->sub)
+			return cli_usage_error(NULL, "name a subcommand: %s", names);
+		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+/* heaptap --help: the subcommands, from the table. */
+static char *top_help_filter(int key, const char *text, void *input)
+{
+	char *out = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	(void)input;
+	if (key != ARGP_KEY_HELP_PRE_DOC || !(f = open_memstream(&out, &size)))
+		return (char *)text;
+	fprintf(f, "%s\n\nSubcommands:\n", text);
+	for (size_t i = 0; i < cli_nr_subcommands; i++)
+		fprintf(f, "  %-8s %s\n", cli_subcommands[i].name, cli_subcommands[i].summary);
+	fprintf(f, "\n'heaptap SUBCOMMAND --help' lists the options of SUBCOMMAND.\n");
+	if (fclose(f)) {
+		free(out);
+		return (char *)text;
+	}
+	return out;
+}
+
+static const struct argp top_argp = {
+	NULL, parse_top, "SUBCOMMAND [OPTION...] [ARG...]", doc, global_children, top_help_filter,
+};
+
+/*
+ * Check argv[1..argc) the way getopt will read it with sub's options (NULL: heaptap's
+ * own, before the subcommand). Stops where options end: "--", or the first argument
+ * when a command follows it. 0, or cli_usage_error()'s value.
+ */
+static int check_options(const struct cli_subcommand *sub, int argc, char **argv)
+{
+	const struct argp_option *const tables[] = {
+		global_options, argp_builtin_options, sub ? sub->options : NULL, NULL,
+	};
+	bool stop_at_argument = !sub || sub->command_follows;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct argp_option *o;
+		char shown[64];
+		bool ambiguous;
+
+		if (!strcmp(a, "--"))
+			return 0;
+		if (a[0] != '-' || !a[1]) {
+			if (stop_at_argument)
+				return 0;
+			continue;
+		}
+		if (a[1] == '-') {
+			size_t len = strcspn(a + 2, "=");
+
+			snprintf(shown, sizeof(shown), "--%.*s", (int)len, a + 2);
+			o = find_long(tables, a + 2, len, &ambiguous);
+			if (ambiguous)
+				return cli_usage_error(sub, "%s is ambiguous: write it in full",
+						       shown);
+			if (!o || (o->flags & OPTION_HIDDEN))
+				return unknown_option(sub, shown);
+			if (!o->arg && a[2 + len] == '=')
+				return cli_usage_error(sub, "--%s takes no argument", o->name);
+			if (needs_argument(o) && !a[2 + len] && ++i >= argc)
+				return cli_usage_error(sub, "--%s needs an argument (%s)", o->name,
+						       o->arg);
+			continue;
+		}
+		for (const char *p = a + 1; *p; p++) {
+			snprintf(shown, sizeof(shown), "-%c", *p);
+			o = find_short(tables, *p);
+			if (!o)
+				return unknown_option(sub, shown);
+			if (!needs_argument(o))
+				continue;
+			/* The rest of the word, or the next word, is its argument. */
+			if (!p[1] && ++i >= argc)
+				return cli_usage_error(sub, "%s needs an argument (%s)", shown,
+						       o->arg);
+			break;
+		}
 	}
 	return 0;
 }
 
-void cli_parse(int argc, char **argv, struct options *opts)
+int cli_parse(int argc, char **argv, struct options *opts)
 {
-	static const struct argp argp = { option_table, parse_option, "run|attach|top ...", doc };
-	static const struct argp top_argp = { top_option_table, parse_option, "...", doc };
-	const char *sub = argc > 1 ? argv[1] : "";
+	struct cli_state c = { .opts = opts };
+	const struct cli_subcommand *sub;
+	struct argp argp = {};
+	int sub_argc;
+	char **sub_argv;
 
 	memset(opts, 0, sizeof(*opts));
 	opts->rule = ATTRIBUTE_ENTRY;
 	opts->interval = 1.0;
-	if (!strcmp(sub, "run")) {
-		opts->cmd = CMD_RUN;
-	} else if (!strcmp(sub, "attach")) {
-		opts->cmd = CMD_ATTACH;
-	} else if (!strcmp(sub, "top")) {
-		opts->cmd = CMD_TOP;
-		argv[1] = argv[0];
-		argp_parse(&top_argp, argc - 1, argv + 1, ARGP_IN_ORDER, NULL, opts);
-		return;
-	} else if (sub[0] == '-') {
-		/* --help, --version, --usage */
-		argp_parse(&argp, argc, argv, 0, NULL, opts);
-		fprintf(stderr, "heaptap: name a subcommand: run, attach or top "
-				"(see heaptap --help)\n");
-		exit(EXIT_USAGE);
-	} else {
-		if (sub[0])
-			fprintf(stderr, "heaptap: unknown subcommand '%s': ", sub);
-		else
-			fprintf(stderr, "heaptap: name a subcommand: ");
-		fprintf(stderr, "run, attach or top (see heaptap --help)\n");
-		exit(EXIT_USAGE);
-	}
-	argv[1] = argv[0];
-	argp_parse(&argp, argc - 1, argv + 1, ARGP_IN_ORDER, NULL, opts);
+	if (check_options(NULL, argc, argv) ||
+	    argp_parse(&top_argp, argc, argv, ARGP_IN_ORDER, NULL, &c))
+		return EXIT_USAGE;
+	sub = c.sub;
+	opts->cmd = sub->cmd;
+	sub_argc = argc - c.sub_index;
+	sub_argv = argv + c.sub_index;
+	/* argp names the program by argv[0]: "Usage: heaptap run ...". */
+	sub_argv[0] = (char *)sub->prog;
+	argp.options = sub->options;
+	argp.parser = cli_parse_option;
+	argp.args_doc = sub->args_doc;
+	argp.doc = sub->doc;
+	argp.children = global_children;
+	if (check_options(sub, sub_argc, sub_argv) ||
+	    argp_parse(&argp, sub_argc, sub_argv, sub->command_follows ? ARGP_IN_ORDER : 0, NULL,
+		       &c))
+		return EXIT_USAGE;
+	return EXIT_OK;
 }
 
 void cli_free(struct options *opts)
 {
 	free(opts->pids);
+	opts->pids = NULL;
+	opts->nr_pids = 0;
 }

@@ -11,8 +11,12 @@
 /* Exit statuses (run exits with the command's own status when it ran). */
 enum exit_status {
 	EXIT_OK = 0,
-	EXIT_FAILURE_INTERNAL = 1, /* BPF could not be loaded or attached, out of memory */
-	EXIT_USAGE = 2,		   /* bad command line */
+	/*
+	 * heaptap cannot run here (kernel older than 6.6, not in the initial PID namespace),
+	 * BPF could not be loaded or attached, a report could not be written, out of memory.
+	 */
+	EXIT_FAILURE_INTERNAL = 1,
+	EXIT_USAGE = 2,		   /* bad command line, a report file heaptap cannot open */
 	EXIT_BAD_TARGET = 3,	   /* no such process, a kernel thread, nothing to probe */
 	EXIT_NO_PRIVILEGE = 4,	   /* not root, nor CAP_BPF and CAP_PERFMON */
 	EXIT_PARTIAL = 5,	   /* some processes could not be traced (the report lists them) */
@@ -42,8 +46,13 @@ struct options {
 	bool verbose;
 };
 
-/* Parse argv; on a usage error print one line and exit(EXIT_USAGE). */
-void cli_parse(int argc, char **argv, struct options *opts);
+/*
+ * Parse argv: global options, a subcommand, its options. EXIT_OK, or EXIT_USAGE after one
+ * line on standard error. --help, --usage and --version print and exit(0). The command
+ * (run, top --follow) points into argv; argv[i] of the subcommand's name is replaced by
+ * "heaptap NAME" for argp's messages.
+ */
+int cli_parse(int argc, char **argv, struct options *opts);
 void cli_free(struct options *opts);
 
 #endif

@@ -55,11 +55,16 @@ int cmd_attach(const struct options *opts)
 {
 	struct session *s = NULL;
 	double deadline, rescan;
+	struct outputs out;
 	int status, err;
 
-	status = open_session(opts, &s);
+	/* A bad report path fails now, before any process is touched. */
+	status = open_outputs(opts, &out);
 	if (status != EXIT_OK)
 		return status;
+	status = open_session(opts, &s);
+	if (status != EXIT_OK)
+		goto cleanup;
 	catch_stop_signals(request_stop);
 	status = attach_all(s, opts->pids, opts->nr_pids);
 	if (status != EXIT_OK)
@@ -95,10 +100,11 @@ int cmd_attach(const struct options *opts)
 		}
 	}
 	session__stop(s);
-	err = write_reports(s, opts, stdout);
+	err = write_reports(s, &out, stdout);
 	if (status == EXIT_OK)
 		status = err;
 cleanup:
+	close_outputs(&out);
 	session__free(s);
 	return status;
 }

@@ -172,14 +172,19 @@ int cmd_run(const struct options *opts)
 	char path[PATH_MAX], image[PATH_MAX];
 	struct session *s = NULL;
 	int status, err, wstatus = 0;
+	struct outputs out;
 	pid_t pid;
 
+	/* A bad report path fails now, before the command runs, not after the whole job. */
+	status = open_outputs(opts, &out);
+	if (status != EXIT_OK)
+		return status;
 	status = resolve_command(opts->command[0], path, image, sizeof(path));
 	if (status != EXIT_OK)
-		return status;
+		goto cleanup;
 	status = open_session(opts, &s);
 	if (status != EXIT_OK)
-		return status;
+		goto cleanup;
 	status = launch_command(s, path, image, opts->command, &pid);
 	if (status != EXIT_OK)
 		goto cleanup;
@@ -199,10 +204,11 @@ int cmd_run(const struct options *opts)
 		session__poll(s, 50 /* ms */);
 	session__stop(s);
 	status = command_status(wstatus);
-	err = write_reports(s, opts, stderr);
+	err = write_reports(s, &out, stderr);
 	if (err != EXIT_OK && status == 0)
 		status = err;
 cleanup:
+	close_outputs(&out);
 	session__free(s);
 	return status;
 }

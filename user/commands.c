@@ -29,25 +29,82 @@ int open_session(const struct options *opts, struct session **s)
 	return EXIT_FAILURE_INTERNAL;
 }
 
-int write_reports(struct session *s, const struct options *opts, FILE *default_out)
+int open_outputs(const struct options *opts, struct outputs *out)
 {
-	FILE *out = default_out;
+	struct {
+		struct report_file *rf;
+		const char *path, *option;
+	} files[] = {
+		{ &out->text, opts->text_path, "-o" },
+		{ &out->json, opts->json_path, "--json" },
+		{ &out->stacks, opts->stacks_path, "--stacks" },
+	};
+	int err;
+
+	*out = (struct outputs){};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (!files[i].path)
+			continue;
+		err = report_file__open(files[i].rf, files[i].path);
+		if (err) {
+			log_error("cannot write %s %s: %s", files[i].option, files[i].path,
+				  strerror(-err));
+			goto fail;
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (!report_file__same(files[j].rf, files[i].rf))
+				continue;
+			log_error("%s and %s name the same file, %s: give each report its own",
+				  files[j].option, files[i].option, files[i].path);
+			goto fail;
+		}
+	}
+	return EXIT_OK;
+fail:
+	close_outputs(out);
+	return EXIT_USAGE;
+}
+
+void close_outputs(struct outputs *out)
+{
+	report_file__close(&out->text);
+	report_file__close(&out->json);
+	report_file__close(&out->stacks);
+}
+
+/* Write one report into its file and close it. 0 or -errno. */
+static int write_report(struct report_file *rf, struct session *s,
+			void (*report)(FILE *, struct session *))
+{
+	FILE *f = report_file__begin(rf);
+	int err = f ? 0 : -errno;
+
+	if (f)
+		report(f, s);
+	if (report_file__close(rf) && !err)
+		err = -EIO;
+	return err;
+}
+
+int write_reports(struct session *s, struct outputs *out, FILE *default_out)
+{
 	int err, status = EXIT_OK;
 
-	if (opts->text_path && !(out = fopen(opts->text_path, "w"))) {
-		log_error("cannot write %s: %m", opts->text_path);
-		status = EXIT_FAILURE_INTERNAL;
-		out = default_out;
-	}
-	report_text(out, s);
-	if (out != default_out)
-		fclose(out);
-	if (opts->json_path && (err = report_json(opts->json_path, s))) {
-		log_error("cannot write %s: %s", opts->json_path, strerror(-err));
+	if (!out->text.f) {
+		report_text(default_out, s);
+	} else if ((err = write_report(&out->text, s, report_text))) {
+		/* The text report is small: better on the terminal than lost. */
+		log_error("cannot write %s: %s; the report follows", out->text.path,
+			  strerror(-err));
+		report_text(default_out, s);
 		status = EXIT_FAILURE_INTERNAL;
 	}
-	if (opts->stacks_path && (err = report_stacks(opts->stacks_path, s))) {
-		log_error("cannot write %s: %s", opts->stacks_path, strerror(-err));
+	if (out->json.f && (err = write_report(&out->json, s, report_json))) {
+		log_error("cannot write %s: %s", out->json.path, strerror(-err));
+		status = EXIT_FAILURE_INTERNAL;
+	}
+	if (out->stacks.f && (err = write_report(&out->stacks, s, report_stacks))) {
+		log_error("cannot write %s: %s", out->stacks.path, strerror(-err));
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	if (status == EXIT_OK && session__untraced(s)) {

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include "cli.h"
+#include "report.h"
 #include "session.h"
 
 int cmd_run(const struct options *opts);
@@ -25,8 +26,20 @@ int attach_all(struct session *s, const pid_t *pids, size_t nr);
 
 /* Shared by both: start a session, or say in one line why not. */
 int open_session(const struct options *opts, struct session **s);
-/* Write the reports the options ask for; the text one to default_out unless -o. */
-int write_reports(struct session *s, const struct options *opts, FILE *default_out);
+
+/* The report files the options name: -o, --json, --stacks. */
+struct outputs {
+	struct report_file text, json, stacks;
+};
+/* Open them before any target is touched: EXIT_OK, or EXIT_USAGE after one line. */
+int open_outputs(const struct options *opts, struct outputs *out);
+/*
+ * Write the reports and close their files; the text one goes to default_out without -o
+ * (or when its file fails). EXIT_OK, or EXIT_FAILURE_INTERNAL if one could not be written.
+ */
+int write_reports(struct session *s, struct outputs *out, FILE *default_out);
+/* Close what write_reports did not (no report): a file heaptap created is removed. */
+void close_outputs(struct outputs *out);
 /* SIGINT and SIGTERM set stop_requested instead of killing heaptap. */
 extern volatile sig_atomic_t stop_requested;
 void request_stop(int sig);

@@ -3,15 +3,21 @@
 #include "cli.h"
 #include "commands.h"
 #include "log.h"
+#include "preflight.h"
 
 int main(int argc, char **argv)
 {
 	struct options opts;
 	int status;
 
-	cli_parse(argc, argv, &opts);
+	status = cli_parse(argc, argv, &opts);
+	if (status != EXIT_OK)
+		return status;
 	log_verbose = opts.verbose;
 	log_setup_libbpf();
+	status = preflight_check();
+	if (status != EXIT_OK)
+		goto cleanup;
 	switch (opts.cmd) {
 	case CMD_RUN:
 		status = cmd_run(&opts);
@@ -23,6 +29,7 @@ int main(int argc, char **argv)
 		status = cmd_top(&opts);
 		break;
 	}
+cleanup:
 	cli_free(&opts);
 	return status;
 }

@@ -3,20 +3,42 @@
 #ifndef HEAPTAP_REPORT_H
 #define HEAPTAP_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "session.h"
 
 void report_text(FILE *out, struct session *s);
 /* The processes only, without what unwinding cost (top -b snapshots). */
 void report_text_processes(FILE *out, struct session *s);
-/* 0 or -errno. */
-int report_json(const char *path, struct session *s);
+/* The report as JSON (pretty). Write errors show on out (ferror, fclose). */
+void report_json(FILE *out, struct session *s);
 /*
  * Every distinct stack of every process as JSON lines (--stacks): pid, calls, complete,
- * frames (innermost first: library, offset, function). 0 or -errno.
+ * frames (innermost first: library, offset, function). Write errors show on out.
  */
-int report_stacks(const char *path, struct session *s);
+void report_stacks(FILE *out, struct session *s);
 /* The same report on one line (top -b --json). */
 void report_json_line(FILE *out, struct session *s);
+
+/*
+ * A report's file, opened when heaptap starts, so that a bad path fails before any
+ * target is touched, and written at the end. A file that exists keeps its contents until
+ * the report replaces them; one heaptap created and never wrote is removed.
+ */
+struct report_file {
+	const char *path;
+	FILE *f;      /* NULL: not open */
+	bool created; /* heaptap made it */
+	bool written; /* a report was begun in it */
+};
+
+/* Open path for writing, creating it if missing, without emptying it. 0 or -errno. */
+int report_file__open(struct report_file *rf, const char *path);
+/* Do two open report files name the same regular file? */
+bool report_file__same(const struct report_file *a, const struct report_file *b);
+/* The stream to write the report to, emptied first (a regular file). NULL with errno. */
+FILE *report_file__begin(struct report_file *rf);
+/* Close it: 0, or -errno if what was written did not reach the file. NULL and closed ok. */
+int report_file__close(struct report_file *rf);
 
 #endif

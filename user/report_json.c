@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-#include <errno.h>
 #include <sys/wait.h>
 #include <json-c/json.h>
 #include "report.h"
@@ -132,16 +131,15 @@ static json_object *report_object(struct session *s)
 	return root;
 }
 
-int report_json(const char *path, struct session *s)
+void report_json(FILE *out, struct session *s)
 {
 	json_object *root = report_object(s);
-	int err = 0;
 
-	if (json_object_to_file_ext(path, root,
-				    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE))
-		err = errno ? -errno : -EIO;
+	fprintf(out, "%s\n",
+		json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_NOSLASHESCAPE));
+	fflush(out);
 	json_object_put(root);
-	return err;
 }
 
 void report_json_line(FILE *out, struct session *s)

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* --stacks: every distinct stack that called the allocator, one JSON object per line. */
-#include <errno.h>
 #include <stdio.h>
 #include <json-c/json.h>
 #include "report.h"
@@ -25,14 +24,11 @@ static json_object *stack_json(pid_t pid, const struct stack_record *rec)
 	return o;
 }
 
-int report_stacks(const char *path, struct session *s)
+void report_stacks(FILE *out, struct session *s)
 {
 	struct target **targets;
 	size_t n = session__targets(s, &targets);
-	FILE *out = fopen(path, "w");
 
-	if (!out)
-		return -errno;
 	for (size_t i = 0; i < n; i++) {
 		const struct stack_record *rec, *tmp;
 
@@ -47,5 +43,5 @@ int report_stacks(const char *path, struct session *s)
 			json_object_put(o);
 		}
 	}
-	return fclose(out) ? -errno : 0;
+	fflush(out);
 }

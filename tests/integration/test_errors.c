@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Bad input gets one line that says what to do, and the documented exit status. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +21,10 @@ static int lines_in(const char *text)
 	return n;
 }
 
-/* Run heaptap with args; its exit status, and its stderr in *err (malloc'ed). */
-static int heaptap(char **args, char **err)
+/* Run heaptap with args; its exit status, its stdout in *out (if out) and its stderr in *err. */
+static int heaptap_io(char **args, char **out, char **err)
 {
-	char *argv[16] = { (char *)heaptap_path() }, err_path[256];
+	char *argv[16] = { (char *)heaptap_path() }, err_path[256], out_path[256];
 	int status, first = 1;
 
 	/* "--" first: args is a whole command line of its own (heaptap run by another). */
@@ -32,10 +34,18 @@ static int heaptap(char **args, char **err)
 	}
 	for (int i = 0; args[i] && i < 14; i++)
 		argv[i + first] = args[i];
-	status = wait_status(spawn(argv, NULL, scratch_file("err.txt", err_path, sizeof(err_path))),
+	status = wait_status(spawn(argv, scratch_file("out.txt", out_path, sizeof(out_path)),
+				   scratch_file("err.txt", err_path, sizeof(err_path))),
 			     30);
 	*err = slurp(err_path);
+	if (out)
+		*out = slurp(out_path);
 	return status;
+}
+
+static int heaptap(char **args, char **err)
+{
+	return heaptap_io(args, NULL, err);
 }
 
 static void expect_one_line_error(char **args, int want_status, const char *mentions)
@@ -94,6 +104,156 @@ Test(errors, usage)
 	expect_one_line_error((char *[]){ "attach", NULL }, 2, "-p");
 	expect_one_line_error((char *[]){ "run", "-a", "outer", "--", "true", NULL }, 2,
 			      "attribution");
+	/* An option of another subcommand is refused, not ignored. */
+	expect_one_line_error((char *[]){ "run", "-d", "1", "--", "true", NULL }, 2,
+			      "run has no option -d");
+	expect_one_line_error((char *[]){ "attach", "-p", "1", "--follow", NULL }, 2, "--follow");
+	expect_one_line_error((char *[]){ "attach", "-p", NULL }, 2, "needs an argument");
+	expect_one_line_error((char *[]){ "-p", "1", "attach", NULL }, 2, "after the subcommand");
+}
+
+Test(errors, bad_pid_lists)
+{
+	expect_one_line_error((char *[]){ "attach", "-p", "1,,2", NULL }, 2, "empty item");
+	expect_one_line_error((char *[]){ "attach", "-p", "1,", NULL }, 2, "empty item");
+	expect_one_line_error((char *[]){ "attach", "-p", "0", NULL }, 2, "not a PID");
+	expect_one_line_error((char *[]){ "attach", "-p", "-5", NULL }, 2, "not a PID");
+	expect_one_line_error((char *[]){ "top", "-p", "12ab", NULL }, 2, "not a PID");
+	expect_one_line_error((char *[]){ "attach", "-p", "18446744073709551617", NULL }, 2,
+			      "not a PID");
+	/* $$ is heaptap's own PID once the shell execs it. */
+	expect_one_line_error((char *[]){ "--", "sh", "-c", "exec \"$0\" attach -p 1,$$",
+					  (char *)heaptap_path(), NULL },
+			      2, "heaptap itself");
+}
+
+static bool lacks(const char *text, const char *word)
+{
+	return strstr(text, word) == NULL;
+}
+
+/* heaptap's --help (stdout), exit status 0. */
+static char *help_of(char **args)
+{
+	char *out, *err;
+
+	cr_assert(eq(int, heaptap_io(args, &out, &err), 0), "%s", err);
+	free(err);
+	return out;
+}
+
+Test(errors, help_per_subcommand)
+{
+	char *global = help_of((char *[]){ "--help", NULL });
+	char *run = help_of((char *[]){ "run", "--help", NULL });
+	char *attach = help_of((char *[]){ "-v", "attach", "--help", NULL });
+	char *top = help_of((char *[]){ "top", "--help", NULL });
+
+	for (const char *sub = "run\0attach\0top\0"; *sub; sub += strlen(sub) + 1)
+		cr_expect(strstr(global, sub) != NULL, "%s not in heaptap --help", sub);
+	cr_expect(strstr(global, "Exit status") && strstr(global, "--verbose"), "%s", global);
+	cr_expect(lacks(global, "--follow") && lacks(global, "--pid"), "%s", global);
+
+	cr_expect(strstr(run, "Usage: heaptap run") && strstr(run, "--follow"), "%s", run);
+	cr_expect(lacks(run, "--duration") && lacks(run, "-d,") && lacks(run, "--pid"),
+		  "run --help lists options that are not run's: %s", run);
+	cr_expect(strstr(attach, "-d, --duration") && strstr(attach, "-p, --pid"), "%s", attach);
+	cr_expect(lacks(attach, "--follow") && lacks(attach, "--batch"), "%s", attach);
+	cr_expect(strstr(top, "-b, --batch") && strstr(top, "-i, --interval"), "%s", top);
+	cr_expect(lacks(top, "--stacks") && lacks(top, "--duration"), "%s", top);
+	free(global);
+	free(run);
+	free(attach);
+	free(top);
+}
+
+Test(errors, global_options_before_or_after_the_subcommand)
+{
+	char *err;
+
+	require_bpf();
+	cr_expect(eq(int, heaptap((char *[]){ "-v", "run", "--", "true", NULL }, &err), 0), "%s",
+		  err);
+	cr_expect(strstr(err, "Statistics of overall memory usage") != NULL, "%s", err);
+	/* -v took effect: libbpf's own messages are shown only with it. */
+	cr_expect(strstr(err, "libbpf: ") != NULL, "-v before run was ignored: %s", err);
+	free(err);
+	cr_expect(eq(int, heaptap((char *[]){ "run", "--", "true", NULL }, &err), 0), "%s", err);
+	cr_expect(strstr(err, "libbpf: ") == NULL, "libbpf's messages without -v: %s", err);
+	free(err);
+}
+
+static bool missing(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) && errno == ENOENT;
+}
+
+Test(errors, bad_report_path_fails_before_the_command_runs)
+{
+	const char *options[] = { "--json", "-o", "--stacks" };
+	char marker[256], touch[512], bad[256];
+
+	require_bpf();
+	scratch_file("ran", marker, sizeof(marker));
+	snprintf(touch, sizeof(touch), "touch %s", marker);
+	scratch_file("no-such-dir/report", bad, sizeof(bad));
+	for (size_t i = 0; i < 3; i++) {
+		expect_one_line_error((char *[]){ "run", (char *)options[i], bad, "--", "sh", "-c",
+						  touch, NULL },
+				      2, bad);
+		cr_expect(missing(marker), "the command ran despite %s %s", options[i], bad);
+	}
+	/* A directory is no report file either. */
+	expect_one_line_error((char *[]){ "run", "--json", (char *)scratch_dir(), "--", "sh", "-c",
+					  touch, NULL },
+			      2, scratch_dir());
+	cr_expect(missing(marker), "the command ran despite --json DIRECTORY");
+	expect_one_line_error((char *[]){ "attach", "-p", "1", "-o", bad, NULL }, 2, bad);
+}
+
+Test(errors, two_reports_in_one_file)
+{
+	char path[256];
+
+	require_bpf();
+	scratch_file("both", path, sizeof(path));
+	expect_one_line_error((char *[]){ "run", "-o", path, "--json", path, "--", "true", NULL },
+			      2, "same file");
+}
+
+Test(errors, a_run_without_report_leaves_files_as_they_were)
+{
+	char kept[256], fresh[256], *text;
+	FILE *f;
+
+	require_bpf();
+	scratch_file("kept.json", kept, sizeof(kept));
+	scratch_file("fresh.json", fresh, sizeof(fresh));
+	f = fopen(kept, "w");
+	cr_assert(f != NULL);
+	fputs("{\"previous\": true}\n", f);
+	fclose(f);
+	expect_one_line_error((char *[]){ "run", "--json", kept, "--stacks", fresh, "--",
+					  "/nonexistent/cmd", NULL },
+			      127, "/nonexistent/cmd");
+	text = slurp(kept);
+	cr_expect(eq(str, text, "{\"previous\": true}\n"), "a previous report was emptied");
+	free(text);
+	cr_expect(missing(fresh), "an empty report file was left behind");
+}
+
+Test(errors, outside_the_initial_pid_namespace)
+{
+	require_bpf(); /* root, for unshare */
+	expect_one_line_error((char *[]){ "--", "unshare", "--pid", "--fork", "--mount-proc",
+					  (char *)heaptap_path(), "run", "--", "true", NULL },
+			      1, "initial PID namespace");
+	/* The host's /proc seen from inside: /proc/1/ns/pid would not tell. */
+	expect_one_line_error((char *[]){ "--", "unshare", "--pid", "--fork",
+					  (char *)heaptap_path(), "attach", "-p", "4000000", NULL },
+			      1, "initial PID namespace");
 }
 
 Test(errors, run_passes_on_the_commands_exit_status)

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "cli.h"
+#include "preflight.h"
+
+TestSuite(cli);
+
+static char errors[1024];
+
+/* cli_parse("heaptap", args..., NULL), its standard error kept in errors[]. */
+static int parse(struct options *o, ...)
+{
+	static char *argv[32]; /* o->command points into it */
+	int argc = 1, saved, status;
+	FILE *tmp = tmpfile();
+	size_t n;
+	va_list ap;
+
+	argv[0] = "heaptap";
+	va_start(ap, o);
+	while ((argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	cr_assert(tmp != NULL);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fileno(tmp), 2);
+	status = cli_parse(argc, argv, o);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(errors, 1, sizeof(errors) - 1, tmp);
+	errors[n] = '\0';
+	fclose(tmp);
+	return status;
+}
+
+/* A usage error: status 2 and one line naming what is wrong. */
+static void expect_usage(const char *mentions, struct options *o, int status)
+{
+	cr_expect(eq(int, status, EXIT_USAGE), "status for: %s", errors);
+	cr_expect(strncmp(errors, "heaptap: ", 9) == 0, "'%s'", errors);
+	cr_expect(strchr(errors, '\n') == errors + strlen(errors) - 1, "one line: '%s'", errors);
+	cr_expect(strstr(errors, mentions) != NULL, "'%s' not in '%s'", mentions, errors);
+	cli_free(o);
+}
+
+Test(cli, run_options_and_the_command_with_its_own)
+{
+	struct options o;
+
+	cr_assert(eq(int, parse(&o, "run", "-a", "caller", "--json", "j", "-o", "t", "--stacks",
+			       "s", "--follow", "--unwind", "fp", "--", "prog", "-d", "x", NULL),
+		     EXIT_OK), "%s", errors);
+	cr_expect(eq(int, o.cmd, CMD_RUN));
+	cr_expect(eq(int, o.rule, ATTRIBUTE_CALLER));
+	cr_expect(eq(str, (char *)o.json_path, "j"));
+	cr_expect(eq(str, (char *)o.text_path, "t"));
+	cr_expect(eq(str, (char *)o.stacks_path, "s"));
+	cr_expect(o.follow && o.frame_pointers && !o.mpi_only && !o.verbose);
+	cr_expect(eq(str, o.command[0], "prog"));
+	cr_expect(eq(str, o.command[1], "-d"));
+	cr_expect(eq(str, o.command[2], "x"));
+	cr_expect(eq(ptr, o.command[3], NULL));
+	cli_free(&o);
+
+	/* Without "--", heaptap's options end at the command too. */
+	cr_assert(eq(int, parse(&o, "run", "--mpi", "prog", "-v", NULL), EXIT_OK), "%s", errors);
+	cr_expect(eq(str, o.command[0], "prog"));
+	cr_expect(eq(str, o.command[1], "-v"));
+	cr_expect(o.mpi_only && o.follow && !o.verbose);
+	cli_free(&o);
+}
+
+Test(cli, global_options_before_or_after_the_subcommand)
+{
+	struct options o;
+
+	cr_assert(eq(int, parse(&o, "-v", "run", "--", "true", NULL), EXIT_OK), "%s", errors);
+	cr_expect(o.verbose);
+	cr_expect(eq(str, o.command[0], "true"));
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "--verbose", "attach", "-p", "1", NULL), EXIT_OK), "%s",
+		  errors);
+	cr_expect(o.verbose && o.cmd == CMD_ATTACH);
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "top", "-p", "1", "-v", NULL), EXIT_OK), "%s", errors);
+	cr_expect(o.verbose && o.cmd == CMD_TOP);
+	cli_free(&o);
+}
+
+Test(cli, an_option_of_another_subcommand_is_refused)
+{
+	struct options o;
+
+	expect_usage("-d (an option of attach)", &o,
+		     parse(&o, "run", "-d", "5", "--", "true", NULL));
+	expect_usage("--duration", &o, parse(&o, "run", "--duration=5", "--", "true", NULL));
+	expect_usage("-p (an option of attach and top)", &o,
+		     parse(&o, "run", "-p", "1", "--", "true", NULL));
+	expect_usage("--follow", &o, parse(&o, "attach", "-p", "1", "--follow", NULL));
+	expect_usage("-b", &o, parse(&o, "attach", "-p", "1", "-b", NULL));
+	expect_usage("-d", &o, parse(&o, "top", "-p", "1", "-d", "1", NULL));
+	expect_usage("--stacks", &o, parse(&o, "top", "-p", "1", "--stacks", "x", NULL));
+	/* Clustered short options are checked one by one. */
+	expect_usage("-d", &o, parse(&o, "run", "-vd", "1", "--", "true", NULL));
+	/* A subcommand's option before the subcommand. */
+	expect_usage("after the subcommand", &o, parse(&o, "-p", "1", "attach", NULL));
+	expect_usage("--frob", &o, parse(&o, "attach", "-p", "1", "--frob", NULL));
+}
+
+Test(cli, option_arguments)
+{
+	struct options o;
+
+	expect_usage("-p needs an argument", &o, parse(&o, "attach", "-p", NULL));
+	expect_usage("--json needs an argument", &o,
+		     parse(&o, "attach", "-p", "1", "--json", NULL));
+	expect_usage("--json takes no argument", &o, parse(&o, "top", "-p", "1", "--json=x", NULL));
+	/* top's --json is a flag, run's names a file. */
+	cr_assert(eq(int, parse(&o, "top", "--json", "-p", "1", NULL), EXIT_OK), "%s", errors);
+	cr_expect(o.json_lines && o.batch && !o.json_path);
+	cli_free(&o);
+	/* Long options as getopt reads them: abbreviated, with "=". */
+	cr_assert(eq(int, parse(&o, "attach", "--pid=7", "--dur", "1.5", NULL), EXIT_OK), "%s",
+		  errors);
+	cr_expect(eq(int, o.pids[0], 7));
+	cr_expect(o.duration == 1.5);
+	cli_free(&o);
+	expect_usage("ambiguous", &o, parse(&o, "attach", "-p", "1", "--u", "fp", NULL));
+	expect_usage("seconds", &o, parse(&o, "attach", "-p", "1", "-d", "0", NULL));
+	expect_usage("seconds", &o, parse(&o, "attach", "-p", "1", "-d", "nan", NULL));
+	expect_usage("seconds", &o, parse(&o, "top", "-p", "1", "-i", "0.01", NULL));
+	expect_usage("count", &o, parse(&o, "top", "-p", "1", "-n", "-3", NULL));
+	expect_usage("attribution", &o, parse(&o, "run", "-a", "outer", "--", "true", NULL));
+	expect_usage("--unwind", &o, parse(&o, "run", "--unwind", "dwarf", "--", "true", NULL));
+}
+
+Test(cli, pid_lists)
+{
+	struct options o;
+
+	cr_assert(eq(int, parse(&o, "attach", "-p", "3,1,2", "-p", "4194304", "-p", "1", NULL),
+		     EXIT_OK), "%s", errors);
+	cr_assert(eq(sz, o.nr_pids, 4), "a PID named twice is kept once");
+	cr_expect(eq(int, o.pids[0], 3));
+	cr_expect(eq(int, o.pids[1], 1));
+	cr_expect(eq(int, o.pids[2], 2));
+	cr_expect(eq(int, o.pids[3], 4194304));
+	cli_free(&o);
+
+	expect_usage("empty item", &o, parse(&o, "attach", "-p", "1,,2", NULL));
+	expect_usage("empty item", &o, parse(&o, "attach", "-p", ",1", NULL));
+	expect_usage("empty item", &o, parse(&o, "attach", "-p", "1,", NULL));
+	expect_usage("empty item", &o, parse(&o, "attach", "-p", "", NULL));
+	expect_usage("'0' is not a PID", &o, parse(&o, "attach", "-p", "0", NULL));
+	expect_usage("'-1' is not a PID", &o, parse(&o, "attach", "-p", "-1", NULL));
+	expect_usage("'abc' is not a PID", &o, parse(&o, "attach", "-p", "1,abc", NULL));
+	expect_usage("'12x' is not a PID", &o, parse(&o, "attach", "-p", "12x", NULL));
+	expect_usage("'+5' is not a PID", &o, parse(&o, "attach", "-p", "+5", NULL));
+	expect_usage("' 5' is not a PID", &o, parse(&o, "attach", "-p", " 5", NULL));
+	expect_usage("'4194305' is not a PID", &o, parse(&o, "top", "-p", "4194305", NULL));
+	expect_usage("'99999999999999999999' is not a PID", &o,
+		     parse(&o, "attach", "-p", "99999999999999999999", NULL));
+}
+
+Test(cli, heaptap_itself_is_no_target)
+{
+	struct options o;
+	char self[32], list[64];
+
+	snprintf(self, sizeof(self), "%d", getpid());
+	snprintf(list, sizeof(list), "1,%d", getpid());
+	expect_usage("heaptap itself", &o, parse(&o, "attach", "-p", self, NULL));
+	expect_usage(self, &o, parse(&o, "top", "-p", list, NULL));
+}
+
+Test(cli, each_subcommand_checks_the_whole)
+{
+	struct options o;
+
+	expect_usage("name a subcommand: run, attach or top", &o, parse(&o, NULL));
+	expect_usage("name a subcommand", &o, parse(&o, "-v", NULL));
+	expect_usage("unknown subcommand 'frob'", &o, parse(&o, "frob", NULL));
+	expect_usage("run needs a command", &o, parse(&o, "run", "--follow", NULL));
+	expect_usage("run needs a command", &o, parse(&o, "run", "--", NULL));
+	expect_usage("attach needs -p PID or --mpi", &o, parse(&o, "attach", NULL));
+	expect_usage("'prog'", &o, parse(&o, "attach", "-p", "1", "prog", NULL));
+	expect_usage("not both", &o, parse(&o, "top", "-p", "1", "--follow", "--", "x", NULL));
+	expect_usage("only with --follow", &o, parse(&o, "top", "--", "x", NULL));
+	expect_usage("top watches", &o, parse(&o, "top", "-b", NULL));
+	cr_assert(eq(int, parse(&o, "top", "--mpi", NULL), EXIT_OK), "%s", errors);
+	cr_expect(o.mpi_only && o.interval == 1.0 && o.rule == ATTRIBUTE_ENTRY);
+	cli_free(&o);
+}
+
+Test(cli, kernel_release)
+{
+	cr_expect(eq(int, kernel_release_at_least("6.6.0", 6, 6), 1));
+	cr_expect(eq(int, kernel_release_at_least("6.18.44-fc-v769", 6, 6), 1));
+	cr_expect(eq(int, kernel_release_at_least("6.6-rc1", 6, 6), 1));
+	cr_expect(eq(int, kernel_release_at_least("7.0.1", 6, 6), 1));
+	cr_expect(eq(int, kernel_release_at_least("10.1", 6, 6), 1));
+	cr_expect(eq(int, kernel_release_at_least("6.5.13-amd64", 6, 6), 0));
+	cr_expect(eq(int, kernel_release_at_least("5.17.0", 6, 6), 0));
+	cr_expect(eq(int, kernel_release_at_least("5.17.0", 5, 17), 1));
+	cr_expect(eq(int, kernel_release_at_least("4.19.0", 5, 17), 0));
+	cr_expect(eq(int, kernel_release_at_least("6", 6, 6), -EINVAL));
+	cr_expect(eq(int, kernel_release_at_least("linux", 6, 6), -EINVAL));
+}

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* The subcommands' options, their parser, and each subcommand's check of the whole. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli_table.h"
+
+/* The kernel's PID_MAX_LIMIT on 64-bit: no PID is larger. */
+#define PID_LIMIT (1 << 22)
+
+#define OPTION_ATTRIBUTION                                                                  \
+	{ "attribution", 'a', "RULE", 0, "entry (default: the first library function the "   \
+					 "program called) or caller (the innermost function " \
+					 "outside the allocator)" }
+#define OPTION_JSON_FILE { "json", OPT_JSON, "FILE", 0, "also write the report as JSON " \
+							"(schema \"heaptap\": 1)" }
+#define OPTION_STACKS                                                                       \
+	{ "stacks", OPT_STACKS, "FILE", 0, "also write every distinct stack that called the " \
+					   "allocator, as JSON lines with its calls" }
+#define OPTION_UNWIND                                                                        \
+	{ "unwind", OPT_UNWIND, "MODE", 0, "tables (default: .eh_frame rows, through code "   \
+					   "built without frame pointers) or fp (frame "       \
+					   "pointers only: cheaper, wrong where they are missing)" }
+
+/* Said by every subcommand that writes reports. */
+#define REPORT_FILES_DOC                                                                     \
+	"Report files (--json, -o, --stacks) are opened before tracing starts, so a bad path "  \
+	"fails at once with exit status 2. A file that exists keeps its contents until the "    \
+	"report replaces them at the end; one heaptap created is removed if no report is "      \
+	"written (the target could not be traced). heaptap --help lists the exit statuses."
+
+static const struct argp_option run_options[] = {
+	OPTION_ATTRIBUTION,
+	OPTION_JSON_FILE,
+	{ "output", 'o', "FILE", 0, "write the text report to FILE instead of standard error" },
+	OPTION_STACKS,
+	{ "follow", OPT_FOLLOW, NULL, 0, "trace every process COMMAND starts too, each from its "
+					  "first instruction (mpirun and its ranks)" },
+	{ "mpi", OPT_MPI, NULL, 0, "like --follow, but trace only the processes with an MPI "
+				   "rank" },
+	OPTION_UNWIND,
+	{},
+};
+
+static const struct argp_option attach_options[] = {
+	{ "pid", 'p', "PID[,PID...]", 0, "the processes to trace (the option may be repeated)" },
+	{ "mpi", OPT_MPI, NULL, 0, "every MPI rank on this node, and every rank that starts "
+				   "while heaptap runs" },
+	{ "duration", 'd', "SECONDS", 0, "detach after SECONDS" },
+	OPTION_ATTRIBUTION,
+	OPTION_JSON_FILE,
+	{ "output", 'o', "FILE", 0, "write the text report to FILE instead of standard output" },
+	OPTION_STACKS,
+	OPTION_UNWIND,
+	{},
+};
+
+/* top's --json is a flag: its snapshots go to standard output. */
+static const struct argp_option top_options[] = {
+	{ "pid", 'p', "PID[,PID...]", 0, "the processes to watch" },
+	{ "mpi", OPT_MPI, NULL, 0, "every MPI rank on this node, as they start (with a "
+				   "COMMAND: like --follow, but only processes with a rank)" },
+	{ "follow", OPT_FOLLOW, NULL, 0, "watch COMMAND and every process it starts" },
+	{ "batch", 'b', NULL, 0, "print a snapshot per refresh instead of a full screen "
+				 "(also when standard output is not a terminal)" },
+	{ "json", OPT_JSON_LINES, NULL, 0, "batch: each snapshot as one JSON report on one line" },
+	{ "interval", 'i', "SECONDS", 0, "refresh every SECONDS (default 1)" },
+	{ "iterations", 'n', "COUNT", 0, "quit after COUNT refreshes" },
+	OPTION_ATTRIBUTION,
+	OPTION_UNWIND,
+	{},
+};
+
+static int check_run(struct options *o);
+static int check_attach(struct options *o);
+static int check_top(struct options *o);
+
+/* To add a subcommand: its options, a check, and a line here; main() runs it. */
+const struct cli_subcommand cli_subcommands[] = {
+	{
+		.name = "run",
+		.prog = "heaptap run",
+		.summary = "trace COMMAND from its first instruction",
+		.cmd = CMD_RUN,
+		.options = run_options,
+		.args_doc = "[--] COMMAND [ARG...]",
+		.doc = "Trace COMMAND from its first instruction. The report goes to standard "
+		       "error (COMMAND owns standard output); heaptap exits with COMMAND's status "
+		       "(128+N if signal N killed it).\v" REPORT_FILES_DOC,
+		.command_follows = true,
+		.check = check_run,
+	},
+	{
+		.name = "attach",
+		.prog = "heaptap attach",
+		.summary = "trace running processes until Ctrl-C, SIGTERM, -d, or they all exit",
+		.cmd = CMD_ATTACH,
+		.options = attach_options,
+		.args_doc = "-p PID[,PID...]\n--mpi",
+		.doc = "Trace running processes until Ctrl-C, SIGTERM, -d SECONDS, or until they "
+		       "all exit (with --mpi: until Ctrl-C, SIGTERM or -d). The report goes to "
+		       "standard output. Once the probes are live heaptap prints "
+		       "'heaptap: attached to PID <pid>' on standard error.\v" REPORT_FILES_DOC,
+		.check = check_attach,
+	},
+	{
+		.name = "top",
+		.prog = "heaptap top",
+		.summary = "watch processes live, full-screen or as snapshots (-b)",
+		.cmd = CMD_TOP,
+		.options = top_options,
+		.args_doc = "-p PID[,PID...]\n--mpi\n--follow [--] COMMAND [ARG...]",
+		.doc = "Watch processes live: full-screen, or with -b (or when standard output is "
+		       "not a terminal) one snapshot per refresh on standard output.\v"
+		       "Keys: c m n r sort by current, max, calls or rate; Enter opens a process; "
+		       "p pauses; ? helps; q quits. heaptap --help lists the exit statuses.",
+		.command_follows = true,
+		.check = check_top,
+	},
+};
+
+const size_t cli_nr_subcommands = sizeof(cli_subcommands) / sizeof(cli_subcommands[0]);
+
+/* The PIDs of a -p list, appended to o->pids; a PID named twice is kept once. */
+static int add_pids(const struct cli_state *c, const char *list)
+{
+	struct options *o = c->opts;
+	const char *item = list;
+
+	for (;;) {
+		size_t len = strcspn(item, ",");
+		long pid = 0;
+		pid_t *grown;
+		size_t i;
+
+		if (!len)
+			return cli_usage_error(c->sub, "-p '%s' has an empty item: separate "
+					       "PIDs with single commas", list);
+		for (i = 0; i < len && pid <= PID_LIMIT; i++) {
+			if (item[i] < '0' || item[i] > '9')
+				break;
+			pid = pid * 10 + (item[i] - '0');
+		}
+		if (i < len || pid <= 0 || pid > PID_LIMIT)
+			return cli_usage_error(c->sub, "'%.*s' is not a PID", (int)len, item);
+		if (pid == getpid())
+			return cli_usage_error(c->sub, "PID %ld is heaptap itself: name the "
+					       "processes to trace", pid);
+		for (i = 0; i < o->nr_pids && o->pids[i] != pid; i++)
+			;
+		if (i == o->nr_pids) {
+			grown = realloc(o->pids, (o->nr_pids + 1) * sizeof(*grown));
+			if (!grown)
+				return cli_usage_error(c->sub, "%s", "out of memory");
+			o->pids = grown;
+			o->pids[o->nr_pids++] = pid;
+		}
+		if (!item[len])
+			return 0;
+		item += len + 1;
+	}
+}
+
+static int parse_seconds(const struct cli_state *c, const char *opt, const char *arg,
+			 double min, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*out >= min) || *out > 1e9)
+		return cli_usage_error(c->sub, "%s wants a number of seconds (%g or more), "
+				       "not '%s'", opt, min, arg);
+	return 0;
+}
+
+error_t cli_parse_option(int key, char *arg, struct argp_state *state)
+{
+	struct cli_state *c = state->input;
+	struct options *o = c->opts;
+	char *end;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = c; /* the global options */
+		return 0;
+	case 'a':
+		if (attribution_rule_parse(arg, &o->rule))
+			return cli_usage_error(c->sub, "attribution must be entry or caller, "
+					       "not '%s'", arg);
+		return 0;
+	case OPT_JSON:
+		o->json_path = arg;
+		return 0;
+	case 'o':
+		o->text_path = arg;
+		return 0;
+	case OPT_STACKS:
+		o->stacks_path = arg;
+		return 0;
+	case 'p':
+		return add_pids(c, arg);
+	case 'd':
+		/* 0.001 s: a duration that rounds to nothing is a typo, not a request. */
+		return parse_seconds(c, "-d", arg, 0.001, &o->duration);
+	case 'i':
+		return parse_seconds(c, "-i", arg, 0.05, &o->interval);
+	case 'n':
+		errno = 0;
+		o->count = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || o->count <= 0)
+			return cli_usage_error(c->sub, "-n wants a positive count, not '%s'", arg);
+		return 0;
+	case OPT_FOLLOW:
+		o->follow = true;
+		return 0;
+	case OPT_MPI:
+		o->follow = o->mpi_only = true;
+		return 0;
+	case 'b':
+		o->batch = true;
+		return 0;
+	case OPT_JSON_LINES:
+		o->json_lines = o->batch = true;
+		return 0;
+	case OPT_UNWIND:
+		if (strcmp(arg, "tables") && strcmp(arg, "fp"))
+			return cli_usage_error(c->sub, "--unwind must be tables or fp, not '%s'",
+					       arg);
+		o->frame_pointers = !strcmp(arg, "fp");
+		return 0;
+	case ARGP_KEY_ARG:
+		if (!c->sub->command_follows)
+			return cli_usage_error(c->sub, "%s takes no argument, and '%s' is not an "
+					       "option", c->sub->name, arg);
+		/* The first word that is not an option starts the command, with its options. */
+		o->command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		return 0;
+	case ARGP_KEY_END:
+		return c->sub->check(o);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct cli_subcommand *sub_of(enum subcommand cmd)
+{
+	for (size_t i = 0; i < cli_nr_subcommands; i++) {
+		if (cli_subcommands[i].cmd == cmd)
+			return &cli_subcommands[i];
+	}
+	return NULL;
+}
+
+static int check_run(struct options *o)
+{
+	if (!o->command)
+		return cli_usage_error(sub_of(CMD_RUN), "%s",
+				       "run needs a command: heaptap run [OPTION...] -- COMMAND");
+	return 0;
+}
+
+static int check_attach(struct options *o)
+{
+	if (!o->nr_pids && !o->mpi_only)
+		return cli_usage_error(sub_of(CMD_ATTACH), "%s", "attach needs -p PID or --mpi");
+	return 0;
+}
+
+static int check_top(struct options *o)
+{
+	const struct cli_subcommand *top = sub_of(CMD_TOP);
+
+	if (o->nr_pids && o->command)
+		return cli_usage_error(top, "%s", "top watches -p PID... or a COMMAND, not both");
+	if (!o->nr_pids && !o->command && !o->mpi_only)
+		return cli_usage_error(top, "%s", "top watches -p PID..., --mpi, or "
+					     "--follow -- COMMAND");
+	if (o->command && !o->follow)
+		return cli_usage_error(top, "%s", "top runs a command only with --follow or --mpi");
+	return 0;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The subcommands' table, shared by the command-line files only: each subcommand is its
+ * own argp (so --help lists only its options) and a check of the whole once parsed.
+ */
+#ifndef HEAPTAP_CLI_TABLE_H
+#define HEAPTAP_CLI_TABLE_H
+
+#include <argp.h>
+#include "cli.h"
+
+/* Keys of the options without a short form. */
+enum {
+	OPT_JSON = 0x100,
+	OPT_JSON_LINES,
+	OPT_FOLLOW,
+	OPT_MPI,
+	OPT_UNWIND,
+	OPT_STACKS,
+};
+
+struct cli_subcommand {
+	const char *name;
+	const char *prog;    /* "heaptap NAME": argp's name in usage lines and messages */
+	const char *summary; /* its line in heaptap --help */
+	enum subcommand cmd;
+	/* Its options; its parser is cli_parse_option, with heaptap's global options as child. */
+	const struct argp_option *options;
+	const char *args_doc;
+	const char *doc;
+	/*
+	 * The first argument that is not an option starts a command whose own options follow
+	 * (run, top): heaptap's options end there. Else arguments and options may mix.
+	 */
+	bool command_follows;
+	/* The options as a whole, once all are parsed: 0, or cli_usage_error()'s value. */
+	int (*check)(struct options *o);
+};
+
+extern const struct cli_subcommand cli_subcommands[];
+extern const size_t cli_nr_subcommands;
+
+/* heaptap's options that are valid before and after any subcommand (-v). */
+extern const struct argp cli_global_argp;
+
+/* The parse under way: what the option parsers need besides the options. */
+struct cli_state {
+	struct options *opts;
+	const struct cli_subcommand *sub; /* NULL until the subcommand is named */
+	int sub_index;			  /* its position in argv */
+};
+
+/* The argp parser of every subcommand; state->input is a struct cli_state. */
+error_t cli_parse_option(int key, char *arg, struct argp_state *state);
+/*
+ * Print "heaptap: MESSAGE; see heaptap [SUB] --help" as one line; returns EINVAL, for the
+ * option parsers to return.
+ */
+int cli_usage_error(const struct cli_subcommand *sub, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
