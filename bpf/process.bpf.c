@@ -10,14 +10,15 @@
 #define SIGNAL_GROUP_EXIT 0x4 /* signal_struct.flags: the group is exiting as one */
 
 /*
- * Processes to stop at their next loader event (pid -> unused), so that userspace can
- * place the allocator probes before a just-started program allocates anything.
+ * Processes to stop at their exec and loader events (pid -> pages of code it mapped at its
+ * last loader event), so that userspace can place the allocator probes and unwind tables
+ * before the new code runs.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u32);
 } hold SEC(".maps") __weak;
 
 /* Processes stopped now (pid -> when): see struct ht_hold. */
@@ -57,16 +58,28 @@ bool follow_launchers;
  * have read its events lately (a stalled heaptap would leave the stop to its guardian's
  * bound). The stop is recorded before it is sent, so the guardian always sees it.
  */
-static __always_inline bool hold_current(__u32 pid)
+static __always_inline bool hold_current(__u32 pid, __u32 type)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	char comm[TASK_COMM_LEN] = {};
 	struct ht_hold_control *ctl;
 	struct ht_hold h = {};
-	__u32 zero = 0;
+	__u32 zero = 0, *code_seen, code;
 
-	if (!bpf_map_lookup_elem(&hold, &pid))
+	code_seen = bpf_map_lookup_elem(&hold, &pid);
+	if (!code_seen)
 		return false;
+	/*
+	 * Only new code needs a table before it runs. The loader reports each change twice
+	 * (announced, then done), dlclose() as well: at an event after which the process maps
+	 * no more code (executable pages) than at the one before, it runs on.
+	 */
+	code = BPF_CORE_READ(task, mm, exec_vm);
+	if (type == HT_EV_LIBS_CHANGED && code <= *code_seen) {
+		*code_seen = code;
+		return false;
+	}
+	*code_seen = code;
 	bpf_get_current_comm(comm, sizeof(comm));
 	if (bpf_map_lookup_elem(&launchers, comm))
 		return false;
@@ -95,7 +108,7 @@ static __always_inline void mappings_changed(__u32 type)
 	};
 
 	/* Stop before sending: the process must be held by the time userspace looks. */
-	ev.held = hold_current(ev.pid);
+	ev.held = hold_current(ev.pid, type);
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count_loss(ev.pid, LOSS_RINGBUF_FULL);
 }
@@ -143,6 +156,7 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child)
 {
 	struct ht_fork_event ev = { .type = HT_EV_FORK };
+	__u32 no_code_seen = 0;
 	__u8 one = 1;
 
 	if (!follow_children)
@@ -152,7 +166,7 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	if (ev.pid == ev.parent || !bpf_map_lookup_elem(&targets, &ev.parent))
 		return 0; /* a new thread, or not ours */
 	if (bpf_map_update_elem(&targets, &ev.pid, &one, BPF_ANY) ||
-	    bpf_map_update_elem(&hold, &ev.pid, &one, BPF_ANY)) {
+	    bpf_map_update_elem(&hold, &ev.pid, &no_code_seen, BPF_ANY)) {
 		count_loss(ev.parent, LOSS_INFLIGHT_FULL);
 		return 0;
 	}

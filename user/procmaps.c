@@ -96,6 +96,48 @@ int procmaps__file_path(pid_t pid, const struct mapping *m, char *out, size_t si
 	return st.st_ino == m->inode ? 0 : -ESTALE;
 }
 
+static bool overlaps_any(const struct procmaps *pm, const struct mapping *m)
+{
+	for (size_t i = 0; i < pm->nr; i++) {
+		if (pm->maps[i].start < m->end && m->start < pm->maps[i].end)
+			return true;
+	}
+	return false;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct mapping *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int procmaps__keep_unmapped_code(struct procmaps *fresh, const struct procmaps *old)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < old->nr; i++) {
+		const struct mapping *m = &old->maps[i];
+		struct mapping *grown;
+
+		if (!m->executable || m->path[0] != '/' || overlaps_any(fresh, m))
+			continue;
+		grown = realloc(fresh->maps, (fresh->nr + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		fresh->maps = grown;
+		fresh->maps[fresh->nr] = *m;
+		fresh->maps[fresh->nr].path = strdup(m->path);
+		if (!fresh->maps[fresh->nr].path)
+			return -ENOMEM;
+		fresh->nr++;
+		kept++;
+	}
+	if (kept)
+		qsort(fresh->maps, fresh->nr, sizeof(*fresh->maps), by_start);
+	return 0;
+}
+
 const struct mapping *procmaps__find(const struct procmaps *pm, uint64_t addr)
 {
 	size_t lo = 0, hi = pm->nr;

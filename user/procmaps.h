@@ -33,6 +33,11 @@ int procmaps__read(pid_t pid, struct procmaps *out);
  * running job: out then holds that path), or -errno.
  */
 int procmaps__file_path(pid_t pid, const struct mapping *m, char *out, size_t size);
+/*
+ * Carry over into fresh every code mapping of old that no mapping of fresh overlaps: code
+ * unmapped since (a dlclose) still names the frames of calls made before. 0 or -ENOMEM.
+ */
+int procmaps__keep_unmapped_code(struct procmaps *fresh, const struct procmaps *old);
 /* The mapping containing addr, or NULL. */
 const struct mapping *procmaps__find(const struct procmaps *pm, uint64_t addr);
 void procmaps__clear(struct procmaps *pm);

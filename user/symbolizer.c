@@ -57,6 +57,11 @@ static int read_maps(struct symbolizer *s)
 		err = -ESRCH; /* an exited process's maps read empty */
 	if (err)
 		return err; /* the process is gone: keep what we knew */
+	/*
+	 * Events are read after they happen: the calls queued before a dlclose() may still
+	 * run through the code it unmapped.
+	 */
+	procmaps__keep_unmapped_code(&fresh, &s->maps);
 	procmaps__clear(&s->maps);
 	s->maps = fresh;
 	forget_stacks(s); /* addresses may mean other code now */

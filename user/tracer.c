@@ -199,7 +199,7 @@ static struct target_links *links_of(struct tracer *t, pid_t pid)
 
 int tracer__add_target(struct tracer *t, pid_t pid, bool hold)
 {
-	__u32 key = pid;
+	__u32 key = pid, code_seen = 0;
 	__u8 one = 1;
 
 	if (!links_of(t, pid))
@@ -207,8 +207,8 @@ int tracer__add_target(struct tracer *t, pid_t pid, bool hold)
 	if (bpf_map__update_elem(t->skel->maps.targets, &key, sizeof(key), &one, sizeof(one),
 				 BPF_ANY))
 		return -errno;
-	if (hold && bpf_map__update_elem(t->skel->maps.hold, &key, sizeof(key), &one,
-					 sizeof(one), BPF_ANY))
+	if (hold && bpf_map__update_elem(t->skel->maps.hold, &key, sizeof(key), &code_seen,
+					 sizeof(code_seen), BPF_ANY))
 		return -errno;
 	return 0;
 }
