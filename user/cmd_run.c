@@ -78,7 +78,8 @@ static int program_image(const char *path, char *image, size_t size)
  * Fork the command, held before exec until `gate` is written to, so that heaptap can
  * prepare its probes. A failed exec is reported through `exec_error` (close-on-exec).
  */
-static pid_t fork_command(const char *path, char **argv, int gate, int exec_error)
+static pid_t fork_command(const char *path, char **argv, int gate, int exec_error,
+			  int output)
 {
 	pid_t pid = fork();
 	char go;
@@ -88,6 +89,8 @@ static pid_t fork_command(const char *path, char **argv, int gate, int exec_erro
 		return pid;
 	if (read(gate, &go, 1) != 1)
 		_exit(EXIT_NOT_FOUND);
+	if (output >= 0 && (dup2(output, STDOUT_FILENO) < 0 || dup2(output, STDERR_FILENO) < 0))
+		_exit(EXIT_NOT_EXECUTABLE);
 	execv(path, argv);
 	err = errno;
 	if (write(exec_error, &err, sizeof(err)) < 0)
@@ -109,7 +112,7 @@ int resolve_command(const char *name, char *path, char *image, size_t size)
 }
 
 int launch_command(struct session *s, const char *path, const char *image, char **argv,
-		   pid_t *out)
+		   int output, pid_t *out)
 {
 	int gate[2] = { -1, -1 }, exec_error[2] = { -1, -1 };
 	int status = EXIT_OK, err, exec_errno = 0;
@@ -120,7 +123,7 @@ int launch_command(struct session *s, const char *path, const char *image, char 
 		status = EXIT_FAILURE_INTERNAL;
 		goto cleanup;
 	}
-	pid = fork_command(path, argv, gate[0], exec_error[1]);
+	pid = fork_command(path, argv, gate[0], exec_error[1], output);
 	if (pid < 0) {
 		log_error("cannot fork: %m");
 		status = EXIT_FAILURE_INTERNAL;
@@ -185,7 +188,7 @@ int cmd_run(const struct options *opts)
 	status = open_session(opts, &s);
 	if (status != EXIT_OK)
 		goto cleanup;
-	status = launch_command(s, path, image, opts->command, &pid);
+	status = launch_command(s, path, image, opts->command, -1 /* its own output */, &pid);
 	if (status != EXIT_OK)
 		goto cleanup;
 	child = pid;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* heaptap top: watch the targets live, full-screen or as a stream of snapshots. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 /* Whatever started the targets: a launched command, or processes attached to. */
 struct watched {
 	pid_t command; /* 0 when attached */
+	char command_log[64]; /* where its output goes: the view owns the terminal */
 	const pid_t *pids;
 	size_t nr_pids;
 	bool discover; /* --mpi: ranks may start at any time */
@@ -25,7 +28,7 @@ struct watched {
 static int start(struct session *s, const struct options *opts, struct watched *w)
 {
 	char path[PATH_MAX], image[PATH_MAX];
-	int status;
+	int status, log_fd;
 
 	if (!opts->command) {
 		w->pids = opts->pids;
@@ -39,8 +42,19 @@ static int start(struct session *s, const struct options *opts, struct watched *
 		return status;
 	}
 	status = resolve_command(opts->command[0], path, image, sizeof(path));
-	if (status == EXIT_OK)
-		status = launch_command(s, path, image, opts->command, &w->command);
+	if (status != EXIT_OK)
+		return status;
+	/* Its output would break the view, or the stream of snapshots: it goes to a file. */
+	snprintf(w->command_log, sizeof(w->command_log), "%s/heaptap-top-%d.log",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", getpid());
+	log_fd = open(w->command_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (log_fd < 0) {
+		log_error("cannot create %s for the command's output: %m", w->command_log);
+		return EXIT_USAGE;
+	}
+	log_info("the command's output goes to %s", w->command_log);
+	status = launch_command(s, path, image, opts->command, log_fd, &w->command);
+	close(log_fd);
 	return status;
 }
 
@@ -122,6 +136,8 @@ int cmd_top(const struct options *opts)
 	top_view__free(view);
 	if (w.command > 0)
 		log_info("the command (PID %d) goes on untraced", w.command);
+	if (w.command_log[0])
+		log_info("the command's output is in %s", w.command_log);
 cleanup:
 	session__free(s);
 	return status;

@@ -16,9 +16,12 @@ int cmd_top(const struct options *opts);
 /* The program execvp would run for name, and the ELF the kernel loads for it (a script's
  * interpreter). EXIT_OK, or an exit status after saying why in one line. */
 int resolve_command(const char *name, char *path, char *image, size_t size);
-/* Start argv traced from its first instruction. EXIT_OK with *pid, or an exit status. */
+/*
+ * Start argv traced from its first instruction, its standard output and error on output
+ * (-1: heaptap's). EXIT_OK with *pid, or an exit status.
+ */
 int launch_command(struct session *s, const char *path, const char *image, char **argv,
-		   pid_t *pid);
+		   int output, pid_t *pid);
 /* The shell's view of a wait status: the exit code, or 128 + the killing signal. */
 int command_status(int wstatus);
 /* Attach to every pid, then say so on standard error. EXIT_OK or an exit status. */
