@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "log.h"
+#include "privilege.h"
 
 int main(int argc, char **argv)
 {
@@ -12,6 +13,9 @@ int main(int argc, char **argv)
 	cli_parse(argc, argv, &opts);
 	log_verbose = opts.verbose;
 	log_setup_libbpf();
+	/* First, while heaptap is one thread: capabilities are per thread. */
+	if (privilege_init())
+		return EXIT_FAILURE_INTERNAL;
 	switch (opts.cmd) {
 	case CMD_RUN:
 		status = cmd_run(&opts);
