@@ -19,12 +19,12 @@
 static const cap_value_t tracing_caps[] = { CAP_BPF, CAP_PERFMON };
 /*
  * Reaching other users' processes, for a caller that may trace them: their /proc files
- * (CAP_SYS_PTRACE), the files they map through /proc/PID/map_files
- * (CAP_CHECKPOINT_RESTORE) or through /proc/PID/root when a directory on the way is
- * private (CAP_DAC_READ_SEARCH), and the SIGCONT that ends a hold (CAP_KILL).
+ * (CAP_SYS_PTRACE), the files they map, through /proc/PID/root, when a directory on the
+ * way is private (CAP_DAC_READ_SEARCH: /proc/PID/map_files would need it too, its mode
+ * is 0500, and CAP_CHECKPOINT_RESTORE besides), and the SIGCONT that ends a stop
+ * (CAP_KILL: without it a process heaptap stopped would stay stopped).
  */
-static const cap_value_t reach_caps[] = { CAP_SYS_PTRACE, CAP_CHECKPOINT_RESTORE,
-					  CAP_DAC_READ_SEARCH, CAP_KILL };
+static const cap_value_t reach_caps[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_KILL };
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct {
@@ -70,7 +70,12 @@ int privilege_init(void)
 	}
 	priv.uid = getuid();
 	priv.gid = getgid();
-	priv.unrestricted = priv.uid == 0 || (!from_file && has_permitted(now, CAP_SYS_PTRACE));
+	/*
+	 * Without CAP_KILL even root could not end a stop it imposed on another user's
+	 * process: such a caller traces only its own processes.
+	 */
+	priv.unrestricted = (priv.uid == 0 || (!from_file && has_permitted(now, CAP_SYS_PTRACE))) &&
+			    has_permitted(now, CAP_KILL);
 	for (cap_value_t c = 0; !from_file && c <= CAP_LAST_CAP && c < 64; c++) {
 		if (has_permitted(now, c))
 			priv.own_caps |= 1ull << c;

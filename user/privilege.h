@@ -4,7 +4,8 @@
  * have (file capabilities on the binary, for a group of users to profile their own jobs):
  * it keeps only the capabilities it uses, and traces, stops or signals a process only if
  * the user who started it could ptrace that process. root, and a caller granted
- * CAP_SYS_PTRACE before heaptap started (an administrator's service), may trace anything.
+ * CAP_SYS_PTRACE before heaptap started (an administrator's service), may trace anything,
+ * if it holds CAP_KILL: heaptap must be able to end the stops it imposes.
  */
 #ifndef HEAPTAP_PRIVILEGE_H
 #define HEAPTAP_PRIVILEGE_H
@@ -27,7 +28,7 @@ int privilege_init(void);
  * be created after this.
  */
 void privilege_setup_done(void);
-/* Is the caller allowed to trace any process (root, or CAP_SYS_PTRACE of its own)? */
+/* Is the caller allowed to trace any process (root or CAP_SYS_PTRACE, and CAP_KILL)? */
 bool privilege_unrestricted(void);
 /* The capabilities heaptap holds now, as text ("cap_bpf,cap_perfmon=ep"), for -v. */
 void privilege_describe(char *buf, size_t size);
