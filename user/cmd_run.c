@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "commands.h"
 #include "log.h"
+#include "privilege.h"
 
 static volatile pid_t child;
 
@@ -80,6 +81,7 @@ static int program_image(const char *path, char *image, size_t size)
  */
 static pid_t fork_command(const char *path, char **argv, int gate, int exec_error)
 {
+	char **envp = privilege_command_environ(); /* before fork: it allocates */
 	pid_t pid = fork();
 	char go;
 	int err;
@@ -88,7 +90,7 @@ static pid_t fork_command(const char *path, char **argv, int gate, int exec_erro
 		return pid;
 	if (read(gate, &go, 1) != 1)
 		_exit(EXIT_NOT_FOUND);
-	execv(path, argv);
+	execve(path, argv, envp);
 	err = errno;
 	if (write(exec_error, &err, sizeof(err)) < 0)
 		_exit(EXIT_NOT_FOUND);

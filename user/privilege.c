@@ -19,12 +19,14 @@
 static const cap_value_t tracing_caps[] = { CAP_BPF, CAP_PERFMON };
 /*
  * Reaching other users' processes, for a caller that may trace them: their /proc files
- * (CAP_SYS_PTRACE), the files they map, through /proc/PID/root, when a directory on the
- * way is private (CAP_DAC_READ_SEARCH: /proc/PID/map_files would need it too, its mode
- * is 0500, and CAP_CHECKPOINT_RESTORE besides), and the SIGCONT that ends a stop
- * (CAP_KILL: without it a process heaptap stopped would stay stopped).
+ * (CAP_SYS_PTRACE), the files they map from private directories (CAP_DAC_READ_SEARCH;
+ * /proc/PID/map_files is mode 0500 too), the very file mapped even if its path now names
+ * another, through /proc/PID/map_files (CAP_CHECKPOINT_RESTORE; without it heaptap reads
+ * the path and checks the inode), and the SIGCONT that ends a stop (CAP_KILL: without it a
+ * process heaptap stopped would stay stopped).
  */
-static const cap_value_t reach_caps[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_KILL };
+static const cap_value_t reach_caps[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH,
+					  CAP_CHECKPOINT_RESTORE, CAP_KILL };
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct {
@@ -295,6 +297,55 @@ void privilege_release(struct trace_permit *p)
 	if (p->pidfd >= 0)
 		close(p->pidfd);
 	p->pidfd = -1;
+}
+
+/* Fields 50 and 51 of /proc/self/stat: where exec placed the environment strings. */
+static int environ_block(const char **start, const char **end)
+{
+	unsigned long long from, to;
+	char buf[2048], *p;
+	int dirfd = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int err = dirfd < 0 ? -errno : read_at(dirfd, "stat", buf, sizeof(buf));
+
+	if (dirfd >= 0)
+		close(dirfd);
+	if (err)
+		return err;
+	p = strrchr(buf, ')');
+	for (int field = 2; field < 50 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu %llu", &from, &to) != 2 || to <= from ||
+	    to - from > (64u << 20))
+		return -EIO;
+	*start = (const char *)(uintptr_t)from;
+	*end = (const char *)(uintptr_t)to;
+	return (*end)[-1] == '\0' ? 0 : -EIO;
+}
+
+char **privilege_command_environ(void)
+{
+	static char **saved;
+	const char *start, *end, *p;
+	size_t nr = 0;
+
+	if (saved || !getauxval(AT_SECURE))
+		return saved ? saved : environ;
+	/*
+	 * The strings exec placed are still there: ld.so's removals only moved pointers in
+	 * environ. (/proc/self/environ would say the same, but heaptap's file capabilities
+	 * made it non-dumpable: that file is root's, mode 0400.)
+	 */
+	if (environ_block(&start, &end))
+		return environ;
+	for (p = start; p < end; p += strlen(p) + 1)
+		nr++;
+	saved = calloc(nr + 1, sizeof(*saved));
+	if (!saved)
+		return environ;
+	nr = 0;
+	for (p = start; p < end; p += strlen(p) + 1)
+		saved[nr++] = (char *)p;
+	return saved;
 }
 
 int may_exec_traced(const char *path, const char **reason)

@@ -60,6 +60,14 @@ bool privilege_still_same(const struct trace_permit *permit);
 void privilege_release(struct trace_permit *permit);
 
 /*
+ * The environment for a command heaptap runs. When heaptap's file gave it privileges,
+ * glibc removed LD_LIBRARY_PATH, LD_PRELOAD and the like from its environ, as they must not
+ * steer a privileged program; the command runs with its user's privileges only, and gets
+ * the environment heaptap was started with. Call it before fork(): it allocates.
+ */
+char **privilege_command_environ(void);
+
+/*
  * Would running path change the caller's privileges (setuid, setgid, or file
  * capabilities)? Such a program may not be traced: 0 or -EPERM with *reason.
  */

@@ -91,9 +91,9 @@ static const char *work_file(const struct install *in, const char *name, char *b
 	return buf;
 }
 
-/* spawn() as uid/gid, with no capability and no supplementary group. */
-static pid_t spawn_as(uid_t uid, gid_t gid, char *const argv[], const char *out,
-		      const char *err)
+/* spawn() as uid/gid, with no capability and no supplementary group, and envp. */
+static pid_t spawn_env_as(uid_t uid, gid_t gid, char *const argv[], char *const envp[],
+			  const char *out, const char *err)
 {
 	pid_t pid = fork();
 
@@ -110,10 +110,16 @@ static pid_t spawn_as(uid_t uid, gid_t gid, char *const argv[], const char *out,
 			dprintf(2, "cannot become uid %d: %s\n", uid, strerror(errno));
 			_exit(126);
 		}
-		execv(argv[0], argv);
+		execve(argv[0], argv, envp);
 		_exit(127);
 	}
 	return pid;
+}
+
+static pid_t spawn_as(uid_t uid, gid_t gid, char *const argv[], const char *out,
+		      const char *err)
+{
+	return spawn_env_as(uid, gid, argv, environ, out, err);
 }
 
 /* The report against the program's own record: threads, libgt functions, the library. */
@@ -168,6 +174,33 @@ Test(privilege, a_user_runs_their_own_program_exactly)
 			  slurp(err));
 	}
 	check_exact(json, truth);
+}
+
+/*
+ * heaptap runs with more privileges than its user, so glibc strips LD_LIBRARY_PATH and
+ * LD_PRELOAD from its environment; the command, run with the user's privileges, must
+ * still get them (HPC modules set LD_LIBRARY_PATH), and the rest unchanged.
+ */
+Test(privilege, the_command_gets_the_users_environment)
+{
+	struct install in;
+	char out[160], err[160], *env;
+	char *argv[] = { NULL, "run", "-o", "/dev/null", "--", "/usr/bin/env", NULL };
+	char *envp[] = { "PATH=/usr/bin:/bin", "LD_LIBRARY_PATH=/opt/heaptap-test/lib",
+			 "LD_PRELOAD=", "HEAPTAP_TEST_MARK=42", NULL };
+
+	install(&in);
+	argv[0] = in.heaptap;
+	cr_assert(eq(int, exit_status_explained(wait_status(spawn_env_as(in.uid, in.gid, argv,
+		  envp, work_file(&in, "out", out, sizeof(out)), work_file(&in, "err", err,
+		  sizeof(err))), 60), err), 0), "heaptap: %s", slurp(err));
+	env = slurp(out);
+	cr_assert(env != NULL);
+	cr_expect(strstr(env, "\nLD_LIBRARY_PATH=/opt/heaptap-test/lib\n") != NULL ||
+		  strncmp(env, "LD_LIBRARY_PATH=/opt/heaptap-test/lib\n", 38) == 0,
+		  "LD_LIBRARY_PATH lost: %s", env);
+	cr_expect(strstr(env, "HEAPTAP_TEST_MARK=42\n") != NULL, "environment lost: %s", env);
+	free(env);
 }
 
 /* Every thread's CapEff line in /proc/pid/task/ (heaptap after set-up must hold none). */
