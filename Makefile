@@ -17,7 +17,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 # Debian packages the build and the tests need; `make deps` installs whichever is missing.
 DEB_PACKAGES := clang llvm make pkg-config bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libjson-c-dev uthash-dev libncurses-dev libcriterion-dev openmpi-bin libopenmpi-dev tmux \
-	libc6-dbg
+	libc6-dbg libcap-dev
 
 ifeq ($(V),1)
 	Q =
@@ -31,7 +31,8 @@ endif
 CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
-LIBS_PKG := libbpf libelf libdw zlib json-c ncurses
+# libpsx before libcap: then libcap changes capabilities in every thread, not just one.
+LIBS_PKG := libbpf libelf libdw zlib json-c ncurses libpsx libcap
 PKG_CFLAGS = $(shell pkg-config --cflags $(LIBS_PKG) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null)
 

@@ -54,6 +54,27 @@ struct {
 bool follow_launchers;
 
 /*
+ * For a user who may trace only their own processes (see user/privilege.h): their real
+ * uid and gid, else (u32)-1. Another user's launcher is not followed, and a process whose
+ * exec gave it other ids (setuid, setgid) is not stopped.
+ */
+__u32 own_uid = -1, own_gid = -1;
+
+static __always_inline bool runs_as_own_user(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	if (own_uid == (__u32)-1)
+		return true;
+	return BPF_CORE_READ(task, real_cred, uid.val) == own_uid &&
+	       BPF_CORE_READ(task, real_cred, euid.val) == own_uid &&
+	       BPF_CORE_READ(task, real_cred, suid.val) == own_uid &&
+	       BPF_CORE_READ(task, real_cred, gid.val) == own_gid &&
+	       BPF_CORE_READ(task, real_cred, egid.val) == own_gid &&
+	       BPF_CORE_READ(task, real_cred, sgid.val) == own_gid;
+}
+
+/*
  * Stop the current process if it is to be held and heaptap is there to let it go: it must
  * have read its events lately (a stalled heaptap would leave the stop to its guardian's
  * bound). The stop is recorded before it is sent, so the guardian always sees it.
@@ -124,9 +145,12 @@ int BPF_KPROBE(loader_changed)
 	return 0;
 }
 
-/* A new program image: for a static one, the only moment its mappings can be read early. */
-SEC("tracepoint/sched/sched_process_exec")
-int program_exec(void *ctx)
+/*
+ * A new program image: for a static one, the only moment its mappings can be read early.
+ * tp_btf, not tracepoint: a tracepoint needs its id from tracefs, which only root reads.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(program_exec)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 
@@ -135,12 +159,14 @@ int program_exec(void *ctx)
 	__u8 one = 1;
 
 	if (bpf_map_lookup_elem(&targets, &pid)) {
+		if (!runs_as_own_user())
+			bpf_map_delete_elem(&hold, &pid); /* userspace lets it go untraced */
 		mappings_changed(HT_EV_EXEC);
 		return 0;
 	}
 	/* The new program's name is already in place. */
 	bpf_get_current_comm(comm, sizeof(comm));
-	if (!follow_launchers || !bpf_map_lookup_elem(&launchers, comm) ||
+	if (!follow_launchers || !runs_as_own_user() || !bpf_map_lookup_elem(&launchers, comm) ||
 	    bpf_map_update_elem(&targets, &pid, &one, BPF_NOEXIST))
 		return 0;
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
@@ -175,8 +201,8 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	return 0;
 }
 
-SEC("tracepoint/sched/sched_process_exit")
-int thread_exit(void *ctx)
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(thread_exit)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 id = bpf_get_current_pid_tgid();

@@ -2,11 +2,13 @@
 /* heaptap attach: trace running processes without stopping them. */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "commands.h"
 #include "discovery.h"
 #include "log.h"
+#include "privilege.h"
 
 /* One line saying why pid cannot be traced, and heaptap's exit status for it. */
 static int attach_error(pid_t pid, int err)
@@ -32,18 +34,56 @@ static int attach_error(pid_t pid, int err)
 	}
 }
 
-int attach_all(struct session *s, const pid_t *pids, size_t nr)
+/*
+ * May the user trace every PID named? Checked before any probe or stop: a refusal is one
+ * line and EXIT_USAGE (a PID the user may not name is a bad argument). The permits keep
+ * the processes pinned until their probes are placed.
+ */
+static int check_all(const pid_t *pids, size_t nr, struct trace_permit *permits)
 {
+	const char *reason;
 	int err;
 
 	for (size_t i = 0; i < nr; i++) {
+		err = privilege_check(pids[i], &permits[i], &reason);
+		if (err == -EPERM) {
+			log_error("not allowed to trace PID %d: %s", pids[i], reason);
+			return EXIT_USAGE;
+		}
+		if (err)
+			return attach_error(pids[i], err);
+	}
+	return EXIT_OK;
+}
+
+int attach_all(struct session *s, const pid_t *pids, size_t nr)
+{
+	struct trace_permit *permits = calloc(nr ? nr : 1, sizeof(*permits));
+	int err, status;
+
+	if (!permits) {
+		log_error("out of memory");
+		return EXIT_FAILURE_INTERNAL;
+	}
+	for (size_t i = 0; i < nr; i++)
+		permits[i].pidfd = -1;
+	status = check_all(pids, nr, permits);
+	for (size_t i = 0; i < nr && status == EXIT_OK; i++) {
 		err = session__attach(s, pids[i]);
 		/* Out of descriptors or memory: trace the others, and list this one. */
 		if (err == -EMFILE || err == -ENFILE || err == -ENOMEM)
 			session__note_untraced(s, pids[i], strerror(-err));
 		else if (err)
-			return attach_error(pids[i], err);
+			status = attach_error(pids[i], err);
+		/* Its pid named the process checked, not one that took the pid meanwhile. */
+		else if (!privilege_still_same(&permits[i]))
+			status = attach_error(pids[i], -ESRCH);
 	}
+	for (size_t i = 0; i < nr; i++)
+		privilege_release(&permits[i]);
+	free(permits);
+	if (status != EXIT_OK)
+		return status;
 	for (size_t i = 0; i < nr; i++) {
 		if (session__knows(s, pids[i]))
 			log_info("attached to PID %d", pids[i]);
@@ -58,6 +98,15 @@ int cmd_attach(const struct options *opts)
 	struct outputs out;
 	int status, err;
 
+	/* Refuse before loading anything: attach_all checks again, and pins what it probes. */
+	for (size_t i = 0; i < opts->nr_pids; i++) {
+		const char *reason;
+
+		if (may_trace(opts->pids[i], &reason) == -EPERM) {
+			log_error("not allowed to trace PID %d: %s", opts->pids[i], reason);
+			return EXIT_USAGE;
+		}
+	}
 	/* A bad report path fails now, before any process is touched. */
 	status = open_outputs(opts, &out);
 	if (status != EXIT_OK)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "commands.h"
 #include "log.h"
+#include "privilege.h"
 
 static volatile pid_t child;
 
@@ -81,6 +82,7 @@ static int program_image(const char *path, char *image, size_t size)
 static pid_t fork_command(const char *path, char **argv, int gate, int exec_error,
 			  int output)
 {
+	char **envp = privilege_command_environ(); /* before fork: it allocates */
 	pid_t pid = fork();
 	char go;
 	int err;
@@ -91,7 +93,7 @@ static pid_t fork_command(const char *path, char **argv, int gate, int exec_erro
 		_exit(EXIT_NOT_FOUND);
 	if (output >= 0 && (dup2(output, STDOUT_FILENO) < 0 || dup2(output, STDERR_FILENO) < 0))
 		_exit(EXIT_NOT_EXECUTABLE);
-	execv(path, argv);
+	execve(path, argv, envp);
 	err = errno;
 	if (write(exec_error, &err, sizeof(err)) < 0)
 		_exit(EXIT_NOT_FOUND);

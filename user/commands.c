@@ -4,6 +4,7 @@
 #include <time.h>
 #include "commands.h"
 #include "log.h"
+#include "privilege.h"
 #include "report.h"
 
 volatile sig_atomic_t stop_requested;
@@ -19,8 +20,10 @@ int open_session(const struct options *opts, struct session **s)
 	};
 	int err = session__new(&so, s);
 
-	if (!err)
+	if (!err) {
+		privilege_setup_done();
 		return EXIT_OK;
+	}
 	if (err == -EPERM || err == -EACCES) {
 		log_error("loading BPF needs root, or CAP_BPF and CAP_PERFMON: run it with sudo");
 		return EXIT_NO_PRIVILEGE;

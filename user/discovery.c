@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <ctype.h>
+#include <errno.h>
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "discovery.h"
 #include "log.h"
+#include "privilege.h"
 #include "procfs.h"
 #include "rank.h"
 
@@ -24,6 +27,50 @@ static bool is_launcher(pid_t pid)
 	return found;
 }
 
+/*
+ * Processes found that the user may not trace, so each is reported once (the scan runs
+ * every second): pid and start time, since a pid is reused.
+ */
+struct refused {
+	pid_t pid;
+	uint64_t start_time;
+};
+
+static struct refused *refused;
+static size_t nr_refused, cap_refused;
+
+/*
+ * May the user trace pid? If so, *p pins it (release it after use); if not, the report
+ * says so, once per process.
+ */
+static bool allowed(struct session *s, pid_t pid, struct trace_permit *p)
+{
+	const char *reason;
+	int err = privilege_check(pid, p, &reason);
+	char why[160];
+
+	if (err != -EPERM)
+		return err == 0;
+	/* A refused process is pinned no more: its start time tells it from a successor. */
+	for (size_t i = 0; i < nr_refused; i++) {
+		if (refused[i].pid == pid && refused[i].start_time == p->start_time)
+			return false;
+	}
+	if (nr_refused == cap_refused) {
+		size_t cap = cap_refused ? cap_refused * 2 : 16;
+		struct refused *grown = realloc(refused, cap * sizeof(*grown));
+
+		if (!grown)
+			return false;
+		refused = grown;
+		cap_refused = cap;
+	}
+	refused[nr_refused++] = (struct refused){ .pid = pid, .start_time = p->start_time };
+	snprintf(why, sizeof(why), "not allowed: %s", reason);
+	session__note_untraced(s, pid, why);
+	return false;
+}
+
 void discovery_rescan(struct session *s)
 {
 	DIR *proc = opendir("/proc");
@@ -33,6 +80,7 @@ void discovery_rescan(struct session *s)
 		return;
 	while ((d = readdir(proc))) {
 		struct mpi_identity mpi;
+		struct trace_permit permit;
 		pid_t pid;
 		int err;
 
@@ -42,14 +90,26 @@ void discovery_rescan(struct session *s)
 		/* heaptap itself may carry a rank when a launcher started it. */
 		if (pid == getpid() || session__knows(s, pid))
 			continue;
+		/*
+		 * Only the user's own processes: another user's launcher is refused (its name is
+		 * public), another user's ranks are not even seen (their environment is not).
+		 */
 		if (is_launcher(pid)) {
-			session__follow(s, pid);
+			if (allowed(s, pid, &permit))
+				session__follow(s, pid);
+			privilege_release(&permit);
 			continue;
 		}
 		mpi_identity_of_process(pid, &mpi);
-		if (mpi.rank < 0)
+		if (mpi.rank < 0 || !allowed(s, pid, &permit))
 			continue;
 		err = session__attach(s, pid);
+		/* The pid took another process while it was attached: that one is not ours. */
+		if (!err && !privilege_still_same(&permit)) {
+			session__mark_exited(s, pid, -1);
+			err = -ESRCH;
+		}
+		privilege_release(&permit);
 		if (err)
 			log_debug("rank process %d: cannot attach: %d", pid, err);
 		else

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "log.h"
 #include "preflight.h"
+#include "privilege.h"
 
 int main(int argc, char **argv)
 {
@@ -15,6 +16,9 @@ int main(int argc, char **argv)
 		return status;
 	log_verbose = opts.verbose;
 	log_setup_libbpf();
+	/* First, while heaptap is one thread: capabilities are per thread. */
+	if (privilege_init())
+		return EXIT_FAILURE_INTERNAL;
 	status = preflight_check();
 	if (status != EXIT_OK)
 		goto cleanup;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <uthash.h>
@@ -11,6 +12,7 @@
 #include "guardian.h"
 #include "heaptap_types.h"
 #include "log.h"
+#include "privilege.h"
 #include "rank.h"
 #include "tracer.h"
 #include "uprobe_links.h"
@@ -140,6 +142,10 @@ int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
 	err = heaptap_bpf__load(t->skel);
 	if (err)
 		goto cleanup;
+	if (!privilege_unrestricted()) {
+		t->skel->data->own_uid = getuid();
+		t->skel->data->own_gid = getgid();
+	}
 	err = know_launchers(t);
 	if (!err)
 		err = start_guardian(t);
