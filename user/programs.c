@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "log.h"
 #include "procfs.h"
+#include "privilege.h"
 #include "procmaps.h"
 #include "rank.h"
 #include "session_internal.h"
@@ -274,6 +275,7 @@ static struct target *new_image(struct session *s, struct target *old)
 void handle_exec(struct session *s, const struct ht_libs_event *ev)
 {
 	struct target *t = target_of(s, ev->pid);
+	const char *why;
 	int err;
 
 	if (t && (t = new_image(s, t))) {
@@ -281,6 +283,11 @@ void handle_exec(struct session *s, const struct ht_libs_event *ev)
 		t->untraced = s->mpi_only && t->mpi.rank < 0;
 		if (t->untraced) {
 			release(s, t); /* a launcher: only its children matter */
+		} else if (may_trace(t->pid, &why)) {
+			/* A setuid program, say: its user may not look inside it. */
+			session__note_untraced(s, t->pid, why);
+			t->untraced = true;
+			release(s, t);
 		} else if ((err = prepare_program(s, t))) {
 			session__note_untraced(s, t->pid, err == -ENOENT ?
 				"no malloc heaptap can probe" : strerror(-err));
