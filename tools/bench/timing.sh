@@ -21,6 +21,9 @@ ns() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# The last line of a file that says something (mpirun frames its messages with dashes).
+last_words() { grep '[[:alnum:]]' "$1" 2>/dev/null | tail -1; }
+
 # The wall-clock seconds a command takes. Its standard output must match the extended
 # regular expression want (the command did its work); a run that fails or does not stops
 # the bench with one line. Its standard error stays in "$err" for the caller's checks.
@@ -31,7 +34,7 @@ elapsed() {
 	"$@" >"$err.out" 2>"$err" || status=$?
 	end=$EPOCHREALTIME
 	if [ "$status" -ne 0 ] || ! grep -Eq "$want" "$err.out"; then
-		echo "bench: failed (exit $status): $*: $(tail -1 "$err" 2>/dev/null)" >&2
+		echo "bench: failed (exit $status): $*: $(last_words "$err")" >&2
 		exit 1
 	fi
 	awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
@@ -40,7 +43,7 @@ elapsed() {
 # Stop the bench with one line unless the last command's standard error matches want.
 expect_err() {
 	if ! grep -Eq "$1" "$err"; then
-		echo "bench: failed: $2: $(tail -1 "$err" 2>/dev/null)" >&2
+		echo "bench: failed: $2: $(last_words "$err")" >&2
 		exit 1
 	fi
 }
