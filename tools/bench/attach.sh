@@ -86,10 +86,12 @@ for ((r = 1; r <= rounds; r++)); do
 	e=$(elapsed loop-done "$bench/empty_probes" --follow -- sh -c "$loop")
 	expect_err "$((commands + 1)) processes followed, $((commands + 1)) probed, [1-9]" \
 		"empty_probes --follow"
+	held=$(sed -n 's/.* held \([0-9.]*\) ms in all.*/\1/p' "$err")
 	t=$(elapsed loop-done "$heaptap" run --follow -o /dev/null -- sh -c "$loop")
 	fu+=("$u") fe+=("$e") ft+=("$t")
 	echo "round $r/$rounds: attach 1 ${a1[-1]} s, $procs $attach_s s (${slope[-1]} ms each);" \
-		"detach 1 ${d1[-1]} s, $procs $detach_s s; follow: untraced $u empty $e heaptap $t s" >&2
+		"detach 1 ${d1[-1]} s, $procs $detach_s s;" \
+		"follow: untraced $u empty $e (held $held ms) heaptap $t s" >&2
 done
 
 med() { printf '%s\n' "$@" | median; }
@@ -106,4 +108,5 @@ printf 'empty     %.2f s\n' "$e"
 printf 'heaptap   %.2f s\n' "$t"
 awk -v t="$t" -v e="$e" -v u="$u" -v n="$commands" 'BEGIN {
 	printf "follow-%d empty/untraced %.1f\n", n, e / u
+	printf "follow-%d heaptap-empty %.1f ms per command\n", n, 1000 * (t - e) / n
 	printf "follow-%d heaptap/empty %.2f\n", n, t / e }'

@@ -39,8 +39,8 @@ elapsed "$ok" "$heaptap" run --mpi -o /dev/null --json "$scratch/job.json" -- "$
 	>/dev/null
 traced=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-print(sum(1 for p in d["processes"] if p["rank"] is not None and p["total"]["calls"]["malloc"] > 0))' \
-	"$scratch/job.json")
+print(sum(1 for p in d["processes"]
+          if p["rank"] is not None and p["total"]["calls"]["malloc"] > 0))' "$scratch/job.json")
 if [ "$traced" != "$ranks" ]; then
 	echo "bench: failed: heaptap run --mpi traced $traced of $ranks ranks" >&2
 	exit 1
@@ -62,7 +62,8 @@ u=$(printf '%s\n' "${untraced[@]}" | median)
 e=$(printf '%s\n' "${empty[@]}" | median)
 t=$(printf '%s\n' "${traced[@]}" | median)
 h=$(printf '%s\n' "${holds[@]}" | median)
-echo "mpirun -np $ranks start (MPI_Init, 10 Alltoall, MPI_Finalize), median of $rounds interleaved rounds"
+echo "mpirun -np $ranks start (MPI_Init, 10 Alltoall, MPI_Finalize)," \
+	"median of $rounds interleaved rounds"
 printf 'untraced  %.2f s\n' "$u"
 printf 'empty     %.2f s (of which held at exec: %.1f ms)\n' "$e" "$h"
 printf 'heaptap   %.2f s\n' "$t"
