@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # make bench: eight processes at full speed (events lost?) and the live view's own cost;
 # unwinding ~20 frames through code without frame pointers, tables vs frame pointers vs
-# empty probes, and the table build cost of an MPI rank's libraries; then heaptap's cost per
-# malloc+free pair next to untraced and empty probes.
+# empty probes, and the table build cost of an MPI rank's libraries; attaching to and
+# detaching from many processes, and following 100 short commands; an MPI job's start;
+# then heaptap's cost per malloc+free pair next to untraced and empty probes. Each section
+# ends with its ratio or figure line.
 BENCH_DIR := $(OUTPUT)/bench
+MPICC ?= mpicc
 
 $(BENCH_DIR):
 	$(Q)mkdir -p $@
@@ -16,6 +19,10 @@ $(BENCH_DIR)/malloc_loop: tools/bench/malloc_loop.c | $(BENCH_DIR)
 $(BENCH_DIR)/malloc_loop_nofp: tools/bench/malloc_loop.c | $(BENCH_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls $< -o $@
+
+$(BENCH_DIR)/mpi_start: tools/bench/mpi_start.c | $(BENCH_DIR)
+	$(call msg,MPICC,$@)
+	$(Q)$(MPICC) -O2 -g $< -o $@
 
 $(BENCH_DIR)/unwind_cost: tools/bench/unwind_cost.c $(LIB_OBJS) | $(BENCH_DIR)
 	$(call msg,CC,$@)
@@ -33,9 +40,16 @@ $(BENCH_DIR)/empty_probes: tools/bench/empty_probes.c $(BENCH_DIR)/empty.skel.h 
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(BENCH_DIR) $< $(LIB_OBJS) $(PKG_LIBS) -o $@
 
-# The eight-process figures first, so that the run ends with the heaptap/empty line.
+# The other figures first, so that the run ends with the per-pair heaptap/empty line.
 bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DIR)/empty_probes \
-		$(BENCH_DIR)/unwind_cost
+		$(BENCH_DIR)/unwind_cost $(BENCH_DIR)/mpi_start
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/many.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/depth.sh
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/attach.sh
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/mpi_start.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/run.sh
+
+# Where an MPI job's start under heaptap spends its time (one run, needs perf): not in bench.
+.PHONY: bench-profile
+bench-profile: heaptap $(BENCH_DIR)/mpi_start
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/mpi_profile.sh
