@@ -38,12 +38,28 @@ const __u64 *stack_ids__frames(struct stack_ids *ids, __u64 id, __u32 *nr)
 
 void stack_ids__release(struct stack_ids *ids)
 {
+	unsigned int nr = HASH_COUNT(ids->by_id);
 	struct known_stack *k, *tmp;
+	__u64 *keys = nr ? malloc(nr * sizeof(*keys)) : NULL;
+	__u32 count = 0;
 
 	HASH_ITER(hh, ids->by_id, k, tmp) {
-		bpf_map_delete_elem(ids->map_fd, &k->id);
+		if (keys)
+			keys[count++] = k->id;
+		else
+			bpf_map_delete_elem(ids->map_fd, &k->id);
 		HASH_DEL(ids->by_id, k);
 		free(k->frames);
 		free(k);
 	}
+	/* One call for all: an MPI rank ends with tens of thousands of ids. */
+	if (keys && count) {
+		__u32 done = count;
+
+		if (bpf_map_delete_batch(ids->map_fd, keys, &done, NULL)) {
+			for (__u32 i = done; i < count; i++)
+				bpf_map_delete_elem(ids->map_fd, &keys[i]);
+		}
+	}
+	free(keys);
 }
