@@ -144,9 +144,9 @@ static enum ht_func told_apart(struct symbolizer *s, enum ht_func func, __u64 re
 	struct object_file *obj;
 	const char *callee;
 
-	if (!m || !(obj = object_of(s, m)) || !object_file__calls(obj))
+	if (!m || !(obj = object_of(s, m)))
 		return func;
-	callee = callsite__callee(object_file__calls(obj), ret_addr - m->start + m->offset);
+	callee = object_file__callee(obj, ret_addr - m->start + m->offset);
 	if (!callee)
 		return func;
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
@@ -177,11 +177,9 @@ static bool is_allocator_housekeeping(struct symbolizer *s, enum ht_func func,
 		return !strcmp(caller->symbol, "tcache_thread_shutdown") ||
 		       !strcmp(caller->symbol, "__malloc_arena_thread_freeres");
 	if (!m || !same_file(m, s->alloc->dev, s->alloc->inode) ||
-	    same_file(m, s->exe_dev, s->exe_inode) || !(obj = object_of(s, m)) ||
-	    !object_file__calls(obj))
+	    same_file(m, s->exe_dev, s->exe_inode) || !(obj = object_of(s, m)))
 		return false;
-	return callsite__direct_target(object_file__calls(obj), ret_addr - m->start + m->offset,
-				       &target) &&
+	return object_file__direct_target(obj, ret_addr - m->start + m->offset, &target) &&
 	       target == s->alloc->offsets[HT_FREE];
 }
 
@@ -223,13 +221,11 @@ static const char *entry_point_called(struct symbolizer *s, const __u64 *pcs, __
 	caller = mapping_of(s, pcs[naming + 1] - 1);
 	callee = mapping_of(s, pcs[naming] - 1);
 	if (!caller || !callee || !same_file(caller, s->exe_dev, s->exe_inode) ||
-	    !(caller_obj = object_of(s, caller)) || !object_file__calls(caller_obj) ||
-	    !(callee_obj = object_of(s, callee)) || !callee_obj->syms)
+	    !(caller_obj = object_of(s, caller)) || !(callee_obj = object_of(s, callee)))
 		return NULL;
-	name = callsite__callee(object_file__calls(caller_obj),
-				pcs[naming + 1] - caller->start + caller->offset);
+	name = object_file__callee(caller_obj, pcs[naming + 1] - caller->start + caller->offset);
 	/* The name must be the naming library's own, not one it merely imports. */
-	return name && elfsyms__offset_of(callee_obj->syms, name) ? name : NULL;
+	return name && object_file__defines(callee_obj, name) ? name : NULL;
 }
 
 /* "libfoo.so+0x1a2b": an address no symbol covers, named by its file and offset. */

@@ -19,6 +19,20 @@ struct symcache {
 	struct cached_file *files;
 };
 
+struct call_answer {
+	uint64_t ret_offset;
+	const char *callee; /* owned by the file's callsite */
+	bool direct;
+	uint64_t target;
+	UT_hash_handle hh;
+};
+
+struct defined_name {
+	bool defined;
+	UT_hash_handle hh;
+	char name[]; /* the key */
+};
+
 /*
  * A stripped library's static functions (glibc's start_thread, __libc_start_call_main)
  * are named in its separate debug file, found by build id, when a -dbg package has it.
@@ -115,6 +129,75 @@ const struct callsite *object_file__calls(struct object_file *obj)
 	return obj->calls;
 }
 
+static struct call_answer *answer_for(struct object_file *obj, uint64_t ret_offset)
+{
+	const struct callsite *cs = object_file__calls(obj);
+	struct call_answer *a;
+
+	HASH_FIND(hh, obj->answers, &ret_offset, sizeof(ret_offset), a);
+	if (a || !cs)
+		return a;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->ret_offset = ret_offset;
+	a->callee = callsite__callee(cs, ret_offset);
+	a->direct = callsite__direct_target(cs, ret_offset, &a->target);
+	HASH_ADD(hh, obj->answers, ret_offset, sizeof(a->ret_offset), a);
+	return a;
+}
+
+const char *object_file__callee(struct object_file *obj, uint64_t ret_offset)
+{
+	struct call_answer *a = answer_for(obj, ret_offset);
+
+	return a ? a->callee : NULL;
+}
+
+bool object_file__direct_target(struct object_file *obj, uint64_t ret_offset, uint64_t *target)
+{
+	struct call_answer *a = answer_for(obj, ret_offset);
+
+	if (!a || !a->direct)
+		return false;
+	*target = a->target;
+	return true;
+}
+
+bool object_file__defines(struct object_file *obj, const char *name)
+{
+	struct defined_name *d;
+	size_t len = strlen(name);
+
+	if (!obj->syms)
+		return false;
+	HASH_FIND(hh, obj->defined, name, len, d);
+	if (d)
+		return d->defined;
+	d = malloc(sizeof(*d) + len + 1);
+	if (!d)
+		return elfsyms__offset_of(obj->syms, name) != 0;
+	memcpy(d->name, name, len + 1);
+	d->defined = elfsyms__offset_of(obj->syms, name) != 0;
+	HASH_ADD(hh, obj->defined, name, len, d);
+	return d->defined;
+}
+
+static void forget_answers(struct object_file *obj)
+{
+	struct call_answer *a, *atmp;
+	struct defined_name *d, *dtmp;
+
+	HASH_ITER(hh, obj->answers, a, atmp) {
+		HASH_DEL(obj->answers, a);
+		free(a);
+	}
+	HASH_ITER(hh, obj->defined, d, dtmp) {
+		HASH_DEL(obj->defined, d);
+		free(d);
+	}
+}
+
 void symcache__free(struct symcache *cache)
 {
 	struct cached_file *f, *tmp;
@@ -124,6 +207,7 @@ void symcache__free(struct symcache *cache)
 	HASH_ITER(hh, cache->files, f, tmp) {
 		HASH_DEL(cache->files, f);
 		elfsyms__free(f->obj.syms);
+		forget_answers(&f->obj);
 		callsite__free(f->obj.calls);
 		if (f->obj.fd >= 0)
 			close(f->obj.fd);

@@ -12,6 +12,9 @@
 #include "callsite.h"
 #include "procmaps.h"
 
+struct call_answer;
+struct defined_name;
+
 struct object_file {
 	uint64_t dev, inode;
 	char *open_path;	 /* where heaptap found it (through /proc/PID/root) */
@@ -24,6 +27,8 @@ struct object_file {
 	struct elfsyms *syms;	 /* NULL when unreadable or not ELF */
 	struct callsite *calls;	 /* loaded on first use */
 	bool calls_tried;
+	struct call_answer *answers; /* what call sites were found to call, by return offset */
+	struct defined_name *defined; /* names looked up in syms, and whether it defines them */
 };
 
 struct symcache;
@@ -42,5 +47,14 @@ struct object_file *symcache__get_mapped(struct symcache *cache, pid_t pid,
 					 const struct mapping *m);
 /* Its call sites, loaded on first use; NULL when they cannot be read. */
 const struct callsite *object_file__calls(struct object_file *obj);
+
+/*
+ * callsite__callee and callsite__direct_target of the call before ret_offset, each read
+ * from the file once: the same return addresses recur in many stacks.
+ */
+const char *object_file__callee(struct object_file *obj, uint64_t ret_offset);
+bool object_file__direct_target(struct object_file *obj, uint64_t ret_offset, uint64_t *target);
+/* Does the file define the function name (elfsyms__offset_of != 0)? Remembered per name. */
+bool object_file__defines(struct object_file *obj, const char *name);
 
 #endif
