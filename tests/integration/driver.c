@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include "driver.h"
+#include "procs.h"
 
 void require_bpf(void)
 {
@@ -51,7 +54,7 @@ const char *scratch_file(const char *name, char *buf, size_t size)
 	return buf;
 }
 
-pid_t spawn(char *const argv[], const char *out, const char *err)
+pid_t spawn_limited(char *const argv[], const char *out, const char *err, long nofile)
 {
 	pid_t pid = fork();
 
@@ -59,14 +62,65 @@ pid_t spawn(char *const argv[], const char *out, const char *err)
 	if (pid == 0) {
 		int o = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int e = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		struct rlimit lim = { nofile, nofile };
 
 		dup2(o, 1);
 		dup2(e, 2);
 		setpgid(0, 0); /* a timeout kills the whole group: mpirun's children too */
+		if (nofile > 0 && setrlimit(RLIMIT_NOFILE, &lim)) {
+			dprintf(2, "setrlimit(RLIMIT_NOFILE, %ld): %s\n", nofile, strerror(errno));
+			_exit(126);
+		}
 		execvp(argv[0], argv);
 		_exit(127);
 	}
 	return pid;
+}
+
+pid_t spawn(char *const argv[], const char *out, const char *err)
+{
+	return spawn_limited(argv, out, err, 0);
+}
+
+pid_t spawn_at_pid(pid_t want, char *const argv[], const char *out, const char *err)
+{
+	int fd = open("/proc/sys/kernel/ns_last_pid", O_RDWR | O_CLOEXEC);
+	pid_t got = -1;
+
+	cr_assert(fd >= 0, "cannot open /proc/sys/kernel/ns_last_pid: %s", strerror(errno));
+	/* The lock CRIU takes too: two pid forcers do not undo each other. */
+	flock(fd, LOCK_EX);
+	for (int tries = 0; tries < 400 && got != want; tries++) {
+		char last[16];
+		int len = snprintf(last, sizeof(last), "%d", want - 1);
+		pid_t pid;
+
+		if (pwrite(fd, last, len, 0) != len)
+			break;
+		pid = fork();
+		if (pid == 0) {
+			int o, e;
+
+			if (getpid() != want)
+				_exit(0); /* somebody forked in between: try again */
+			o = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			e = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			dup2(o, 1);
+			dup2(e, 2);
+			setpgid(0, 0);
+			execvp(argv[0], argv);
+			_exit(127);
+		}
+		if (pid == want)
+			got = pid;
+		else if (pid > 0)
+			waitpid(pid, NULL, 0);
+		if (got != want && tries % 20 == 19)
+			sleep_ms(50); /* the pid is in use: let its holder go */
+	}
+	flock(fd, LOCK_UN);
+	close(fd);
+	return got;
 }
 
 int wait_status(pid_t pid, int timeout_s)
@@ -101,20 +155,54 @@ char *slurp(const char *path)
 	return buf;
 }
 
-bool wait_for_text(const char *file, const char *text, int timeout_s)
+bool wait_for_text_while(const char *file, const char *text, pid_t pid, int timeout_s)
 {
-	struct timespec pause = { 0, 20 * 1000 * 1000 };
-
 	for (int waited = 0; waited < timeout_s * 50; waited++) {
 		char *content = slurp(file);
 		bool found = content && strstr(content, text);
+		char state;
 
 		free(content);
 		if (found)
 			return true;
-		nanosleep(&pause, NULL);
+		state = pid > 0 ? proc_state(pid) : 'R';
+		if (!state || state == 'Z')
+			return false;
+		sleep_ms(20);
 	}
 	return false;
+}
+
+bool wait_for_text(const char *file, const char *text, int timeout_s)
+{
+	return wait_for_text_while(file, text, 0, timeout_s);
+}
+
+size_t count_text(const char *file, const char *text)
+{
+	char *content = slurp(file);
+	size_t n = 0;
+
+	for (const char *p = content; p && (p = strstr(p, text)); p += strlen(text))
+		n++;
+	free(content);
+	return n;
+}
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }
 
 json_object *load_json(const char *path)
@@ -132,6 +220,27 @@ json_object *get(json_object *o, const char *key)
 	cr_assert(json_object_object_get_ex(o, key, &v), "no \"%s\" in %s", key,
 		  json_object_to_json_string(o));
 	return v;
+}
+
+json_object *get_opt(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+size_t processes_of(json_object *report, pid_t pid, json_object **out, size_t max)
+{
+	json_object *processes = get(report, "processes");
+	size_t n = 0;
+
+	for (size_t i = 0; i < json_object_array_length(processes); i++) {
+		json_object *p = json_object_array_get_idx(processes, i);
+
+		if (json_object_get_int64(get(p, "pid")) == pid && n < max)
+			out[n++] = p;
+	}
+	return n;
 }
 
 json_object *find_by_int(json_object *array, const char *key, long long value)

@@ -22,16 +22,35 @@ const char *scratch_file(const char *name, char *buf, size_t size);
 
 /* Start argv with stdout and stderr in files (NULL: /dev/null). */
 pid_t spawn(char *const argv[], const char *out, const char *err);
+/* The same with RLIMIT_NOFILE's soft and hard limits set to nofile first (ulimit -n). */
+pid_t spawn_limited(char *const argv[], const char *out, const char *err, long nofile);
+/*
+ * The same, started on pid `want` (through ns_last_pid, retrying while others take it):
+ * a process that reuses an exited one's pid. -1 if the pid could not be had.
+ */
+pid_t spawn_at_pid(pid_t want, char *const argv[], const char *out, const char *err);
 /* Its exit status (128+N for signal N), or -1 after timeout_s (it is killed). */
 int wait_status(pid_t pid, int timeout_s);
 /* Wait until file contains text. */
 bool wait_for_text(const char *file, const char *text, int timeout_s);
+/* The same, but gives up (false) as soon as pid is gone or a zombie. */
+bool wait_for_text_while(const char *file, const char *text, pid_t pid, int timeout_s);
 /* The whole file, malloc'ed, or NULL. */
 char *slurp(const char *path);
+/* How many times text occurs in the file. */
+size_t count_text(const char *file, const char *text);
+
+/* CLOCK_MONOTONIC in seconds (the clock the targets' own logs use), and a pause. */
+double now_s(void);
+void sleep_ms(int ms);
 
 /* Parse a JSON file; fails the test if it cannot. */
 json_object *load_json(const char *path);
 json_object *get(json_object *o, const char *key);
+/* The key's value, or NULL when it is absent (a field older heaptaps do not write). */
+json_object *get_opt(json_object *o, const char *key);
+/* The entries of the report's processes[] with this pid (a pid's images, reused pids). */
+size_t processes_of(json_object *report, pid_t pid, json_object **out, size_t max);
 /* The element of array whose key has the integer value / string value. */
 json_object *find_by_int(json_object *array, const char *key, long long value);
 json_object *find_by_str(json_object *array, const char *key, const char *value);

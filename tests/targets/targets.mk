@@ -9,7 +9,8 @@ TARGET_RPATH := -Wl,-rpath,'$$ORIGIN'
 TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/mpi_rank \
 	$(TARGET_DIR)/demo $(TARGET_DIR)/groundtruth_static $(TARGET_DIR)/dlopener \
 	$(TARGET_DIR)/libplugin.so $(TARGET_DIR)/libgt_nofp.so $(TARGET_DIR)/groundtruth_nofp \
-	$(TARGET_DIR)/stack_chains
+	$(TARGET_DIR)/stack_chains $(TARGET_DIR)/libmix.so $(TARGET_DIR)/mpi_checksum \
+	$(TARGET_DIR)/checksum_loop $(TARGET_DIR)/gtchild $(TARGET_DIR)/spawner
 DEMO_TARGET := $(TARGET_DIR)/demo
 
 $(TARGET_DIR):
@@ -65,3 +66,27 @@ $(TARGET_DIR)/groundtruth_nofp: tests/targets/groundtruth.c $(TARGET_DIR)/libgt_
 $(TARGET_DIR)/stack_chains: tests/targets/stack_chains.c | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(NOFP_CFLAGS) $< -lz -pthread -o $@
+
+# Checksum targets: work whose result does not depend on being traced, and loader events.
+$(TARGET_DIR)/libmix.so: tests/targets/mixplugin.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -fPIC -shared $< -o $@
+
+CKSUM_SRCS := tests/targets/cksum.c tests/targets/cksum.h
+
+$(TARGET_DIR)/mpi_checksum: tests/targets/mpi_checksum.c $(CKSUM_SRCS) $(TARGET_DIR)/libmix.so
+	$(call msg,MPICC,$@)
+	$(Q)mpicc $(TARGET_CFLAGS) -Itests/targets $< tests/targets/cksum.c -ldl -o $@
+
+$(TARGET_DIR)/checksum_loop: tests/targets/checksum_loop.c $(CKSUM_SRCS) $(TARGET_DIR)/libmix.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< tests/targets/cksum.c -ldl -o $@
+
+$(TARGET_DIR)/gtchild: tests/targets/gtchild.c $(TARGET_DIR)/libgt.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -lgt $(TARGET_RPATH) \
+		-pthread -o $@
+
+$(TARGET_DIR)/spawner: tests/targets/spawner.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
