@@ -34,56 +34,47 @@ static int attach_error(pid_t pid, int err)
 	}
 }
 
-/*
- * May the user trace every PID named? Checked before any probe or stop: a refusal is one
- * line and EXIT_USAGE (a PID the user may not name is a bad argument). The permits keep
- * the processes pinned until their probes are placed.
- */
-static int check_all(const pid_t *pids, size_t nr, struct trace_permit *permits)
+/* Out of descriptors or memory: trace the others, and list this one. */
+static bool is_resource_limit(int err)
 {
-	const char *reason;
-	int err;
+	return err == -EMFILE || err == -ENFILE || err == -ENOMEM;
+}
 
-	for (size_t i = 0; i < nr; i++) {
-		err = privilege_check(pids[i], &permits[i], &reason);
-		if (err == -EPERM) {
-			log_error("not allowed to trace PID %d: %s", pids[i], reason);
-			return EXIT_USAGE;
-		}
-		if (err)
-			return attach_error(pids[i], err);
-	}
-	return EXIT_OK;
+/*
+ * Attach to one process the user may trace, checked first and pinned (a pidfd) until its
+ * probes are placed, so that a pid reused meanwhile is never taken for it. 0 or -errno;
+ * *refused with -EPERM.
+ */
+static int attach_one(struct session *s, pid_t pid, const char **refused)
+{
+	struct trace_permit permit = { .pidfd = -1 };
+	int err = privilege_check(pid, &permit, refused);
+
+	if (!err)
+		err = session__attach(s, pid);
+	if (!err && !privilege_still_same(&permit))
+		err = -ESRCH; /* its pid named the process checked, then another */
+	privilege_release(&permit);
+	return err;
 }
 
 int attach_all(struct session *s, const pid_t *pids, size_t nr)
 {
-	struct trace_permit *permits = calloc(nr ? nr : 1, sizeof(*permits));
-	int err, status;
+	int err;
 
-	if (!permits) {
-		log_error("out of memory");
-		return EXIT_FAILURE_INTERNAL;
-	}
-	for (size_t i = 0; i < nr; i++)
-		permits[i].pidfd = -1;
-	status = check_all(pids, nr, permits);
-	for (size_t i = 0; i < nr && status == EXIT_OK; i++) {
-		err = session__attach(s, pids[i]);
-		/* Out of descriptors or memory: trace the others, and list this one. */
-		if (err == -EMFILE || err == -ENFILE || err == -ENOMEM)
+	for (size_t i = 0; i < nr; i++) {
+		const char *refused = NULL;
+
+		err = attach_one(s, pids[i], &refused);
+		if (err == -EPERM && refused) {
+			log_error("not allowed to trace PID %d: %s", pids[i], refused);
+			return EXIT_USAGE;
+		}
+		if (is_resource_limit(err))
 			session__note_untraced(s, pids[i], strerror(-err));
 		else if (err)
-			status = attach_error(pids[i], err);
-		/* Its pid named the process checked, not one that took the pid meanwhile. */
-		else if (!privilege_still_same(&permits[i]))
-			status = attach_error(pids[i], -ESRCH);
+			return attach_error(pids[i], err);
 	}
-	for (size_t i = 0; i < nr; i++)
-		privilege_release(&permits[i]);
-	free(permits);
-	if (status != EXIT_OK)
-		return status;
 	for (size_t i = 0; i < nr; i++) {
 		if (session__knows(s, pids[i]))
 			log_info("attached to PID %d", pids[i]);

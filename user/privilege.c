@@ -235,8 +235,9 @@ static int check(pid_t pid, struct trace_permit *p, const char **reason)
 	snprintf(path, sizeof(path), "/proc/%d", pid);
 	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
+		err = errno == EMFILE || errno == ENFILE || errno == ENOMEM ? -errno : -ESRCH;
 		privilege_release(p);
-		return -ESRCH;
+		return err;
 	}
 	err = start_time_at(dirfd, &p->start_time);
 	if (err && err != -ESRCH)
@@ -252,6 +253,9 @@ static int check(pid_t pid, struct trace_permit *p, const char **reason)
 	close(dirfd);
 	if (err) {
 		privilege_release(p);
+		/* Out of descriptors is heaptap's limit, not a verdict on the process. */
+		if (err == -EMFILE || err == -ENFILE || err == -ENOMEM)
+			return err;
 		return err == -ESRCH ? -ESRCH : -EPERM;
 	}
 	*reason = NULL;
@@ -285,10 +289,13 @@ bool privilege_still_same(const struct trace_permit *p)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d", p->pid);
 	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Out of descriptors: the pidfd alone says it, since a pinned pid is never reused. */
 	if (dirfd < 0)
-		return false;
+		return errno == EMFILE || errno == ENFILE || errno == ENOMEM;
 	err = start_time_at(dirfd, &start);
 	close(dirfd);
+	if (err == -EMFILE || err == -ENFILE || err == -ENOMEM)
+		return true;
 	return !err && start == p->start_time;
 }
 
