@@ -97,7 +97,6 @@ static void give_tables_now(struct session *s, struct target *t)
 
 void forget_program(struct session *s, struct target *t)
 {
-	tracer__detach(s->tracer, t->pid);
 	if (s->unwind)
 		unwind_maps__forget(s->unwind, t->pid);
 	stack_ids__release(&t->stack_ids);
@@ -147,6 +146,7 @@ int session__attach(struct session *s, pid_t pid)
 		goto cleanup;
 forget:
 	/* Nothing half-attached stays behind: it could be tried again later. */
+	tracer__detach(s->tracer, pid);
 	forget_program(s, t);
 	HASH_DEL(s->targets, t);
 	accountant__clear(&t->stats);

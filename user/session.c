@@ -284,6 +284,7 @@ static void process_exited(struct session *s, const struct ht_exit_event *ev)
 	t->exited = true;
 	t->exit_code = ev->exit_code;
 	t->exit_known = true;
+	tracer__detach(s->tracer, t->pid);
 	end_target(s, t);
 }
 
@@ -299,6 +300,7 @@ void session__mark_exited(struct session *s, pid_t pid, int wstatus)
 	t->exited = true;
 	t->exit_code = wstatus;
 	t->exit_known = wstatus >= 0;
+	tracer__detach(s->tracer, t->pid);
 	end_target(s, t);
 }
 

@@ -24,8 +24,11 @@ struct session {
 };
 
 struct target *new_target(struct session *s, pid_t pid);
-/* Drop what the kernel and the caches keep for t's program (probes, tables, stack ids,
- * symbolizer); its report, and which allocator it had, stay. */
+/*
+ * Drop what the kernel and the caches keep for t's program (tables, stack ids, symbolizer);
+ * its report, and which allocator it had, stay. Probes belong to the process (they stay
+ * across an exec, see tracer.h) and go when it ends.
+ */
 void forget_program(struct session *s, struct target *t);
 /* t's program ended (exit, or exec with calls to report): keep its report, forget it. */
 void end_target(struct session *s, struct target *t);

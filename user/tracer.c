@@ -17,14 +17,22 @@
 #include "tracer.h"
 #include "uprobe_links.h"
 
-/* Links of one process: its allocator's entries and returns, and its loader. */
-#define MAX_LINKS_PER_TARGET 8
+/*
+ * Probes placed in one process, by the file they probe. A link stays across an exec: its
+ * probes fire in whatever program the process runs that maps the same file, so an exec
+ * into a program with the same libc and loader keeps them, and no second set is ever
+ * placed beside them (two sets would report each call twice, and a call whose entry one
+ * set saw and whose return the other missed would leave its thread's depth unbalanced).
+ */
+struct probed_file {
+	uint64_t dev, inode;
+	uint64_t offset; /* the loader's hook; 0 for the allocator */
+	int fds[2];	 /* entries and returns, or the hook; -1 when unused */
+};
 
-/* Probes placed for one process, so they can be removed together. */
 struct target_links {
 	pid_t pid;
-	int fds[MAX_LINKS_PER_TARGET];
-	size_t nr;
+	struct probed_file allocator, loader;
 	UT_hash_handle hh;
 };
 
@@ -199,8 +207,34 @@ static struct target_links *links_of(struct tracer *t, pid_t pid)
 	if (!tl)
 		return NULL;
 	tl->pid = pid;
+	tl->allocator.fds[0] = tl->allocator.fds[1] = -1;
+	tl->loader.fds[0] = tl->loader.fds[1] = -1;
 	HASH_ADD_INT(t->targets, pid, tl);
 	return tl;
+}
+
+/* Remove a file's probes (off the event loop). */
+static void unprobe(struct tracer *t, struct probed_file *f)
+{
+	for (int i = 0; i < 2; i++) {
+		if (f->fds[i] >= 0)
+			link_reaper__close(t->reaper, f->fds[i]);
+		f->fds[i] = -1;
+	}
+	f->dev = f->inode = f->offset = 0;
+}
+
+/* Is f already probed, at this offset? Else clear it for new probes. */
+static bool probed_already(struct tracer *t, struct probed_file *f, uint64_t dev, uint64_t inode,
+			   uint64_t offset)
+{
+	if (f->fds[0] >= 0 && f->dev == dev && f->inode == inode && f->offset == offset)
+		return true;
+	unprobe(t, f);
+	f->dev = dev;
+	f->inode = inode;
+	f->offset = offset;
+	return false;
 }
 
 int tracer__add_target(struct tracer *t, pid_t pid, bool hold)
@@ -246,46 +280,49 @@ struct tracer_holds tracer__holds(const struct tracer *t)
 	return t->holds;
 }
 
-/* Keep the link's fd with pid's, so that detaching removes it. */
-static int keep_link(struct tracer *t, pid_t pid, int fd)
-{
-	struct target_links *tl = links_of(t, pid);
-
-	if (!tl || tl->nr == MAX_LINKS_PER_TARGET) {
-		link_reaper__close(t->reaper, fd);
-		return -ENOMEM;
-	}
-	tl->fds[tl->nr++] = fd;
-	return 0;
-}
-
-static int attach(struct tracer *t, pid_t pid, struct bpf_program *prog, bool retprobe,
-		  const char *path, const uint64_t *offsets, const uint64_t *cookies, size_t nr)
+static int attach(pid_t pid, struct bpf_program *prog, bool retprobe, const char *path,
+		  const uint64_t *offsets, const uint64_t *cookies, size_t nr)
 {
 	int fd = uprobe_multi__attach(bpf_program__fd(prog), path, offsets, cookies, nr, pid,
 				      retprobe);
 
-	if (fd < 0) {
+	if (fd < 0)
 		log_debug("pid %d: cannot probe %s: %s", pid, path, strerror(-fd));
-		return fd;
-	}
-	return keep_link(t, pid, fd);
+	return fd;
 }
 
 int tracer__attach_loader(struct tracer *t, pid_t pid, const char *path, uint64_t offset)
 {
+	struct target_links *tl = links_of(t, pid);
 	uint64_t cookie = 0;
+	struct stat st;
+	int fd;
 
-	return attach(t, pid, t->skel->progs.loader_changed, false, path, &offset, &cookie, 1);
+	if (!tl)
+		return -ENOMEM;
+	if (stat(path, &st))
+		return -errno;
+	if (probed_already(t, &tl->loader, st.st_dev, st.st_ino, offset))
+		return 0;
+	fd = attach(pid, t->skel->progs.loader_changed, false, path, &offset, &cookie, 1);
+	if (fd < 0)
+		return fd;
+	tl->loader.fds[0] = fd;
+	return 0;
 }
 
 int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator *alloc)
 {
 	uint64_t entries[HT_NR_FUNCS], entry_funcs[HT_NR_FUNCS];
 	uint64_t returns[HT_NR_FUNCS], return_funcs[HT_NR_FUNCS];
+	struct target_links *tl = links_of(t, pid);
 	size_t nr_entries = 0, nr_returns = 0;
-	int err;
+	int fd;
 
+	if (!tl)
+		return -ENOMEM;
+	if (probed_already(t, &tl->allocator, alloc->dev, alloc->inode, 0))
+		return 0;
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
 		if (!alloc->offsets[f] || allocator__is_alias(alloc, f))
 			continue;
@@ -299,12 +336,21 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	}
 	if (nr_entries == 0)
 		return -ENOENT;
-	err = attach(t, pid, t->skel->progs.alloc_entry, false, alloc->open_path, entries,
-		     entry_funcs, nr_entries);
-	if (!err && nr_returns)
-		err = attach(t, pid, t->skel->progs.alloc_return, true, alloc->open_path, returns,
-			     return_funcs, nr_returns);
-	return err;
+	fd = attach(pid, t->skel->progs.alloc_entry, false, alloc->open_path, entries,
+		    entry_funcs, nr_entries);
+	if (fd < 0)
+		return fd;
+	tl->allocator.fds[0] = fd;
+	if (nr_returns) {
+		fd = attach(pid, t->skel->progs.alloc_return, true, alloc->open_path, returns,
+			    return_funcs, nr_returns);
+		if (fd < 0) {
+			unprobe(t, &tl->allocator); /* entries without returns would unbalance */
+			return fd;
+		}
+		tl->allocator.fds[1] = fd;
+	}
+	return 0;
 }
 
 void tracer__follow_launchers(struct tracer *t)
@@ -324,8 +370,8 @@ void tracer__detach(struct tracer *t, pid_t pid)
 	HASH_FIND_INT(t->targets, &pid, tl);
 	if (!tl)
 		return;
-	for (size_t i = 0; i < tl->nr; i++)
-		link_reaper__close(t->reaper, tl->fds[i]);
+	unprobe(t, &tl->allocator);
+	unprobe(t, &tl->loader);
 	HASH_DEL(t->targets, tl);
 	free(tl);
 }

@@ -40,6 +40,11 @@ struct tracer_holds {
 };
 struct tracer_holds tracer__holds(const struct tracer *t);
 
+/*
+ * Probes belong to the process, by file: after an exec they fire in the new program if it
+ * maps the same file, and probing the same file again is a no-op. Probing another file
+ * replaces them.
+ */
 /* Probe the loader's _dl_debug_state (at file offset) in pid. */
 int tracer__attach_loader(struct tracer *t, pid_t pid, const char *path, uint64_t offset);
 /* Probe every entry point of the allocator in pid, once per distinct address. */
