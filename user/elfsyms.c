@@ -103,15 +103,23 @@ static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 {
 	Elf_Data *data = elf_getdata(symtab, NULL), *strdata;
 	GElf_Shdr sh;
-	size_t count;
+	size_t count, entsize;
 
 	if (!data || !gelf_getshdr(symtab, &sh))
 		return -ENOEXEC;
 	strdata = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
 	if (!strdata)
 		return -ENOEXEC;
+	/*
+	 * A NOBITS table (what a debug file keeps of allocated sections) has a size and no
+	 * bytes: libelf gives it a NULL buffer. No symbols, then; the entries are counted
+	 * from the bytes there are, not from what the header claims.
+	 */
+	if (!data->d_buf || !strdata->d_buf)
+		return 0;
 	s->names = malloc(strdata->d_size + 1);
-	count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+	entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	count = entsize ? data->d_size / entsize : 0;
 	s->syms = calloc(count ? count : 1, sizeof(*s->syms));
 	if (!s->names || !s->syms)
 		return -ENOMEM;
