@@ -118,7 +118,8 @@ struct callsite *callsite__load(const char *path)
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)
 			err = load_relocations(cs, elf, scn, &sh);
 	}
-	qsort(cs->slots, cs->nr_slots, sizeof(*cs->slots), by_vaddr);
+	if (cs->nr_slots)
+		qsort(cs->slots, cs->nr_slots, sizeof(*cs->slots), by_vaddr);
 cleanup:
 	if (elf)
 		elf_end(elf);
