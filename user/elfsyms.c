@@ -27,6 +27,7 @@ struct elfsyms {
 	char *names;	     /* a copy of the string table, versions cut off */
 	char *interp;
 	char *build_id;
+	size_t malformed;    /* tables or entries that could not be read as they say */
 };
 
 /* Between aliases: fewest leading underscores, then GLOBAL, WEAK, LOCAL. */
@@ -105,6 +106,7 @@ static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 	GElf_Shdr sh;
 	size_t count, entsize;
 
+	/* No bytes where the header says (a section past the end of the file...). */
 	if (!data || !gelf_getshdr(symtab, &sh))
 		return -ENOEXEC;
 	strdata = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
@@ -125,15 +127,21 @@ static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 		return -ENOMEM;
 	memcpy(s->names, strdata->d_buf, strdata->d_size);
 	s->names[strdata->d_size] = '\0';
+	/* Its last name runs to the end of the table: cut there, as the copy is. */
+	if (strdata->d_size && s->names[strdata->d_size - 1] != '\0')
+		s->malformed++;
 
 	for (size_t i = 0; i < count; i++) {
 		GElf_Sym sym;
 		struct symbol *out = &s->syms[s->nr];
 		int type;
 
-		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
-		    sym.st_name >= strdata->d_size)
+		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF)
 			continue;
+		if (sym.st_name >= strdata->d_size) {
+			s->malformed++; /* a name outside the string table */
+			continue;
+		}
 		type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC)
 			continue;
@@ -147,6 +155,19 @@ static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 		s->nr++;
 	}
 	qsort(s->syms, s->nr, sizeof(*s->syms), by_offset);
+	return 0;
+}
+
+/*
+ * A table that cannot be read (its bytes lie past the end of the file...) is counted, and
+ * the next one tried: a file's other symbols are worth having.
+ */
+static int readable(struct elfsyms *s, int err)
+{
+	if (err != -ENOEXEC)
+		return err;
+	s->malformed++;
+	forget_symbols(s);
 	return 0;
 }
 
@@ -164,7 +185,7 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 			size_t size;
 			const char *raw = elf_rawfile(elf, &size);
 
-			if (raw && ph.p_offset + ph.p_filesz <= size)
+			if (raw && ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset)
 				s->interp = strndup(raw + ph.p_offset, ph.p_filesz);
 		}
 		if (ph.p_type != PT_NOTE || s->build_id)
@@ -209,11 +230,11 @@ struct elfsyms *elfsyms__load(const char *path)
 	/* .symtab names static functions too; a stripped file keeps only .dynsym. */
 	table = find_section(elf, SHT_SYMTAB);
 	if (!err && table)
-		err = load_symbols(s, elf, table);
+		err = readable(s, load_symbols(s, elf, table));
 	s->full = s->nr > 0;
 	if (!err && s->nr == 0 && (table = find_section(elf, SHT_DYNSYM))) {
 		forget_symbols(s);
-		err = load_symbols(s, elf, table);
+		err = readable(s, load_symbols(s, elf, table));
 	}
 	if (!err)
 		load_interp_and_build_id(s, elf, nr_phdrs);
@@ -264,6 +285,11 @@ int elfsyms__load_debug(struct elfsyms *s, const char *debug_path)
 bool elfsyms__full(const struct elfsyms *s)
 {
 	return s->full;
+}
+
+size_t elfsyms__malformed(const struct elfsyms *s)
+{
+	return s->malformed;
 }
 
 void elfsyms__free(struct elfsyms *s)
