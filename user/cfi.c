@@ -185,7 +185,7 @@ static bool read_fde(const struct cfi *cfi, const struct cfi_cie *cie, const Dwa
 	return true;
 }
 
-int cfi__fdes(const struct cfi *cfi, struct cfi_fde **fdes, size_t *nr)
+int cfi__fdes(const struct cfi *cfi, struct cfi_fde **fdes, size_t *nr, size_t *malformed)
 {
 	struct cfi_cie cie;
 	uint64_t cie_offset = 0;
@@ -202,9 +202,15 @@ int cfi__fdes(const struct cfi *cfi, struct cfi_fde **fdes, size_t *nr)
 
 		next = offset;
 		rc = dwarf_next_cfi(cfi->ident, cfi->data, cfi->eh, offset, &next, &e);
-		if (rc > 0 || next <= offset)
-			break; /* the end, or an entry that cannot be stepped over */
-		if (rc < 0 || dwarf_cfi_cie_p(&e))
+		if (rc > 0)
+			break;
+		if (rc < 0 || next <= offset) {
+			(*malformed)++;
+			if (next <= offset)
+				break; /* an entry that cannot be stepped over */
+			continue;
+		}
+		if (dwarf_cfi_cie_p(&e))
 			continue;
 		/* FDEs mostly share one CIE: read it again only when it changes. */
 		if (!cie_read || cie_offset != e.fde.CIE_pointer) {
@@ -212,8 +218,10 @@ int cfi__fdes(const struct cfi *cfi, struct cfi_fde **fdes, size_t *nr)
 			cie_valid = cfi__cie(cfi, cie_offset, &cie);
 			cie_read = true;
 		}
-		if (!cie_valid || !read_fde(cfi, &cie, &e.fde, &fde))
+		if (!cie_valid || !read_fde(cfi, &cie, &e.fde, &fde)) {
+			(*malformed)++;
 			continue;
+		}
 		if (*nr == cap) {
 			struct cfi_fde *grown;
 

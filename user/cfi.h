@@ -53,9 +53,10 @@ int cfi__open(struct cfi *cfi, Elf *elf);
 /* The CIE at a section offset; false when it is not one heaptap can read. */
 bool cfi__cie(const struct cfi *cfi, uint64_t offset, struct cfi_cie *out);
 /*
- * Every well-formed FDE, in the order the section has them (malformed ones and those
- * whose CIE pointer names no CIE are skipped). 0 or -ENOMEM; *fdes is to be freed.
+ * Every well-formed FDE, in the order the section has them; entries that are malformed,
+ * and FDEs whose CIE pointer names no CIE, are skipped and counted in *malformed. 0 or
+ * -ENOMEM; *fdes is to be freed.
  */
-int cfi__fdes(const struct cfi *cfi, struct cfi_fde **fdes, size_t *nr);
+int cfi__fdes(const struct cfi *cfi, struct cfi_fde **fdes, size_t *nr, size_t *malformed);
 
 #endif

@@ -264,8 +264,9 @@ static int run(struct program *pr, struct cfi_cursor c)
 		if (!step(pr, &c, &err)) {
 			if (!pr->fn)
 				return -EINVAL;
-			return pr->fn(pr->ctx, pr->loc,
-				      (struct ht_unwind_row){ .cfa_rule = HT_CFA_NONE });
+			err = pr->fn(pr->ctx, pr->loc,
+				     (struct ht_unwind_row){ .cfa_rule = HT_CFA_NONE });
+			return err ? err : 1;
 		}
 	}
 	if (!err && pr->fn && pr->loc < pr->end)

@@ -39,7 +39,8 @@ typedef int (*cfi_row_fn)(void *ctx, uint64_t vaddr, struct ht_unwind_row row);
 
 /*
  * Run an FDE's program from its CIE's initial rules, giving rows for [fde->start, end).
- * A malformed instruction ends them with an HT_CFA_NONE row. 0, or what fn returned.
+ * A malformed instruction ends them with an HT_CFA_NONE row and makes it return 1.
+ * Otherwise 0, or what fn returned (negative).
  */
 int cfi_program__rows(const struct cfi *cfi, const struct cfi_cie *cie,
 		      const struct cfi_rules *initial, const struct cfi_fde *fde, uint64_t end,

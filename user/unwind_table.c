@@ -101,6 +101,8 @@ static int build_rows(struct builder *b, const struct cfi *cfi, struct cfi_fde *
 		uint64_t next = i + 1 < nr ? fdes[i + 1].start : UINT64_MAX;
 		uint64_t end = f->end < next ? f->end : next;
 
+		if (f->end > next)
+			b->table->malformed++; /* overlapping FDEs: no compiler writes them */
 		if (f->start >= end)
 			continue;
 		if (!cie_read || cie_offset != f->cie) {
@@ -109,9 +111,15 @@ static int build_rows(struct builder *b, const struct cfi *cfi, struct cfi_fde *
 				    cfi_program__initial(cfi, &cie, &initial);
 			cie_read = true;
 		}
-		if (!cie_valid)
+		if (!cie_valid) {
+			b->table->malformed++;
 			continue;
+		}
 		err = cfi_program__rows(cfi, &cie, &initial, f, end, add_row, b);
+		if (err > 0) {
+			b->table->malformed++;
+			continue; /* its rows end where its program broke */
+		}
 		if (!err && f->end < next)
 			err = add_row(b, f->end, (struct ht_unwind_row){ .cfa_rule = HT_CFA_NONE });
 	}
@@ -140,7 +148,7 @@ int unwind_table__build(const char *path, struct unwind_table *out)
 	struct builder b = { .table = out };
 	struct cfi_fde *fdes = NULL;
 	struct cfi cfi;
-	size_t nr = 0;
+	size_t nr = 0, malformed = 0;
 	Elf *elf;
 	int fd, err;
 
@@ -157,7 +165,7 @@ int unwind_table__build(const char *path, struct unwind_table *out)
 	load_segments(&b, elf);
 	err = cfi__open(&cfi, elf);
 	if (!err)
-		err = cfi__fdes(&cfi, &fdes, &nr);
+		err = cfi__fdes(&cfi, &fdes, &nr, &malformed);
 	if (!err && !nr)
 		err = -ENOENT; /* an .eh_frame with only its terminator: frame pointers there */
 	if (!err)
@@ -167,8 +175,11 @@ cleanup:
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	if (err)
+	if (err) {
+		malformed += out->malformed;
 		unwind_table__clear(out);
+	}
+	out->malformed += malformed;
 	return err;
 }
 
@@ -193,4 +204,5 @@ void unwind_table__clear(struct unwind_table *t)
 	free(t->rows);
 	t->rows = NULL;
 	t->nr = 0;
+	t->malformed = 0;
 }

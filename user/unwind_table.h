@@ -15,6 +15,12 @@
 struct unwind_table {
 	struct ht_unwind_row *rows; /* by pc; neighbours with the same rules are merged */
 	size_t nr;
+	/*
+	 * Entries skipped or cut short as malformed (a truncated section, an FDE whose CIE
+	 * pointer names no CIE, overlapping FDEs, an instruction that cannot be read): set
+	 * even when the build fails. 0 for a sound file.
+	 */
+	size_t malformed;
 };
 
 /*
