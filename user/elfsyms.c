@@ -194,10 +194,11 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 			const unsigned char *desc = (const unsigned char *)data->d_buf + desc_off;
 
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			/* An empty id names no debug file. */
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || !nh.n_descsz ||
 			    memcmp((char *)data->d_buf + name_off, "GNU", 4))
 				continue;
-			s->build_id = malloc(nh.n_descsz * 2 + 1);
+			s->build_id = malloc((size_t)nh.n_descsz * 2 + 1);
 			for (size_t b = 0; s->build_id && b < nh.n_descsz; b++)
 				sprintf(s->build_id + 2 * b, "%02x", desc[b]);
 			break;
