@@ -89,7 +89,7 @@ static struct object_file *add(struct symcache *cache, uint64_t dev, uint64_t in
 		load_debug_symbols(&f->obj);
 	/* Once per file: files are read once, whatever number of processes map them. */
 	if (f->obj.syms && elfsyms__malformed(f->obj.syms))
-		log_info("warning: %s: malformed symbol tables (%zu problems): names there may be "
+		log_info("warning: %s: malformed symbol tables (problems: %zu): names there may be "
 			 "missing", display_name(open_path), elfsyms__malformed(f->obj.syms));
 	HASH_ADD(hh, cache->files, key, sizeof(f->key), f);
 	return &f->obj;

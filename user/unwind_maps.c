@@ -131,7 +131,7 @@ static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct
 	file->build_ms = monotonic_ms() - start;
 	/* Once per file: its table is built once, whatever number of processes map it. */
 	if (table.malformed)
-		log_info("warning: %s: malformed unwind information (%zu entries skipped): stacks "
+		log_info("warning: %s: malformed unwind information (skipped: %zu): stacks "
 			 "through it may be cut there", file->path, table.malformed);
 	unwind_table__clear(&table);
 	if (file->err)
