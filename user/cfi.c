@@ -104,7 +104,7 @@ bool cfi_read_pointer(const struct cfi *cfi, struct cfi_cursor *c, uint8_t encod
 		*v += at;
 		return true;
 	default:
-		return false; /* datarel, textrel, indirect: not what x86-64 toolchains write here */
+		return false; /* datarel, textrel, indirect: not what x86-64 toolchains write */
 	}
 }
 

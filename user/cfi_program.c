@@ -22,7 +22,8 @@ static bool expression_is(struct cfi_cursor c, const struct op_pattern *pattern,
 		if (c.p >= c.end || *c.p++ != pattern[i].atom)
 			return false;
 		if (pattern[i].has_operand &&
-		    (!cfi_read_sleb(&c, &v) || (!pattern[i].any_operand && v != pattern[i].operand)))
+		    (!cfi_read_sleb(&c, &v) ||
+		     (!pattern[i].any_operand && v != pattern[i].operand)))
 			return false;
 	}
 	return c.p == c.end;
@@ -166,15 +167,16 @@ static bool step(struct program *pr, struct cfi_cursor *c, int *err)
 	case DW_CFA_advance_loc1:
 	case DW_CFA_advance_loc2:
 	case DW_CFA_advance_loc4:
-		return cfi_read_fixed(c, op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ? 2 : 4,
-				  false, &u) &&
-		       advance_by(pr, u, err);
+		len = op == DW_CFA_advance_loc1 ? 1 : op == DW_CFA_advance_loc2 ? 2 : 4;
+		return cfi_read_fixed(c, len, false, &u) && advance_by(pr, u, err);
 	case DW_CFA_offset_extended:
-		return cfi_read_uleb(c, &reg) && cfi_read_uleb(c, &u) && set_saved(cie, r, reg, (int64_t)u);
+		return cfi_read_uleb(c, &reg) && cfi_read_uleb(c, &u) &&
+		       set_saved(cie, r, reg, (int64_t)u);
 	case DW_CFA_offset_extended_sf:
 		return cfi_read_uleb(c, &reg) && cfi_read_sleb(c, &s) && set_saved(cie, r, reg, s);
 	case DW_CFA_GNU_negative_offset_extended:
-		return cfi_read_uleb(c, &reg) && cfi_read_uleb(c, &u) && set_saved(cie, r, reg, -(int64_t)u);
+		return cfi_read_uleb(c, &reg) && cfi_read_uleb(c, &u) &&
+		       set_saved(cie, r, reg, -(int64_t)u);
 	case DW_CFA_restore_extended:
 		return cfi_read_uleb(c, &reg) && restore(pr, reg);
 	case DW_CFA_undefined:
@@ -190,7 +192,8 @@ static bool step(struct program *pr, struct cfi_cursor *c, int *err)
 		       set_reg(cie, r, reg, HT_REG_UNSUPPORTED, 0);
 	case DW_CFA_expression:
 	case DW_CFA_val_expression:
-		if (!cfi_read_uleb(c, &reg) || !cfi_read_uleb(c, &len) || len > (uint64_t)(c->end - c->p))
+		if (!cfi_read_uleb(c, &reg) || !cfi_read_uleb(c, &len) ||
+		    len > (uint64_t)(c->end - c->p))
 			return false;
 		c->p += len;
 		return set_reg(cie, r, reg, HT_REG_UNSUPPORTED, 0);
@@ -214,7 +217,8 @@ static bool step(struct program *pr, struct cfi_cursor *c, int *err)
 		if (!cfi_read_uleb(c, &reg) || !cfi_read_sleb(c, &s) ||
 		    __builtin_mul_overflow(s, cie->data_align, &s))
 			return false;
-		*r = (struct cfi_rules){ .cfa_reg = reg, .cfa_offset = s, .rbp = r->rbp, .ra = r->ra };
+		*r = (struct cfi_rules){ .cfa_reg = reg, .cfa_offset = s, .rbp = r->rbp,
+					 .ra = r->ra };
 		return true;
 	/*
 	 * After an expression, these go back to register + offset with what the expression
@@ -234,7 +238,8 @@ static bool step(struct program *pr, struct cfi_cursor *c, int *err)
 		r->cfa_is_expression = false;
 		return true;
 	case DW_CFA_def_cfa_offset_sf:
-		if (!cfi_read_sleb(c, &s) || __builtin_mul_overflow(s, cie->data_align, &r->cfa_offset))
+		if (!cfi_read_sleb(c, &s) ||
+		    __builtin_mul_overflow(s, cie->data_align, &r->cfa_offset))
 			return false;
 		r->cfa_is_expression = false;
 		return true;

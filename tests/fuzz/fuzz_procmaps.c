@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < pm.nr; i++) {
 			const struct mapping *m = &pm.maps[i];
 
-			/* Each mapping is found by its own start, unless the text overlapped them. */
+			/* Lookups at each mapping's edges, whatever the text said they are. */
 			(void)strlen(m->path);
 			procmaps__find(&pm, m->start);
 			procmaps__find(&pm, m->end - 1);

@@ -35,7 +35,8 @@ for spec in "$@"; do
 	printf '  FUZZ     %-20s %12s executions  %d crashes\n' "$target" "${execs:-?}" "$crashes"
 	if [ "$crashes" -ne 0 ]; then
 		failed=1
-		grep -m 3 -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" | sed 's/^/           /'
+		grep -m 3 -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" |
+			sed 's/^/           /'
 		echo "           log: $log; inputs: $artifacts/"
 	fi
 done

@@ -14,7 +14,8 @@ elf_seed() { # NAME FILE: a copy, if this machine has the file
 }
 debug_of() { # FILE: its separate debug file (libc6-dbg), by build id
 	id=$(readelf -n "$1" 2>/dev/null | awk '/Build ID/ { print $3 }')
-	[ -n "$id" ] && echo "/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+	[ -n "$id" ] &&
+		echo "/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
 }
 
 # Whole files: small glibc libraries and what their -dbg files hold.
@@ -39,7 +40,8 @@ objcopy --only-keep-debug "$lib/libc.so.6" "$out/elf/libc-sections"
 cat /proc/self/maps >"$out/procmaps/cat"
 cat "/proc/$$/maps" >"$out/procmaps/sh"
 # A process with many libraries, when this one may read it.
-cat /proc/1/maps >"$out/procmaps/init" 2>/dev/null && [ -s "$out/procmaps/init" ] || rm -f "$out/procmaps/init"
+cat /proc/1/maps >"$out/procmaps/init" 2>/dev/null && [ -s "$out/procmaps/init" ] ||
+	rm -f "$out/procmaps/init"
 cat /proc/self/environ >"$out/rank/plain"
 env -i OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_SIZE=8 OMPI_COMM_WORLD_LOCAL_RANK=1 \
 	OMPI_MCA_ess_base_jobid=4242 PATH=/usr/bin cat /proc/self/environ >"$out/rank/ompi"

@@ -122,7 +122,8 @@ static void whole_address_space(void)
 	const char *augmentation = at(p, 3);
 
 	/* GCC's C CIE: version 1, "zR", FDE pointers pc-relative signed 4-byte. */
-	if (get32(cie + 4) != 0 || *(unsigned char *)at(cie + 8, 1) != 1 || strcmp(augmentation, "zR"))
+	if (get32(cie + 4) != 0 || *(unsigned char *)at(cie + 8, 1) != 1 ||
+	    strcmp(augmentation, "zR"))
 		fail(".eh_frame's first CIE is not GCC's \"zR\"");
 	p += 3;
 	uleb(&p);	 /* code alignment */
