@@ -4,6 +4,7 @@
 # make demo       build, trace the bundled demo workload, print its report
 # make test       install missing Debian packages, build, run unit and integration tests
 # make bench      print the overhead figures (traced vs. empty probes vs. untraced)
+# make fuzz       fuzz every parser of a target's bytes, FUZZ_SECONDS (30) each
 # make install    install the binary (PREFIX=/usr/local)
 # V=1 shows full commands.
 
@@ -53,7 +54,7 @@ SKEL := $(OUTPUT)/heaptap.skel.h
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps demo test unit-test integration-test bench install clean
+.PHONY: all deps demo test unit-test integration-test bench fuzz install clean
 
 all: heaptap
 
@@ -92,6 +93,7 @@ heaptap: $(USER_OBJS)
 	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
 
 include tests/tests.mk
+include tests/fuzz/fuzz.mk
 include tools/bench/bench.mk
 
 demo: deps heaptap $(DEMO_TARGET)

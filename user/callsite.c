@@ -10,7 +10,7 @@
 
 struct got_slot {
 	uint64_t vaddr;
-	const char *name; /* into callsite.names */
+	size_t name; /* offset into callsite.names */
 };
 
 struct segment {
@@ -23,7 +23,9 @@ struct callsite {
 	size_t nr_segs;
 	struct got_slot *slots; /* by vaddr */
 	size_t nr_slots;
-	char *names;
+	char *names; /* the string tables the slots' symbols name, each NUL-terminated */
+	size_t names_size;
+	size_t names_from; /* section index of the last table copied */
 };
 
 static int by_vaddr(const void *a, const void *b)
@@ -33,28 +35,52 @@ static int by_vaddr(const void *a, const void *b)
 	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
 }
 
+/*
+ * Copy a string table, unless it is the one copied last (every relocation section of a
+ * real file names .dynstr). Its start in cs->names, or -ENOMEM.
+ */
+static ssize_t copy_names(struct callsite *cs, size_t index, const Elf_Data *strs)
+{
+	char *grown;
+
+	if (cs->names && cs->names_from == index)
+		return cs->names_size - strs->d_size - 1;
+	grown = realloc(cs->names, cs->names_size + strs->d_size + 1);
+	if (!grown)
+		return -ENOMEM;
+	cs->names = grown;
+	memcpy(cs->names + cs->names_size, strs->d_buf, strs->d_size);
+	cs->names_size += strs->d_size + 1;
+	cs->names[cs->names_size - 1] = '\0';
+	cs->names_from = index;
+	return cs->names_size - strs->d_size - 1;
+}
+
 /* The GOT slots that relocations of one section fill with a symbol's address. */
 static int load_relocations(struct callsite *cs, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL), *syms, *strs;
 	GElf_Shdr symsh;
 	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
-	size_t count = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	size_t count, entsize = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
 	struct got_slot *grown;
+	ssize_t names;
 
 	if (!data || !symscn || !gelf_getshdr(symscn, &symsh) || symsh.sh_type != SHT_DYNSYM)
 		return 0;
 	syms = elf_getdata(symscn, NULL);
 	strs = elf_getdata(elf_getscn(elf, symsh.sh_link), NULL);
-	if (!syms || !strs)
+	/* NOBITS tables have a size and no bytes: nothing to name. */
+	if (!syms || !strs || !strs->d_buf || !data->d_buf || !entsize)
 		return 0;
-	if (!cs->names) {
-		cs->names = malloc(strs->d_size + 1);
-		if (!cs->names)
-			return -ENOMEM;
-		memcpy(cs->names, strs->d_buf, strs->d_size);
-		cs->names[strs->d_size] = '\0';
-	}
+	/*
+	 * Each section's symbols are named by its own string table: a file may link its
+	 * relocation sections to different ones, and a name must not index the wrong table.
+	 */
+	names = copy_names(cs, symsh.sh_link, strs);
+	if (names < 0)
+		return names;
+	count = data->d_size / entsize; /* the entries there are, whatever sh_size claims */
 	grown = realloc(cs->slots, (cs->nr_slots + count + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;
@@ -73,7 +99,7 @@ static int load_relocations(struct callsite *cs, Elf *elf, Elf_Scn *scn, const G
 			continue;
 		cs->slots[cs->nr_slots++] = (struct got_slot){
 			.vaddr = rela.r_offset,
-			.name = cs->names + sym.st_name,
+			.name = names + sym.st_name,
 		};
 	}
 	return 0;
@@ -118,7 +144,8 @@ struct callsite *callsite__load(const char *path)
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA)
 			err = load_relocations(cs, elf, scn, &sh);
 	}
-	qsort(cs->slots, cs->nr_slots, sizeof(*cs->slots), by_vaddr);
+	if (cs->nr_slots)
+		qsort(cs->slots, cs->nr_slots, sizeof(*cs->slots), by_vaddr);
 cleanup:
 	if (elf)
 		elf_end(elf);
@@ -226,7 +253,7 @@ const char *callsite__callee(const struct callsite *cs, uint64_t ret_offset)
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (cs->slots[mid].vaddr == slot)
-			return cs->slots[mid].name;
+			return cs->names + cs->slots[mid].name;
 		if (cs->slots[mid].vaddr < slot)
 			lo = mid + 1;
 		else

@@ -27,6 +27,7 @@ struct elfsyms {
 	char *names;	     /* a copy of the string table, versions cut off */
 	char *interp;
 	char *build_id;
+	size_t malformed;    /* tables or entries that could not be read as they say */
 };
 
 /* Between aliases: fewest leading underscores, then GLOBAL, WEAK, LOCAL. */
@@ -103,29 +104,44 @@ static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 {
 	Elf_Data *data = elf_getdata(symtab, NULL), *strdata;
 	GElf_Shdr sh;
-	size_t count;
+	size_t count, entsize;
 
+	/* No bytes where the header says (a section past the end of the file...). */
 	if (!data || !gelf_getshdr(symtab, &sh))
 		return -ENOEXEC;
 	strdata = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
 	if (!strdata)
 		return -ENOEXEC;
+	/*
+	 * A NOBITS table (what a debug file keeps of allocated sections) has a size and no
+	 * bytes: libelf gives it a NULL buffer. No symbols, then; the entries are counted
+	 * from the bytes there are, not from what the header claims.
+	 */
+	if (!data->d_buf || !strdata->d_buf)
+		return 0;
 	s->names = malloc(strdata->d_size + 1);
-	count = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+	entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	count = entsize ? data->d_size / entsize : 0;
 	s->syms = calloc(count ? count : 1, sizeof(*s->syms));
 	if (!s->names || !s->syms)
 		return -ENOMEM;
 	memcpy(s->names, strdata->d_buf, strdata->d_size);
 	s->names[strdata->d_size] = '\0';
+	/* Its last name runs to the end of the table: cut there, as the copy is. */
+	if (strdata->d_size && s->names[strdata->d_size - 1] != '\0')
+		s->malformed++;
 
 	for (size_t i = 0; i < count; i++) {
 		GElf_Sym sym;
 		struct symbol *out = &s->syms[s->nr];
 		int type;
 
-		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
-		    sym.st_name >= strdata->d_size)
+		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF)
 			continue;
+		if (sym.st_name >= strdata->d_size) {
+			s->malformed++; /* a name outside the string table */
+			continue;
+		}
 		type = GELF_ST_TYPE(sym.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC)
 			continue;
@@ -139,6 +155,19 @@ static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 		s->nr++;
 	}
 	qsort(s->syms, s->nr, sizeof(*s->syms), by_offset);
+	return 0;
+}
+
+/*
+ * A table that cannot be read (its bytes lie past the end of the file...) is counted, and
+ * the next one tried: a file's other symbols are worth having.
+ */
+static int readable(struct elfsyms *s, int err)
+{
+	if (err != -ENOEXEC)
+		return err;
+	s->malformed++;
+	forget_symbols(s);
 	return 0;
 }
 
@@ -156,7 +185,7 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 			size_t size;
 			const char *raw = elf_rawfile(elf, &size);
 
-			if (raw && ph.p_offset + ph.p_filesz <= size)
+			if (raw && ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset)
 				s->interp = strndup(raw + ph.p_offset, ph.p_filesz);
 		}
 		if (ph.p_type != PT_NOTE || s->build_id)
@@ -165,10 +194,11 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
 			const unsigned char *desc = (const unsigned char *)data->d_buf + desc_off;
 
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			/* An empty id names no debug file. */
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || !nh.n_descsz ||
 			    memcmp((char *)data->d_buf + name_off, "GNU", 4))
 				continue;
-			s->build_id = malloc(nh.n_descsz * 2 + 1);
+			s->build_id = malloc((size_t)nh.n_descsz * 2 + 1);
 			for (size_t b = 0; s->build_id && b < nh.n_descsz; b++)
 				sprintf(s->build_id + 2 * b, "%02x", desc[b]);
 			break;
@@ -201,11 +231,11 @@ struct elfsyms *elfsyms__load(const char *path)
 	/* .symtab names static functions too; a stripped file keeps only .dynsym. */
 	table = find_section(elf, SHT_SYMTAB);
 	if (!err && table)
-		err = load_symbols(s, elf, table);
+		err = readable(s, load_symbols(s, elf, table));
 	s->full = s->nr > 0;
 	if (!err && s->nr == 0 && (table = find_section(elf, SHT_DYNSYM))) {
 		forget_symbols(s);
-		err = load_symbols(s, elf, table);
+		err = readable(s, load_symbols(s, elf, table));
 	}
 	if (!err)
 		load_interp_and_build_id(s, elf, nr_phdrs);
@@ -256,6 +286,11 @@ int elfsyms__load_debug(struct elfsyms *s, const char *debug_path)
 bool elfsyms__full(const struct elfsyms *s)
 {
 	return s->full;
+}
+
+size_t elfsyms__malformed(const struct elfsyms *s)
+{
+	return s->malformed;
 }
 
 void elfsyms__free(struct elfsyms *s)

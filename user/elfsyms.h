@@ -30,6 +30,11 @@ uint64_t elfsyms__offset_of(const struct elfsyms *syms, const char *name);
 
 /* True when the symbols came from a .symtab, static functions included. */
 bool elfsyms__full(const struct elfsyms *syms);
+/*
+ * Problems met reading the file's own tables: a table past the end of the file, a string
+ * table whose last name is not terminated, names outside it. 0 for a sound file.
+ */
+size_t elfsyms__malformed(const struct elfsyms *syms);
 
 /*
  * Replace a stripped file's .dynsym with the .symtab of its separate debug file (Debian's

@@ -53,17 +53,22 @@ void procfs_root_path(pid_t pid, const char *path, char *out, size_t size)
 	snprintf(out, size, "/proc/%d/root%s", pid, path);
 }
 
+char procfs_stat_state(const char *stat)
+{
+	/* "pid (comm) S ...": comm may hold spaces and parentheses; the last ')' ends it. */
+	const char *after_comm = strrchr(stat, ')');
+
+	return after_comm && after_comm[1] == ' ' ? after_comm[2] : 0;
+}
+
 char procfs_state(pid_t pid)
 {
-	char *stat, *after_comm, state = 0;
+	char *stat, state;
 	size_t len;
 
 	if (procfs_read(pid, "stat", &stat, &len))
 		return 0;
-	/* "pid (comm) S ...": comm may hold spaces and parentheses; the last ')' ends it. */
-	after_comm = strrchr(stat, ')');
-	if (after_comm && after_comm[1] == ' ')
-		state = after_comm[2];
+	state = procfs_stat_state(stat);
 	free(stat);
 	return state;
 }

@@ -10,6 +10,8 @@
 int procfs_read(pid_t pid, const char *name, char **buf, size_t *len);
 /* The state letter of /proc/PID/stat ('R', 'S', 'Z'...), or 0 when it cannot be read. */
 char procfs_state(pid_t pid);
+/* The same from the text of a stat file. */
+char procfs_stat_state(const char *stat);
 /* A path inside the process's mount namespace, as heaptap can open it. */
 void procfs_root_path(pid_t pid, const char *path, char *out, size_t size);
 

@@ -69,6 +69,14 @@ static struct cached_file *find(struct symcache *cache, uint64_t dev, uint64_t i
 	return f;
 }
 
+/* A path as the traced process names it: without the /proc/PID/root that reaches it. */
+static const char *display_name(const char *open_path)
+{
+	const char *root = strstr(open_path, "/root/");
+
+	return !strncmp(open_path, "/proc/", 6) && root ? root + 5 : open_path;
+}
+
 /* A new file, named open_path, read from exact_path (the same, or the very mapped file). */
 static struct object_file *add(struct symcache *cache, uint64_t dev, uint64_t inode,
 			       const char *open_path, const char *exact_path)
@@ -93,6 +101,10 @@ static struct object_file *add(struct symcache *cache, uint64_t dev, uint64_t in
 		log_debug("no symbols for %s: %m", open_path);
 	else if (!elfsyms__full(f->obj.syms))
 		load_debug_symbols(&f->obj);
+	/* Once per file: files are read once, whatever number of processes map them. */
+	if (f->obj.syms && elfsyms__malformed(f->obj.syms))
+		log_info("warning: %s: malformed symbol tables (problems: %zu): names there may be "
+			 "missing", display_name(open_path), elfsyms__malformed(f->obj.syms));
 	HASH_ADD(hh, cache->files, key, sizeof(f->key), f);
 	return &f->obj;
 }

@@ -129,10 +129,14 @@ static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct
 	if (!file->err)
 		file->nr_rows = table.nr;
 	file->build_ms = monotonic_ms() - start;
+	/* Once per file: its table is built once, whatever number of processes map it. */
+	if (table.malformed)
+		log_info("warning: %s: malformed unwind information (skipped: %zu): stacks "
+			 "through it may be cut there", file->path, table.malformed);
 	unwind_table__clear(&table);
 	if (file->err)
 		log_debug("unwind table for %s: none (%s): frame pointers there", file->path,
-			  file->err == -ENOENT ? "no .eh_frame_hdr" : strerror(-file->err));
+			  file->err == -ENOENT ? "no CFI" : strerror(-file->err));
 	else
 		log_debug("unwind table for %s: %u rows, %.1f KiB, %.1f ms", file->path,
 			  file->nr_rows, unwind_file_bytes(file) / 1024.0,

@@ -90,3 +90,31 @@ $(TARGET_DIR)/gtchild: tests/targets/gtchild.c $(TARGET_DIR)/libgt.so
 $(TARGET_DIR)/spawner: tests/targets/spawner.c | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
+
+# A library with crafted sections (tests/integration/test_hostile_elf.c): built as Debian
+# would, then copied by corrupt_elf, one corruption per copy; libhostile_good.so is intact.
+HOSTILE_KINDS := truncated-eh-frame cie-loop whole-address-space unterminated-strtab \
+	sizes-beyond-file
+HOSTILE_LIBS := $(TARGET_DIR)/libhostile_good.so \
+	$(patsubst %,$(TARGET_DIR)/libhostile_%.so,$(HOSTILE_KINDS))
+TEST_TARGETS += $(TARGET_DIR)/hostile $(HOSTILE_LIBS)
+
+$(TARGET_DIR)/corrupt_elf: tests/targets/corrupt_elf.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
+
+$(TARGET_DIR)/libhostile.so: tests/targets/hostile_lib.c tests/targets/hostile.h | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fPIC -shared $< -o $@
+
+$(TARGET_DIR)/libhostile_good.so: $(TARGET_DIR)/libhostile.so
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
+
+$(TARGET_DIR)/libhostile_%.so: $(TARGET_DIR)/libhostile.so $(TARGET_DIR)/corrupt_elf
+	$(call msg,CORRUPT,$@)
+	$(Q)$(TARGET_DIR)/corrupt_elf $* $< $@
+
+$(TARGET_DIR)/hostile: tests/targets/hostile.c tests/targets/hostile.h | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) $< -ldl -o $@

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+# libFuzzer targets (ASan + UBSan) for every parser of bytes a traced process controls.
+# `make fuzz FUZZ_SECONDS=N` builds them and runs each for N seconds; see tests/fuzz/run.sh.
+FUZZ_DIR := $(OUTPUT)/fuzz
+FUZZ_SECONDS ?= 30
+# clang's fuzzer runtime: Debian ships it apart from the compiler.
+FUZZ_PACKAGES := clang-14 libclang-rt-14-dev binutils
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) $(WARN) -std=gnu11 -D_GNU_SOURCE \
+	-MMD -MP -Iinclude -Iuser -Itests/fuzz $(PKG_CFLAGS)
+
+# Each fuzzer: the parser files it drives (and helpers of tests/fuzz/), its seed corpus, its
+# longest input.
+FUZZ_elfsyms_SRCS := elfsyms symcache callsite procmaps procfs
+FUZZ_elfsyms_EXTRA := quiet_log
+FUZZ_elfsyms_SEEDS := elf:40960
+FUZZ_callsite_SRCS := callsite
+FUZZ_callsite_SEEDS := elf:40960
+FUZZ_unwind_table_SRCS := unwind_table cfi cfi_program
+FUZZ_unwind_table_SEEDS := elf:40960
+FUZZ_procmaps_SRCS := procmaps procfs
+FUZZ_procmaps_SEEDS := procmaps:65536
+FUZZ_rank_SRCS := rank procfs
+FUZZ_rank_SEEDS := rank:16384
+FUZZ_procfs_SRCS := procfs
+FUZZ_procfs_SEEDS := procfs:65536
+
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_NAMES))
+FUZZ_SEEDED := $(FUZZ_DIR)/corpus/seeds/.done
+
+.PHONY: fuzz-deps fuzz-build
+
+fuzz-deps:
+	$(Q)missing=$$(for p in $(FUZZ_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
+			|| echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "  DEPS     installing:" $$missing; \
+		apt-get update -q >/dev/null && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; \
+	fi
+
+# Parser objects built for fuzzing: instrumented for coverage and the sanitizers.
+$(FUZZ_DIR)/obj/%.o: user/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+# The fuzzers, and their helpers (quiet_log.c: user/log.c's messages formatted, then dropped).
+$(FUZZ_DIR)/%.o: tests/fuzz/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+define FUZZER_RULE
+$(FUZZ_DIR)/fuzz_$(1): $(FUZZ_DIR)/fuzz_$(1).o $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_$(1)_SRCS)) \
+		$(patsubst %,$(FUZZ_DIR)/%.o,$(FUZZ_$(1)_EXTRA))
+	$$(call msg,FUZZER,$$@)
+	$$(Q)$$(CLANG) $$(FUZZ_SAN) -fsanitize=fuzzer $$^ $$(PKG_LIBS) -o $$@
+endef
+$(foreach n,$(FUZZ_NAMES),$(eval $(call FUZZER_RULE,$(n))))
+
+$(FUZZ_SEEDED): tests/fuzz/seeds.sh
+	$(call msg,SEEDS,$(@D))
+	$(Q)tests/fuzz/seeds.sh $(@D) && touch $@
+
+fuzz-build: $(FUZZ_BINS) $(FUZZ_SEEDED)
+
+# Re-run make after fuzz-deps so that a freshly installed runtime is seen.
+fuzz:
+	$(Q)$(MAKE) --no-print-directory fuzz-deps
+	$(Q)$(MAKE) --no-print-directory fuzz-build
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_DIR) \
+		$(foreach n,$(FUZZ_NAMES),fuzz_$(n):$(FUZZ_$(n)_SEEDS))
+
+-include $(wildcard $(FUZZ_DIR)/obj/*.d)
