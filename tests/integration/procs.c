@@ -29,7 +29,8 @@ static bool read_stat(pid_t pid, char *comm, size_t comm_size, char *state, pid_
 	if (!open_paren || !close_paren || close_paren < open_paren)
 		return false;
 	if (comm)
-		snprintf(comm, comm_size, "%.*s", (int)(close_paren - open_paren - 1), open_paren + 1);
+		snprintf(comm, comm_size, "%.*s", (int)(close_paren - open_paren - 1),
+			 open_paren + 1);
 	if (sscanf(close_paren + 1, " %c %d", state, &ppid) != 2)
 		return false;
 	*parent = ppid;

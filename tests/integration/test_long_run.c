@@ -38,7 +38,8 @@ static size_t gtchild_entries(json_object *report, pid_t pid, json_object **out,
 
 	for (size_t i = 0; i < n; i++) {
 		if (!is_true(all[i], "exec") &&
-		    strstr(json_object_get_string(get(all[i], "command")), "gtchild") && found < max)
+		    strstr(json_object_get_string(get(all[i], "command")), "gtchild") &&
+		    found < max)
 			out[found++] = all[i];
 	}
 	return found;
@@ -79,7 +80,8 @@ static size_t truth_files(const char *dir, char **paths, size_t max)
 	while ((e = readdir(d)) && n < max) {
 		size_t len = strlen(e->d_name);
 
-		if (!strncmp(e->d_name, "truth-", 6) && len > 5 && !strcmp(e->d_name + len - 5, ".json") &&
+		if (!strncmp(e->d_name, "truth-", 6) && len > 5 &&
+		    !strcmp(e->d_name + len - 5, ".json") &&
 		    asprintf(&paths[n], "%s/%s", dir, e->d_name) > 0)
 			n++;
 	}
@@ -116,21 +118,18 @@ Test(long_run, a_reused_pid_is_a_stranger)
 			 "1", "--progress",
 			 (char *)scratch_file("progress", progress, sizeof(progress)),
 			 "--then-wait", "--", (char *)target_path("gtchild", gt, sizeof(gt)),
-			 "--blocks", "30", "--truth-dir", (char *)make_dir("first", dir, sizeof(dir)),
-			 NULL };
-	char *stranger_argv[] = { gt, "--blocks", "41", "--truth",
-				  (char *)scratch_file("stranger.json", stranger_truth,
-						       sizeof(stranger_truth)),
-				  "--state",
-				  (char *)scratch_file("stranger-state.json", stranger_state,
-						       sizeof(stranger_state)),
-				  NULL };
+			 "--blocks", "30", "--truth-dir",
+			 (char *)make_dir("first", dir, sizeof(dir)), NULL };
+	char *stranger_argv[] = { gt, "--blocks", "41", "--truth", stranger_truth, "--state",
+				  stranger_state, NULL };
 	json_object *report, *state, *entries[8];
 	pid_t heaptap, launcher = 0, first, stranger;
 	size_t n;
 	int status;
 
 	require_bpf();
+	scratch_file("stranger.json", stranger_truth, sizeof(stranger_truth));
+	scratch_file("stranger-state.json", stranger_state, sizeof(stranger_state));
 	heaptap = spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err)));
 	for (double deadline = now_s() + 60; progress_done(progress) < 1 && now_s() < deadline;)
 		sleep_ms(20);
@@ -162,8 +161,10 @@ Test(long_run, a_reused_pid_is_a_stranger)
 		char st = proc_state(stranger);
 
 		status = wait_status(stranger, 1);
-		cr_assert(eq(int, status, 0), "the process on the reused PID %d did not end by itself "
-					      "(state %c, status %d)", first, st ? st : '-', status);
+		cr_assert(eq(int, status, 0),
+			  "the process on the reused PID %d did not end by itself "
+			  "(state %c, status %d)",
+			  first, st ? st : '-', status);
 	}
 	state = load_json(stranger_state);
 	cr_expect(eq(int, json_object_get_int(get(state, "sigconts")), 0),
@@ -179,8 +180,8 @@ Test(long_run, a_reused_pid_is_a_stranger)
 	report = load_json(json);
 	n = processes_of(report, first, entries, 8);
 	for (size_t i = 0; i < n; i++)
-		cr_expect(strstr(json_object_get_string(get(entries[i], "command")), "--blocks 41") ==
-				  NULL,
+		cr_expect(strstr(json_object_get_string(get(entries[i], "command")),
+				 "--blocks 41") == NULL,
 			  "the process that reused PID %d was traced: %s", first,
 			  json_object_get_string(get(entries[i], "command")));
 	/* Merged into the old report, the stranger's 41 blocks would show here. */
@@ -224,13 +225,16 @@ Test(long_run, three_hundred_short_lived_processes_under_follow)
 			late_fds = fds;
 	}
 	status = wait_status(heaptap, 1);
-	cr_assert(eq(int, status, 0), "heaptap run --follow of %d children (ulimit -n %d): status %d "
-				      "after %d children: %s", SHORT_LIVED, NOFILE, status,
-		  progress_done(progress), slurp(err));
+	cr_assert(eq(int, status, 0),
+		  "heaptap run --follow of %d children (ulimit -n %d): status %d "
+		  "after %d children: %s",
+		  SHORT_LIVED, NOFILE, status, progress_done(progress), slurp(err));
 	cr_expect(early_fds > 0 && late_fds > 0, "heaptap's descriptors were never sampled");
-	cr_expect(late_fds <= early_fds + 8,
-		  "heaptap's descriptors grow with the processes it saw: at most %ld while children "
-		  "30-100 ran, %ld for children 200-300", early_fds, late_fds);
+	cr_expect(
+		late_fds <= early_fds + 8,
+		"heaptap's descriptors grow with the processes it saw: at most %ld while children "
+		"30-100 ran, %ld for children 200-300",
+		early_fds, late_fds);
 
 	report = load_json(json);
 	n = truth_files(dir, truths, SHORT_LIVED + 8);
@@ -247,8 +251,8 @@ Test(long_run, three_hundred_short_lived_processes_under_follow)
 		u = untraced_entry(report, pid);
 		cr_assert(u == NULL, "child %d was not traced: %s", pid, json_object_get_string(u));
 		cr_assert(eq(sz, gtchild_entries(report, pid, entry, 4), 1),
-			  "child %d is not in the report once, nor listed untraced (%zu children of %d checked)", pid, i,
-			  SHORT_LIVED);
+			  "child %d is not in the report once, nor listed untraced (%zu of %d "
+			  "children checked)", pid, i, SHORT_LIVED);
 		snprintf(what, sizeof(what), "child %d", pid);
 		assert_libgt_functions(get(entry[0], "functions"), get(truth, "entry_functions"),
 				       what);
@@ -292,7 +296,8 @@ Test(long_run, two_hundred_idle_processes_attached, .fini = kill_idle)
 	require_bpf();
 	for (int i = 0; i < IDLE; i++) {
 		idle_pids[i] = pids[i] = spawn(target_argv, NULL, NULL);
-		len += snprintf(pid_list + len, sizeof(pid_list) - len, "%s%d", i ? "," : "", pids[i]);
+		len += snprintf(pid_list + len, sizeof(pid_list) - len, "%s%d", i ? "," : "",
+				pids[i]);
 	}
 	for (double deadline = now_s() + 60; ready < IDLE && now_s() < deadline;) {
 		if (proc_catches_signal(pids[ready], SIGUSR1))
@@ -313,8 +318,10 @@ Test(long_run, two_hundred_idle_processes_attached, .fini = kill_idle)
 	if (said < IDLE) {
 		kill_idle();
 		status = wait_status(heaptap, 5);
-		cr_assert(false, "attach -p of %d processes with ulimit -n %d: %zu said attached or "
-				 "not traced (status %d): %s", IDLE, NOFILE, said, status, slurp(err));
+		cr_assert(false,
+			  "attach -p of %d processes with ulimit -n %d: %zu said attached or "
+			  "not traced (status %d): %s",
+			  IDLE, NOFILE, said, status, slurp(err));
 	}
 	fds[0] = proc_fd_count(heaptap);
 	/* Released a group at a time: heaptap's descriptors must shrink, never grow. */
@@ -323,8 +330,9 @@ Test(long_run, two_hundred_idle_processes_attached, .fini = kill_idle)
 			kill(pids[i], SIGUSR1);
 		for (int i = g * IDLE / GROUPS; i < (g + 1) * IDLE / GROUPS; i++) {
 			status = wait_status(pids[i], 60);
-			cr_assert(eq(int, status, 0), "idle process %d, attached, then let go: status %d",
-				  pids[i], status);
+			cr_assert(eq(int, status, 0),
+				  "idle process %d, attached, then let go: status %d", pids[i],
+				  status);
 			idle_pids[i] = 0;
 		}
 		if (g + 1 < GROUPS) {
@@ -334,9 +342,10 @@ Test(long_run, two_hundred_idle_processes_attached, .fini = kill_idle)
 	}
 	status = wait_status(heaptap, 60);
 	for (int g = 1; g < GROUPS; g++)
-		cr_expect(fds[g] <= fds[g - 1] + 4,
-			  "heaptap's descriptors grew from %ld to %ld as %d of its processes exited",
-			  fds[g - 1], fds[g], g * IDLE / GROUPS);
+		cr_expect(
+			fds[g] <= fds[g - 1] + 4,
+			"heaptap's descriptors grew from %ld to %ld as %d of its processes exited",
+			fds[g - 1], fds[g], g * IDLE / GROUPS);
 
 	report = load_json(json);
 	for (int i = 0; i < IDLE; i++) {
@@ -372,6 +381,20 @@ struct soak_sample {
 	long rss_kib, fds;
 };
 
+/* The least of each figure over jobs first..last. */
+static struct soak_sample least(const struct soak_sample *at, int first, int last)
+{
+	struct soak_sample l = at[first];
+
+	for (int j = first + 1; j <= last; j++) {
+		if (at[j].rss_kib < l.rss_kib)
+			l.rss_kib = at[j].rss_kib;
+		if (at[j].fds < l.fds)
+			l.fds = at[j].fds;
+	}
+	return l;
+}
+
 Test(long_run, fifty_mpi_jobs_under_attach_mpi)
 {
 	char bin[4096], json[256], err[256], job_err[256], dir[256], name[64];
@@ -379,7 +402,8 @@ Test(long_run, fifty_mpi_jobs_under_attach_mpi)
 			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
 			 NULL };
 	char *job[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2",
-			(char *)target_path("mpi_rank", bin, sizeof(bin)), "--truth-dir", dir, NULL };
+			(char *)target_path("mpi_rank", bin, sizeof(bin)), "--truth-dir", dir,
+			NULL };
 	struct soak_sample at[SOAK_JOBS + 1];
 	json_object *report;
 	pid_t heaptap;
@@ -394,28 +418,40 @@ Test(long_run, fifty_mpi_jobs_under_attach_mpi)
 	for (int j = 1; j <= SOAK_JOBS; j++) {
 		snprintf(name, sizeof(name), "job-%d", j);
 		make_dir(name, dir, sizeof(dir));
-		status = wait_status(spawn(job, NULL, scratch_file("job.err", job_err,
-								     sizeof(job_err))),
-				     120);
+		status = wait_status(
+			spawn(job, NULL, scratch_file("job.err", job_err, sizeof(job_err))), 120);
 		if (status != 0)
 			kill(heaptap, SIGKILL);
-		cr_assert(eq(int, status, 0), "MPI job %d of %d under attach --mpi: status %d: %s", j,
-			  SOAK_JOBS, status, slurp(job_err));
+		cr_assert(eq(int, status, 0), "MPI job %d of %d under attach --mpi: status %d: %s",
+			  j, SOAK_JOBS, status, slurp(job_err));
 		sleep_ms(200); /* the ranks' exits read */
 		at[j].rss_kib = proc_rss_kib(heaptap);
 		at[j].fds = proc_fd_count(heaptap);
 	}
 	kill(heaptap, SIGINT);
 	status = wait_status(heaptap, 60);
-	cr_assert(eq(int, status, 0), "heaptap attach --mpi after %d jobs: status %d: %s", SOAK_JOBS,
-		  status, slurp(err));
-	cr_expect(at[SOAK_JOBS].fds <= at[10].fds + 4,
-		  "heaptap's descriptors grow with jobs: %ld after job 10, %ld after job %d",
-		  at[10].fds, at[SOAK_JOBS].fds, SOAK_JOBS);
-	cr_expect(at[SOAK_JOBS].rss_kib - at[10].rss_kib < 2048 ||
-			  at[SOAK_JOBS].rss_kib * 10 < at[10].rss_kib * 11,
-		  "heaptap's memory grows with jobs: %ld KiB after job 10, %ld KiB after job %d",
-		  at[10].rss_kib, at[SOAK_JOBS].rss_kib, SOAK_JOBS);
+	cr_assert(eq(int, status, 0), "heaptap attach --mpi after %d jobs: status %d: %s",
+		  SOAK_JOBS, status, slurp(err));
+	/*
+	 * The least over five jobs, early and late: attach --mpi also traces whatever other
+	 * ranks run on the node meanwhile, and their descriptors come and go.
+	 */
+	{
+		struct soak_sample early = least(at, 6, 10),
+				   late = least(at, SOAK_JOBS - 4, SOAK_JOBS);
+
+		cr_expect(
+			late.fds <= early.fds + 4,
+			"heaptap's descriptors grow with jobs: %ld after jobs 6-10, %ld after jobs "
+			"%d-%d",
+			early.fds, late.fds, SOAK_JOBS - 4, SOAK_JOBS);
+		cr_expect(
+			late.rss_kib - early.rss_kib < 2048 ||
+				late.rss_kib * 10 < early.rss_kib * 11,
+			"heaptap's memory grows with jobs: %ld KiB after jobs 6-10, %ld KiB after "
+			"jobs %d-%d (2 MiB or 10%% allowed)",
+			early.rss_kib, late.rss_kib, SOAK_JOBS - 4, SOAK_JOBS);
+	}
 
 	/* Every rank of every job, once, exact against its own truth. */
 	report = load_json(json);
@@ -463,15 +499,18 @@ Test(long_run, exec_closes_the_old_image)
 	pid_t pid;
 
 	require_bpf();
-	cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err))),
-				      60),
-		     0), "heaptap run: %s", slurp(err));
+	cr_assert(eq(int,
+		     wait_status(spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err))), 60),
+		     0),
+		  "heaptap run: %s", slurp(err));
 	report = load_json(json);
 	truth = load_json(before);
 	pid = json_object_get_int(get(truth, "pid"));
 	n = processes_of(report, pid, entries, 8);
-	cr_assert(eq(sz, n, 2), "PID %d, which exec'd, has %zu report entries (2: before and after "
-				"the exec)", pid, n);
+	cr_assert(eq(sz, n, 2),
+		  "PID %d, which exec'd, has %zu report entries (2: before and after "
+		  "the exec)",
+		  pid, n);
 	for (size_t i = 0; i < n; i++) {
 		if (is_true(entries[i], "exec"))
 			old_image = entries[i];
@@ -522,13 +561,15 @@ Test(long_run, how_a_process_ended)
 
 	require_bpf();
 	target_path("gtchild", gt, sizeof(gt));
-	snprintf(script, sizeof(script), "%s --blocks 5 --truth %s --exit 3; "
-					 "%s --blocks 6 --truth %s --raise 9; exit 0",
+	snprintf(script, sizeof(script),
+		 "%s --blocks 5 --truth %s --exit 3; "
+		 "%s --blocks 6 --truth %s --raise 9; exit 0",
 		 gt, scratch_file("exits.json", exits, sizeof(exits)), gt,
 		 scratch_file("killed.json", killed, sizeof(killed)));
-	cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err))),
-				      60),
-		     0), "heaptap run --follow: %s", slurp(err));
+	cr_assert(eq(int,
+		     wait_status(spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err))), 60),
+		     0),
+		  "heaptap run --follow: %s", slurp(err));
 	report = load_json(json);
 
 	entry = expect_exact(report, exits, "the process that exited with status 3");
@@ -574,9 +615,10 @@ Test(long_run, no_signal_reaches_mpirun)
 	size_t forwarded;
 
 	require_bpf();
-	cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err))),
-				      180),
-		     0), "heaptap run --follow -- mpirun: %s", slurp(err));
+	cr_assert(eq(int,
+		     wait_status(spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err))), 180),
+		     0),
+		  "heaptap run --follow -- mpirun: %s", slurp(err));
 	/* mpirun relays every signal it gets to its ranks, and says so on stderr. */
 	forwarded = count_text(err, "Forwarding signal");
 	cr_expect(eq(sz, forwarded, 0), "mpirun was sent %zu signals under heaptap", forwarded);
@@ -613,14 +655,16 @@ Test(long_run, a_bad_output_path_is_found_before_the_command_runs)
 				 "/nonexistent-dir/report", "--",
 				 (char *)target_path("gtchild", gt, sizeof(gt)), "--truth",
 				 (char *)scratch_file("ran.json", truth, sizeof(truth)), NULL };
-		int status = wait_status(spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err))),
-					 60);
+		int status = wait_status(
+			spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err))), 60);
 		char *said = slurp(err);
 
-		cr_expect(eq(int, status, 2), "run %s /nonexistent-dir/report: status %d (2 expected)",
-			  options[i], status);
+		cr_expect(eq(int, status, 2),
+			  "run %s /nonexistent-dir/report: status %d (2 expected)", options[i],
+			  status);
 		cr_expect(access(truth, F_OK) != 0,
-			  "run %s /nonexistent-dir/report ran the command before failing", options[i]);
+			  "run %s /nonexistent-dir/report ran the command before failing",
+			  options[i]);
 		cr_expect(said && strchr(said, '\n') && strchr(said, '\n')[1] == '\0',
 			  "run %s /nonexistent-dir/report: not one line: %s", options[i], said);
 		free(said);

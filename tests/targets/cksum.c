@@ -79,7 +79,7 @@ uint64_t cksum_step(uint64_t h, int step, const char *dir)
 
 	snprintf(path, sizeof(path), "%s/libmix.so", dir);
 	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!lib || !(mix = (uint64_t (*)(uint64_t, uint64_t))dlsym(lib, "mix"))) {
+	if (!lib || !(mix = (uint64_t(*)(uint64_t, uint64_t))dlsym(lib, "mix"))) {
 		fprintf(stderr, "cksum: %s\n", dlerror());
 		return 0;
 	}

@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rank %d: the work failed\n", rank);
 		return 1;
 	}
-	printf("rank %d of %d checksum %016" PRIx64 " world %016" PRIx64 "\n", rank, size, h, world);
+	printf("rank %d of %d checksum %016" PRIx64 " world %016" PRIx64 "\n", rank, size, h,
+	       world);
 	return 0;
 }
