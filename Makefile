@@ -18,7 +18,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 # Debian packages the build and the tests need; `make deps` installs whichever is missing.
 DEB_PACKAGES := clang llvm make pkg-config bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libjson-c-dev uthash-dev libncurses-dev libcriterion-dev openmpi-bin libopenmpi-dev tmux \
-	libc6-dbg libcap-dev
+	libc6-dbg libcap-dev libcap2-bin util-linux passwd
 
 ifeq ($(V),1)
 	Q =
