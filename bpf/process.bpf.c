@@ -152,13 +152,18 @@ int BPF_KPROBE(loader_changed)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(program_exec)
 {
-	__u32 pid = bpf_get_current_pid_tgid() >> 32;
-
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = id >> 32, tid = (__u32)id;
 	char comm[TASK_COMM_LEN] = {};
 	struct ht_fork_event ev = { .type = HT_EV_LAUNCHER, .pid = pid };
 	__u8 one = 1;
 
 	if (bpf_map_lookup_elem(&targets, &pid)) {
+		/*
+		 * No call of the old image will return: a depth left by one (its probes came
+		 * while it ran) must not silence the new program.
+		 */
+		bpf_map_delete_elem(&inflight, &tid);
 		if (!runs_as_own_user())
 			bpf_map_delete_elem(&hold, &pid); /* userspace lets it go untraced */
 		mappings_changed(HT_EV_EXEC);

@@ -216,11 +216,10 @@ static struct target_links *links_of(struct tracer *t, pid_t pid)
 /* Remove a file's probes (off the event loop). */
 static void unprobe(struct tracer *t, struct probed_file *f)
 {
-	for (int i = 0; i < 2; i++) {
-		if (f->fds[i] >= 0)
-			link_reaper__close(t->reaper, f->fds[i]);
-		f->fds[i] = -1;
-	}
+	/* Entries go before returns, so no call is left entered but never returned. */
+	if (f->fds[0] >= 0 || f->fds[1] >= 0)
+		link_reaper__close(t->reaper, f->fds[0], f->fds[1]);
+	f->fds[0] = f->fds[1] = -1;
 	f->dev = f->inode = f->offset = 0;
 }
 
@@ -336,20 +335,25 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	}
 	if (nr_entries == 0)
 		return -ENOENT;
-	fd = attach(pid, t->skel->progs.alloc_entry, false, alloc->open_path, entries,
-		    entry_funcs, nr_entries);
-	if (fd < 0)
-		return fd;
-	tl->allocator.fds[0] = fd;
+	/*
+	 * Returns first: the process runs while its probes come in, and an entry seen without
+	 * its return would leave the thread's depth above zero and hide all its later calls.
+	 * A return seen without its entry is ignored.
+	 */
 	if (nr_returns) {
 		fd = attach(pid, t->skel->progs.alloc_return, true, alloc->open_path, returns,
 			    return_funcs, nr_returns);
-		if (fd < 0) {
-			unprobe(t, &tl->allocator); /* entries without returns would unbalance */
+		if (fd < 0)
 			return fd;
-		}
 		tl->allocator.fds[1] = fd;
 	}
+	fd = attach(pid, t->skel->progs.alloc_entry, false, alloc->open_path, entries,
+		    entry_funcs, nr_entries);
+	if (fd < 0) {
+		unprobe(t, &tl->allocator);
+		return fd;
+	}
+	tl->allocator.fds[0] = fd;
 	return 0;
 }
 

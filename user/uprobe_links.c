@@ -48,10 +48,15 @@ int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
 	return fd >= 0 ? fd : -errno;
 }
 
+/* Links one worker closes, in this order (-1: none). */
+struct reap_order {
+	int first, then;
+};
+
 struct link_reaper {
 	pthread_mutex_t lock;
 	pthread_cond_t queued, done;
-	int *fds;
+	struct reap_order *queue;
 	size_t nr, cap;
 	size_t closing; /* taken from the queue, not yet closed */
 	bool stopping;
@@ -65,16 +70,20 @@ static void *reap(void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
-		int fd;
+		struct reap_order order;
 
 		while (r->nr == 0 && !r->stopping)
 			pthread_cond_wait(&r->queued, &r->lock);
 		if (r->nr == 0)
 			break;
-		fd = r->fds[--r->nr];
+		order = r->queue[--r->nr];
 		r->closing++;
 		pthread_mutex_unlock(&r->lock);
-		close(fd); /* the wait for a grace period happens here */
+		/* The wait for a grace period happens here. */
+		if (order.first >= 0)
+			close(order.first);
+		if (order.then >= 0)
+			close(order.then);
 		pthread_mutex_lock(&r->lock);
 		if (--r->closing == 0 && r->nr == 0)
 			pthread_cond_broadcast(&r->done);
@@ -113,22 +122,26 @@ struct link_reaper *link_reaper__new(unsigned int threads)
 	return r;
 }
 
-void link_reaper__close(struct link_reaper *r, int fd)
+void link_reaper__close(struct link_reaper *r, int first, int then)
 {
 	pthread_mutex_lock(&r->lock);
 	if (r->nr == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 64;
-		int *grown = realloc(r->fds, cap * sizeof(*grown));
+		struct reap_order *grown = realloc(r->queue, cap * sizeof(*grown));
 
 		if (!grown) {
 			pthread_mutex_unlock(&r->lock);
-			close(fd); /* slow, but never leaked */
+			/* Slow, but never leaked. */
+			if (first >= 0)
+				close(first);
+			if (then >= 0)
+				close(then);
 			return;
 		}
-		r->fds = grown;
+		r->queue = grown;
 		r->cap = cap;
 	}
-	r->fds[r->nr++] = fd;
+	r->queue[r->nr++] = (struct reap_order){ first, then };
 	pthread_cond_signal(&r->queued);
 	pthread_mutex_unlock(&r->lock);
 }
@@ -152,7 +165,7 @@ void link_reaper__free(struct link_reaper *r)
 	for (unsigned int i = 0; i < r->nr_threads; i++)
 		pthread_join(r->threads[i], NULL);
 	free(r->threads);
-	free(r->fds);
+	free(r->queue);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->queued);
 	pthread_cond_destroy(&r->done);

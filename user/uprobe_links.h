@@ -28,8 +28,11 @@ int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
 struct link_reaper;
 
 struct link_reaper *link_reaper__new(unsigned int threads);
-/* Queue fd to be closed; never blocks on the kernel. */
-void link_reaper__close(struct link_reaper *r, int fd);
+/*
+ * Queue links to be closed: first, and only then then (either may be -1). One worker
+ * closes both, so the order holds. Never blocks on the kernel.
+ */
+void link_reaper__close(struct link_reaper *r, int first, int then);
 /* Wait until every queued link is closed. */
 void link_reaper__flush(struct link_reaper *r);
 /* Flush, then stop the threads. Accepts NULL. */

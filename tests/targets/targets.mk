@@ -10,7 +10,8 @@ TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/m
 	$(TARGET_DIR)/demo $(TARGET_DIR)/groundtruth_static $(TARGET_DIR)/dlopener \
 	$(TARGET_DIR)/libplugin.so $(TARGET_DIR)/libgt_nofp.so $(TARGET_DIR)/groundtruth_nofp \
 	$(TARGET_DIR)/stack_chains $(TARGET_DIR)/libmix.so $(TARGET_DIR)/mpi_checksum \
-	$(TARGET_DIR)/checksum_loop $(TARGET_DIR)/gtchild $(TARGET_DIR)/spawner
+	$(TARGET_DIR)/checksum_loop $(TARGET_DIR)/gtchild $(TARGET_DIR)/spawner \
+	$(TARGET_DIR)/busy_threads
 DEMO_TARGET := $(TARGET_DIR)/demo
 
 $(TARGET_DIR):
@@ -90,6 +91,10 @@ $(TARGET_DIR)/gtchild: tests/targets/gtchild.c $(TARGET_DIR)/libgt.so
 $(TARGET_DIR)/spawner: tests/targets/spawner.c | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
+
+$(TARGET_DIR)/busy_threads: tests/targets/busy_threads.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -pthread -o $@
 
 # A library with crafted sections (tests/integration/test_hostile_elf.c): built as Debian
 # would, then copied by corrupt_elf, one corruption per copy; libhostile_good.so is intact.
