@@ -68,7 +68,7 @@ static __always_inline void send_call(struct ht_call_event *ev)
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	if (nr > HT_MAX_FRAMES)
 		nr = HT_MAX_FRAMES;
-	if (!ev->stack_id)
+	if (!ev->stack_id || (ev->flags & HT_F_STACK_NEW))
 		size += HT_STACK_HEADER_SIZE + nr * sizeof(__u64);
 	if (bpf_ringbuf_output(&events, ev, size, wakeup))
 		count_loss(ev->pid, LOSS_RINGBUF_FULL);
@@ -81,6 +81,7 @@ int BPF_KPROBE(alloc_entry)
 	__u32 func = bpf_get_attach_cookie(ctx);
 	struct ht_call_event *ev;
 	struct inflight *in;
+	bool fresh = false;
 
 	if (tracing_stopped)
 		return 0;
@@ -115,7 +116,9 @@ int BPF_KPROBE(alloc_entry)
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	ev->stack.pid = ev->pid;
 	ev->stack.nr = unwind_user_stack(ctx, ev->pid, ev->stack.frames, &ev->flags);
-	ev->stack_id = stack_id_of(&ev->stack);
+	ev->stack_id = stack_id_of(&ev->stack, &fresh);
+	if (fresh)
+		ev->flags |= HT_F_STACK_NEW;
 
 	if (func == HT_FREE)
 		send_call(ev);

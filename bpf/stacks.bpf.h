@@ -6,7 +6,8 @@
  * stack is stored under an id only if the slot is free or holds the very same frames,
  * otherwise the next ids are tried. When no slot takes it (the map is full), the event
  * carries its frames inline instead: a stack is never merged with another, nor lost.
- * Userspace deletes a process's stacks when it exits.
+ * A stack's first event carries its frames as well as its new id. Userspace deletes a
+ * process's stacks when it exits.
  */
 #ifndef HEAPTAP_STACKS_BPF_H
 #define HEAPTAP_STACKS_BPF_H
@@ -53,8 +54,11 @@ static __always_inline bool same_stack(const struct ht_stack *a, const struct ht
 	return true;
 }
 
-/* The id under which st is stored, or 0 when it could not be stored. */
-static __always_inline __u64 stack_id_of(const struct ht_stack *st)
+/*
+ * The id under which st is stored, or 0 when it could not be stored. *fresh: stored just
+ * now, so the event carries the frames too and userspace need not look them up.
+ */
+static __always_inline __u64 stack_id_of(const struct ht_stack *st, bool *fresh)
 {
 	__u64 id = stack_hash(st);
 
@@ -67,8 +71,10 @@ static __always_inline __u64 stack_id_of(const struct ht_stack *st)
 		known = bpf_map_lookup_elem(&stacks, &id);
 		if (!known) {
 			err = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
-			if (!err)
+			if (!err) {
+				*fresh = true;
 				return id;
+			}
 			if (err != -EEXIST)
 				return 0; /* the map is full */
 			/* Another CPU stored a stack under this id just now: which one? */

@@ -39,6 +39,7 @@ enum ht_event_type {
 #define HT_F_READ_FAILED (1u << 0)  /* a chunk header or posix_memalign out-pointer was unreadable */
 #define HT_F_STACK_TRUNC (1u << 1)  /* the walk hit HT_MAX_FRAMES */
 #define HT_F_STACK_UNSUPPORTED (1u << 2) /* a frame's unwind rule could not be followed */
+#define HT_F_STACK_NEW (1u << 3) /* stack_id was just given: the frames follow too */
 
 /* A user stack: frames[0] the probed entry point, [1] its caller, outwards. */
 struct ht_stack {
@@ -50,8 +51,9 @@ struct ht_stack {
 /*
  * One malloc-family call, sent when the outermost call returns (free: at its entry).
  * Raw arguments travel as they are; userspace derives requested bytes from them.
- * The stack travels as an id in the stacks map (pid -> never reused while traced); only
- * when it could not be stored (stack_id 0) does it follow inline, with its nr frames.
+ * The stack travels as an id in the stacks map (pid -> never reused while traced). Its
+ * nr frames follow inline when it could not be stored (stack_id 0) and, with
+ * HT_F_STACK_NEW, in the first event of a new id.
  */
 struct ht_call_event {
 	__u32 type;
@@ -67,7 +69,7 @@ struct ht_call_event {
 	__u32 pad;
 	__u64 stack_id;	     /* key in the stacks map; 0: the stack is inline */
 	char comm[HT_COMM_LEN];
-	struct ht_stack stack; /* sent only with stack_id 0 */
+	struct ht_stack stack; /* sent only with stack_id 0 or HT_F_STACK_NEW */
 };
 
 #define HT_CALL_EVENT_HEADER_SIZE 104

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "procfs.h"
@@ -70,16 +75,153 @@ int procmaps__parse(const char *text, struct procmaps *out)
 	return 0;
 }
 
-int procmaps__read(pid_t pid, struct procmaps *out)
+/* struct procmap_query of <linux/fs.h> (Linux >= 6.11), which Debian 12's headers predate. */
+struct procmap_query {
+	__u64 size;
+	__u64 query_flags;
+	__u64 query_addr;
+	__u64 vma_start;
+	__u64 vma_end;
+	__u64 vma_flags;
+	__u64 vma_page_size;
+	__u64 vma_offset;
+	__u64 inode;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u32 vma_name_size;
+	__u32 build_id_size;
+	__u64 vma_name_addr;
+	__u64 build_id_addr;
+};
+
+#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
+#define PROCMAP_QUERY_VMA_READABLE 0x01
+#define PROCMAP_QUERY_VMA_WRITABLE 0x02
+#define PROCMAP_QUERY_VMA_EXECUTABLE 0x04
+#define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
+
+static int append(struct procmaps *pm, size_t *cap, const struct mapping *m)
 {
-	size_t len;
+	if (pm->nr == *cap) {
+		size_t grown_cap = *cap ? *cap * 2 : 64;
+		struct mapping *grown = realloc(pm->maps, grown_cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		pm->maps = grown;
+		*cap = grown_cap;
+	}
+	pm->maps[pm->nr] = *m;
+	pm->maps[pm->nr].path = strdup(m->path);
+	if (!pm->maps[pm->nr].path)
+		return -ENOMEM;
+	pm->nr++;
+	return 0;
+}
+
+/*
+ * Ask the kernel for each code mapping in turn: no text to format and parse for the
+ * hundreds of data mappings an MPI rank has, at each of its ~70 loader events.
+ * -ENOTTY: the kernel cannot answer.
+ */
+static int query_code(int fd, struct procmaps *out)
+{
+	struct procmaps pm = {};
+	char path[PATH_MAX];
+	size_t cap = 0;
+	__u64 addr = 0;
+	int err = 0;
+
+	for (;;) {
+		struct procmap_query q = {
+			.size = sizeof(q),
+			.query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA |
+				       PROCMAP_QUERY_VMA_EXECUTABLE,
+			.query_addr = addr,
+			.vma_name_addr = (__u64)(uintptr_t)path,
+			.vma_name_size = sizeof(path),
+		};
+		struct mapping m;
+
+		if (ioctl(fd, PROCMAP_QUERY, &q)) {
+			/*
+			 * ENOENT: no mapping past addr. ESRCH: no memory at all (a kernel
+			 * thread, a process gone), which the maps text shows as empty.
+			 */
+			err = errno == ENOENT || errno == ESRCH ? 0 : -errno;
+			break;
+		}
+		if (!q.vma_name_size)
+			path[0] = '\0'; /* anonymous: the kernel wrote no name */
+		m = (struct mapping){
+			.start = q.vma_start,
+			.end = q.vma_end,
+			.offset = q.vma_offset,
+			.dev = makedev(q.dev_major, q.dev_minor),
+			.inode = q.inode,
+			.readable = q.vma_flags & PROCMAP_QUERY_VMA_READABLE,
+			.writable = q.vma_flags & PROCMAP_QUERY_VMA_WRITABLE,
+			.executable = true,
+			.path = path,
+		};
+		if ((err = append(&pm, &cap, &m)))
+			break;
+		if (q.vma_end <= addr)
+			break; /* never loop, whatever the kernel says */
+		addr = q.vma_end;
+	}
+	if (err) {
+		procmaps__clear(&pm);
+		return err;
+	}
+	*out = pm;
+	return 0;
+}
+
+/* The text of /proc/PID/maps, its code mappings kept. */
+static int parse_code(pid_t pid, struct procmaps *out)
+{
+	struct procmaps all;
+	size_t len, kept = 0;
 	char *text;
 	int err = procfs_read(pid, "maps", &text, &len);
 
 	if (err)
 		return err;
-	err = procmaps__parse(text, out);
+	err = procmaps__parse(text, &all);
 	free(text);
+	if (err)
+		return err;
+	/* Not the vsyscall page: it is the kernel's, and the kernel's answers omit it. */
+	for (size_t i = 0; i < all.nr; i++) {
+		if (all.maps[i].executable && strcmp(all.maps[i].path, "[vsyscall]"))
+			all.maps[kept++] = all.maps[i];
+		else
+			free(all.maps[i].path);
+	}
+	all.nr = kept;
+	*out = all;
+	return 0;
+}
+
+int procmaps__read(pid_t pid, struct procmaps *out)
+{
+	static bool no_query; /* this kernel has no PROCMAP_QUERY */
+	char maps[64];
+	int fd, err;
+
+	if (no_query)
+		return parse_code(pid, out);
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	fd = open(maps, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	err = query_code(fd, out);
+	close(fd);
+	if (err == -ENOTTY || err == -EINVAL) {
+		no_query = true;
+		return parse_code(pid, out);
+	}
 	return err;
 }
 
@@ -96,13 +238,20 @@ int procmaps__file_path(pid_t pid, const struct mapping *m, char *out, size_t si
 	return st.st_ino == m->inode ? 0 : -ESTALE;
 }
 
-static bool overlaps_any(const struct procmaps *pm, const struct mapping *m)
+bool procmaps__overlaps(const struct procmaps *pm, const struct mapping *m)
 {
-	for (size_t i = 0; i < pm->nr; i++) {
-		if (pm->maps[i].start < m->end && m->start < pm->maps[i].end)
-			return true;
+	size_t lo = 0, hi = pm->nr;
+
+	/* The first mapping ending past m's start (they are sorted and do not overlap). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pm->maps[mid].end <= m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return false;
+	return lo < pm->nr && pm->maps[lo].start < m->end;
 }
 
 static int by_start(const void *a, const void *b)
@@ -120,7 +269,7 @@ int procmaps__keep_unmapped_code(struct procmaps *fresh, const struct procmaps *
 		const struct mapping *m = &old->maps[i];
 		struct mapping *grown;
 
-		if (!m->executable || m->path[0] != '/' || overlaps_any(fresh, m))
+		if (!m->executable || m->path[0] != '/' || procmaps__overlaps(fresh, m))
 			continue;
 		grown = realloc(fresh->maps, (fresh->nr + 1) * sizeof(*grown));
 		if (!grown)

@@ -24,7 +24,11 @@ struct procmaps {
 
 /* Parse maps text (the format of /proc/PID/maps). Returns 0 or -errno. */
 int procmaps__parse(const char *text, struct procmaps *out);
-/* Read and parse /proc/PID/maps. Returns 0 or -errno (-ESRCH if the process is gone). */
+/*
+ * The code (executable) mappings of pid, all that heaptap uses: through the PROCMAP_QUERY
+ * ioctl (Linux >= 6.11), else parsed from /proc/PID/maps. 0 or -errno (-ESRCH: the
+ * process is gone).
+ */
 int procmaps__read(pid_t pid, struct procmaps *out);
 /*
  * A path that opens the very file pid maps at m: /proc/PID/map_files/ (root only), or the
@@ -38,6 +42,8 @@ int procmaps__file_path(pid_t pid, const struct mapping *m, char *out, size_t si
  * unmapped since (a dlclose) still names the frames of calls made before. 0 or -ENOMEM.
  */
 int procmaps__keep_unmapped_code(struct procmaps *fresh, const struct procmaps *old);
+/* Does any mapping of pm overlap m? */
+bool procmaps__overlaps(const struct procmaps *pm, const struct mapping *m);
 /* The mapping containing addr, or NULL. */
 const struct mapping *procmaps__find(const struct procmaps *pm, uint64_t addr);
 void procmaps__clear(struct procmaps *pm);

@@ -99,7 +99,7 @@ void forget_program(struct session *s, struct target *t)
 {
 	if (s->unwind)
 		unwind_maps__forget(s->unwind, t->pid);
-	stack_ids__release(&t->stack_ids);
+	stack_ids__bury(&t->stack_ids, &s->dead_ids);
 	symbolizer__free(t->symbolizer);
 	t->symbolizer = NULL;
 }
@@ -378,9 +378,10 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 		t->untraced = true;
 		release(s, t);
 	}
-	procmaps__clear(&maps);
+	/* The symbolizer takes the maps just read: a rank's start has ~70 loader events. */
 	if (t->symbolizer)
-		symbolizer__mappings_changed(t->symbolizer);
+		symbolizer__mappings_changed(t->symbolizer, maps.nr ? &maps : NULL);
+	procmaps__clear(&maps);
 	if (t->held && t->probed && t->symbolizer)
 		release(s, t);
 	if (ev->held)

@@ -46,6 +46,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 	err = tracer__new(on_event, s, opts->follow, &s->tracer);
 	if (err)
 		goto cleanup;
+	s->dead_ids.map_fd = tracer__stacks_fd(s->tracer);
 	if (opts->unwind_tables) {
 		int rows_fd, processes_fd;
 		uint32_t capacity;
@@ -69,7 +70,7 @@ static void free_target(struct target *t)
 	symbolizer__free(t->symbolizer);
 	accountant__clear(&t->stats);
 	stack_records__clear(&t->stacks);
-	stack_ids__release(&t->stack_ids);
+	stack_ids__clear(&t->stack_ids);
 	free(t);
 }
 
@@ -93,7 +94,8 @@ void session__free(struct session *s)
 		s->untraced = u->next;
 		free(u);
 	}
-	tracer__free(s->tracer); /* after the targets: they give their stacks back to it */
+	dead_ids__free(&s->dead_ids); /* the map goes with the tracer */
+	tracer__free(s->tracer);
 	symcache__free(s->cache);
 	unwind_maps__free(s->unwind);
 	free(s->sorted);
@@ -109,6 +111,11 @@ struct target *new_target(struct session *s, pid_t pid)
 	t->pid = pid;
 	t->serial = ++s->serials;
 	t->stack_ids.map_fd = tracer__stacks_fd(s->tracer);
+	/*
+	 * An ended program's ids include its pid: deleted later, they could take ids from a
+	 * new process that has its pid and its stacks.
+	 */
+	dead_ids__delete(&s->dead_ids);
 	mpi_identity_from_environ("", 0, &t->mpi);
 	HASH_ADD_INT(s->targets, pid, t);
 	return t;
@@ -143,7 +150,16 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 
 	if (!t)
 		return;
-	if (ev->stack_id && !(frames = stack_ids__frames(&t->stack_ids, ev->stack_id, &nr_frames))) {
+	/* The stacks map is full (or nearly): make room, by the ids no program uses. */
+	if (!ev->stack_id && s->dead_ids.nr)
+		dead_ids__delete(&s->dead_ids);
+	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW)) {
+		if (stack_ids__learn(&t->stack_ids, ev->stack_id, frames, nr_frames)) {
+			t->lost_events++;
+			return;
+		}
+	} else if (ev->stack_id &&
+		   !(frames = stack_ids__frames(&t->stack_ids, ev->stack_id, &nr_frames))) {
 		t->lost_events++; /* cannot happen: ids live until the process exits */
 		return;
 	}
@@ -151,7 +167,7 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 		t->lost_events++; /* its mappings could not be read in time */
 		return;
 	}
-	if (symbolizer__resolve(t->symbolizer, ev->func, frames, nr_frames, &call)) {
+	if (symbolizer__resolve(t->symbolizer, ev->func, ev->stack_id, frames, nr_frames, &call)) {
 		t->lost_events++;
 		return;
 	}
@@ -194,7 +210,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	switch (type) {
 	case HT_EV_CALL:
 		if (size < HT_CALL_EVENT_HEADER_SIZE ||
-		    (!call->stack_id &&
+		    ((!call->stack_id || (call->flags & HT_F_STACK_NEW)) &&
 		     (size < HT_CALL_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE ||
 		      call->stack.nr > HT_MAX_FRAMES ||
 		      size < HT_CALL_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE +

@@ -18,6 +18,7 @@ struct session {
 	struct target *targets;	    /* live, by pid */
 	struct target *ended;	    /* exited or exec'd, newest first (pids may repeat) */
 	struct untraced *untraced;
+	struct dead_ids dead_ids;   /* stack ids of ended programs, not yet deleted */
 	struct target **sorted;
 	uint64_t events; /* delivered, of every kind */
 	uint64_t serials;

@@ -8,14 +8,21 @@
 #include <uthash.h>
 #include "log.h"
 #include "procmaps.h"
+#include "strpool.h"
 #include "symbolizer.h"
 
-/* A stack seen before: the key is the whole stack, so two stacks never share an entry. */
+/*
+ * A stack seen before, by its stack id (one id, one stack, for the life of the program)
+ * or, for a stack sent without one, by its whole self: two stacks never share an entry.
+ */
 struct cached_stack {
-	__u64 *key; /* func, then the frames */
+	struct {
+		__u64 id;
+		__u64 func;
+	} key;
+	__u64 *frames_key; /* func, then the frames; when there is no id */
 	size_t key_len;
 	struct resolved_call call;
-	char *library, *function;
 	UT_hash_handle hh;
 };
 
@@ -28,24 +35,81 @@ struct symbolizer {
 	ino_t exe_inode;
 	struct procmaps maps;
 	bool maps_stale;
-	struct cached_stack *stacks;
+	struct cached_stack *by_id, *by_frames;
+	struct strpool names; /* of the libraries and functions calls are charged to */
 	struct stack_records *records;
 };
 
-static void forget_stacks(struct symbolizer *s)
+static void forget(struct cached_stack **table)
 {
 	struct cached_stack *c, *tmp;
 
-	HASH_ITER(hh, s->stacks, c, tmp) {
-		HASH_DEL(s->stacks, c);
-		free(c->key);
-		free(c->library);
-		free(c->function);
+	HASH_ITER(hh, *table, c, tmp) {
+		HASH_DEL(*table, c);
+		free(c->frames_key);
 		free(c);
 	}
 }
 
+static void forget_stacks(struct symbolizer *s)
+{
+	forget(&s->by_id);
+	forget(&s->by_frames);
+}
+
+static bool same_mapping(const struct mapping *a, const struct mapping *b)
+{
+	return a->start == b->start && a->end == b->end && a->offset == b->offset &&
+	       a->dev == b->dev && a->inode == b->inode;
+}
+
+/*
+ * Does fresh put other code where old had code? Mappings only added (the loader's usual
+ * change) leave every cached answer true (a stack cut at an unmapped frame, which a new
+ * mapping may name, is never cached).
+ */
+static bool code_replaced(const struct procmaps *old, const struct procmaps *fresh)
+{
+	for (size_t i = 0; i < old->nr; i++) {
+		const struct mapping *m = &old->maps[i];
+		const struct mapping *now = procmaps__find(fresh, m->start);
+
+		if (!m->executable)
+			continue;
+		if (now ? !same_mapping(now, m) : procmaps__overlaps(fresh, m))
+			return true;
+	}
+	return false;
+}
+
 static struct object_file *object_of(struct symbolizer *s, const struct mapping *m);
+
+/* Take fresh (the process's mappings, just read) in place of the maps known so far. */
+static int adopt_maps(struct symbolizer *s, struct procmaps *fresh)
+{
+	bool replaced;
+
+	s->maps_stale = false;
+	if (fresh->nr == 0)
+		return -ESRCH; /* an exited process's maps read empty: keep what we knew */
+	replaced = code_replaced(&s->maps, fresh);
+	/*
+	 * Events are read after they happen: the calls queued before a dlclose() may still
+	 * run through the code it unmapped.
+	 */
+	procmaps__keep_unmapped_code(fresh, &s->maps);
+	procmaps__clear(&s->maps);
+	s->maps = *fresh;
+	*fresh = (struct procmaps){};
+	if (replaced)
+		forget_stacks(s);
+	/* Open every code file now: events are read in batches, maybe after the exit. */
+	for (size_t i = 0; i < s->maps.nr; i++) {
+		if (s->maps.maps[i].executable && s->maps.maps[i].path[0] == '/')
+			object_of(s, &s->maps.maps[i]);
+	}
+	return 0;
+}
 
 static int read_maps(struct symbolizer *s)
 {
@@ -53,24 +117,10 @@ static int read_maps(struct symbolizer *s)
 	int err = procmaps__read(s->pid, &fresh);
 
 	s->maps_stale = false;
-	if (!err && fresh.nr == 0)
-		err = -ESRCH; /* an exited process's maps read empty */
-	if (err)
-		return err; /* the process is gone: keep what we knew */
-	/*
-	 * Events are read after they happen: the calls queued before a dlclose() may still
-	 * run through the code it unmapped.
-	 */
-	procmaps__keep_unmapped_code(&fresh, &s->maps);
-	procmaps__clear(&s->maps);
-	s->maps = fresh;
-	forget_stacks(s); /* addresses may mean other code now */
-	/* Open every code file now: events are read in batches, maybe after the exit. */
-	for (size_t i = 0; i < s->maps.nr; i++) {
-		if (s->maps.maps[i].executable && s->maps.maps[i].path[0] == '/')
-			object_of(s, &s->maps.maps[i]);
-	}
-	return 0;
+	if (!err)
+		err = adopt_maps(s, &fresh);
+	procmaps__clear(&fresh);
+	return err;
 }
 
 struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
@@ -108,14 +158,15 @@ void symbolizer__free(struct symbolizer *s)
 	if (!s)
 		return;
 	forget_stacks(s);
+	strpool__clear(&s->names);
 	procmaps__clear(&s->maps);
 	free(s);
 }
 
-void symbolizer__mappings_changed(struct symbolizer *s)
+void symbolizer__mappings_changed(struct symbolizer *s, struct procmaps *fresh)
 {
 	/* Read now, while the process is held at its loader event: it may exit soon. */
-	if (read_maps(s))
+	if (fresh ? adopt_maps(s, fresh) : read_maps(s))
 		s->maps_stale = true;
 }
 
@@ -271,22 +322,27 @@ cleanup:
 	return rec;
 }
 
+/* Resolve a stack. *cut: a frame lay in no mapping (a later mapping may name it). */
 static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64 *pcs,
-			    __u32 nr, struct cached_stack *out)
+			    __u32 nr, struct resolved_call *out, bool *cut)
 {
 	struct frame frames[HT_MAX_FRAMES];
 	const struct mapping *naming = NULL;
 	struct attribution a;
+	char *offset_named = NULL;
 	__u32 valid = 1;
 
+	*cut = false;
 	frames[0] = (struct frame){ .object = s->alloc->path, .in_allocator = true };
 	for (__u32 i = 1; i < nr; i++) {
 		/* A return address may lie past the end of a call to a noreturn function. */
 		const struct mapping *m = mapping_of(s, pcs[i] - 1);
 		struct object_file *obj;
 
-		if (!m)
+		if (!m) {
+			*cut = true;
 			break; /* not code: everything beyond is unreliable */
+		}
 		obj = object_of(s, m);
 		frames[i] = (struct frame){
 			.object = m->path,
@@ -301,48 +357,83 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64
 
 	if (nr >= 2 && has_aliases(s->alloc, func))
 		func = told_apart(s, func, pcs[1]);
-	out->call.internal = valid >= 2 && is_allocator_housekeeping(s, func, &frames[1], pcs[1]);
+	*out = (struct resolved_call){ .func = func };
+	out->internal = valid >= 2 && is_allocator_housekeeping(s, func, &frames[1], pcs[1]);
 	a = attribute(frames, valid, s->rule);
-
-	out->call.func = func;
-	out->call.complete = a.complete;
+	out->complete = a.complete;
 	if (a.frame == 0) {
-		out->library = strdup(s->alloc->path);
-		out->function = strdup(ht_func_names[func]);
+		out->library = strpool__intern(&s->names, s->alloc->path);
+		out->function = strpool__intern(&s->names, ht_func_names[func]);
 	} else {
 		const struct frame *f = &frames[a.frame];
 		const char *called = entry_point_called(s, pcs, valid, a.frame);
 
 		naming = mapping_of(s, pcs[a.frame] - 1);
-		out->library = strdup(f->object);
-		out->function = called	  ? strdup(called) :
-				f->symbol ? strdup(f->symbol) :
-					    offset_name(f->object, pcs[a.frame] - naming->start +
-								     naming->offset);
+		if (!called && !f->symbol &&
+		    !(offset_named = offset_name(f->object, pcs[a.frame] - naming->start +
+								naming->offset)))
+			return -ENOMEM;
+		out->library = strpool__intern(&s->names, f->object);
+		out->function = strpool__intern(&s->names, called	  ? called :
+							   f->symbol ? f->symbol :
+								       offset_named);
+		free(offset_named);
 	}
 	if (!out->library || !out->function)
 		return -ENOMEM;
-	if (s->records && !out->call.internal &&
-	    !(out->call.record = record_stack(s, pcs, valid, frames, a.complete)))
+	if (s->records && !out->internal &&
+	    !(out->record = record_stack(s, pcs, valid, frames, a.complete)))
 		return -ENOMEM;
-	out->call.library = out->library;
-	out->call.function = out->function;
 	return 0;
 }
 
-int symbolizer__resolve(struct symbolizer *s, enum ht_func func, const __u64 *frames,
-			__u32 nr_frames, struct resolved_call *out)
+/* Keep call as the answer for this stack: by its id, or by its frames without one. */
+static int remember(struct symbolizer *s, enum ht_func func, __u64 stack_id,
+		    const __u64 *frames, __u32 nr_frames, const struct resolved_call *call)
 {
-	size_t key_len = (nr_frames + 1) * sizeof(__u64);
-	__u64 key[HT_MAX_FRAMES + 1];
+	struct cached_stack *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->call = *call;
+	c->key.func = func;
+	if (stack_id) {
+		c->key.id = stack_id;
+		HASH_ADD(hh, s->by_id, key, sizeof(c->key), c);
+		return 0;
+	}
+	c->key_len = (nr_frames + 1) * sizeof(__u64);
+	c->frames_key = malloc(c->key_len);
+	if (!c->frames_key) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->frames_key[0] = func;
+	memcpy(c->frames_key + 1, frames, nr_frames * sizeof(__u64));
+	HASH_ADD_KEYPTR(hh, s->by_frames, c->frames_key, c->key_len, c);
+	return 0;
+}
+
+int symbolizer__resolve(struct symbolizer *s, enum ht_func func, __u64 stack_id,
+			const __u64 *frames, __u32 nr_frames, struct resolved_call *out)
+{
 	struct cached_stack *c;
+	bool cut;
 	int err;
 
 	if (nr_frames > HT_MAX_FRAMES || func >= HT_NR_FUNCS)
 		return -EINVAL;
-	key[0] = func;
-	memcpy(key + 1, frames, nr_frames * sizeof(__u64));
-	HASH_FIND(hh, s->stacks, key, key_len, c);
+	if (stack_id) {
+		struct cached_stack probe = { .key = { .id = stack_id, .func = func } };
+
+		HASH_FIND(hh, s->by_id, &probe.key, sizeof(probe.key), c);
+	} else {
+		__u64 key[HT_MAX_FRAMES + 1];
+
+		key[0] = func;
+		memcpy(key + 1, frames, nr_frames * sizeof(__u64));
+		HASH_FIND(hh, s->by_frames, key, (nr_frames + 1) * sizeof(__u64), c);
+	}
 	if (c) {
 		*out = c->call;
 		return 0;
@@ -351,21 +442,8 @@ int symbolizer__resolve(struct symbolizer *s, enum ht_func func, const __u64 *fr
 	/* A new stack may run through an object mapped since the last look. */
 	if (s->maps_stale)
 		read_maps(s);
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	err = resolve_uncached(s, func, frames, nr_frames, c);
-	if (!err && !(c->key = malloc(key_len)))
-		err = -ENOMEM;
-	if (err) {
-		free(c->library);
-		free(c->function);
-		free(c);
-		return err;
-	}
-	memcpy(c->key, key, key_len);
-	c->key_len = key_len;
-	HASH_ADD_KEYPTR(hh, s->stacks, c->key, key_len, c);
-	*out = c->call;
-	return 0;
+	err = resolve_uncached(s, func, frames, nr_frames, out, &cut);
+	if (err || cut)
+		return err; /* a cut stack is resolved again next time: it may go further */
+	return remember(s, func, stack_id, frames, nr_frames, out);
 }

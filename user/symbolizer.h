@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "allocator.h"
+#include "procmaps.h"
 #include "attribution.h"
 #include "stack_records.h"
 #include "symcache.h"
@@ -34,11 +35,18 @@ struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
 				   struct stack_records *records);
 void symbolizer__free(struct symbolizer *s);
 
-/* The mappings changed (the loader said so): reread them (or, failing, at the next miss). */
-void symbolizer__mappings_changed(struct symbolizer *s);
+/*
+ * The mappings changed (the loader said so). fresh: the process's maps, just read, which
+ * the symbolizer takes (fresh is left empty); NULL: read them (or, failing, at the next
+ * miss).
+ */
+void symbolizer__mappings_changed(struct symbolizer *s, struct procmaps *fresh);
 
-/* Resolve one call. The strings stay valid until the next call. 0 or -errno. */
-int symbolizer__resolve(struct symbolizer *s, enum ht_func func, const __u64 *frames,
-			__u32 nr_frames, struct resolved_call *out);
+/*
+ * Resolve one call: its stack's frames, and the id they came under (0: none). The
+ * strings stay valid as long as the symbolizer. 0 or -errno.
+ */
+int symbolizer__resolve(struct symbolizer *s, enum ht_func func, __u64 stack_id,
+			const __u64 *frames, __u32 nr_frames, struct resolved_call *out);
 
 #endif

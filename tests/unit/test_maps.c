@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -79,6 +80,56 @@ Test(procmaps, reads_a_live_process)
 	cr_assert(eq(int, procmaps__read(4000000, &pm), -ESRCH));
 }
 
+/* What the kernel answers mapping by mapping is what its maps text says, code only. */
+Test(procmaps, reads_the_code_mappings_the_text_lists)
+{
+	struct procmaps read, parsed;
+	size_t code = 0;
+	char *text = NULL;
+	size_t cap = 0;
+	FILE *f;
+	/* A deleted file's mapping, to compare the " (deleted)" path too. */
+	char lib[] = "/tmp/heaptap-maps-XXXXXX";
+	int fd = mkstemp(lib);
+	void *gone;
+
+	cr_assert(fd >= 0);
+	cr_assert(eq(int, ftruncate(fd, 4096), 0));
+	gone = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	cr_assert(gone != MAP_FAILED);
+	close(fd);
+	unlink(lib);
+
+	f = fopen("/proc/self/maps", "r");
+	cr_assert(f != NULL);
+	cr_assert(getdelim(&text, &cap, '\0', f) > 0);
+	fclose(f);
+	cr_assert(eq(int, procmaps__parse(text, &parsed), 0));
+	free(text);
+	cr_assert(eq(int, procmaps__read(getpid(), &read), 0));
+	for (size_t i = 0; i < parsed.nr; i++) {
+		const struct mapping *want = &parsed.maps[i], *got;
+
+		/* The vsyscall page is the kernel's, in no process's list of mappings. */
+		if (!want->executable || !strcmp(want->path, "[vsyscall]"))
+			continue;
+		cr_assert(code < read.nr, "mapping %s missing", want->path);
+		got = &read.maps[code++];
+		cr_expect(eq(u64, got->start, want->start));
+		cr_expect(eq(u64, got->end, want->end));
+		cr_expect(eq(u64, got->offset, want->offset), "%s", want->path);
+		cr_expect(eq(u64, got->dev, want->dev), "%s", want->path);
+		cr_expect(eq(u64, got->inode, want->inode), "%s", want->path);
+		cr_expect(eq(str, got->path, want->path));
+		cr_expect(got->executable);
+	}
+	cr_expect(eq(sz, read.nr, code), "only code mappings are read");
+	cr_expect(code >= 3, "the test program, libc and the deleted file are code");
+	procmaps__clear(&parsed);
+	procmaps__clear(&read);
+	munmap(gone, 4096);
+}
+
 /*
  * A file replaced on disk after it was mapped: its path names another inode now, yet the
  * path heaptap reads must open the mapped one.
@@ -96,7 +147,8 @@ Test(procmaps, the_path_of_a_file_replaced_after_mapping)
 	snprintf(path, sizeof(path), "%s/lib.so", dir);
 	fd = open(path, O_RDWR | O_CREAT, 0644);
 	cr_assert(fd >= 0 && write(fd, "old", 3) == 3 && fstat(fd, &mapped) == 0);
-	addr = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* Code, as every mapping heaptap reads. */
+	addr = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
 	cr_assert(addr != MAP_FAILED);
 	close(fd);
 	unlink(path);

@@ -155,7 +155,7 @@ static void unprobe(struct follower *fl, pid_t pid)
 	if (!p)
 		return;
 	for (int i = 0; i < p->nr; i++)
-		link_reaper__close(fl->reaper, p->fds[i]);
+		link_reaper__close(fl->reaper, p->fds[i], -1);
 	*p = fl->probed[--fl->nr_probed];
 }
 

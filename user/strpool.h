@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Distinct strings, each kept once until the pool is freed: the names that tens of
+ * thousands of stacks share (their library, their function) cost one allocation each.
+ */
+#ifndef HEAPTAP_STRPOOL_H
+#define HEAPTAP_STRPOOL_H
+
+struct pooled_string;
+
+struct strpool {
+	struct pooled_string *by_text;
+};
+
+/* The pool's copy of text (made now if it has none), or NULL when out of memory. */
+const char *strpool__intern(struct strpool *pool, const char *text);
+void strpool__clear(struct strpool *pool);
+
+#endif
