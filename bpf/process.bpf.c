@@ -79,7 +79,7 @@ static __always_inline bool runs_as_own_user(void)
  * have read its events lately (a stalled heaptap would leave the stop to its guardian's
  * bound). The stop is recorded before it is sent, so the guardian always sees it.
  */
-static __always_inline bool hold_current(__u32 pid, __u32 type)
+static __always_inline bool hold_current(__u32 pid, __u32 type, __u32 *same_code)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	char comm[TASK_COMM_LEN] = {};
@@ -98,6 +98,7 @@ static __always_inline bool hold_current(__u32 pid, __u32 type)
 	code = BPF_CORE_READ(task, mm, exec_vm);
 	if (type == HT_EV_LIBS_CHANGED && code <= *code_seen) {
 		*code_seen = code;
+		*same_code = 1;
 		return false;
 	}
 	*code_seen = code;
@@ -129,7 +130,7 @@ static __always_inline void mappings_changed(__u32 type)
 	};
 
 	/* Stop before sending: the process must be held by the time userspace looks. */
-	ev.held = hold_current(ev.pid, type);
+	ev.held = hold_current(ev.pid, type, &ev.same_code);
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count_loss(ev.pid, LOSS_RINGBUF_FULL);
 }

@@ -80,6 +80,8 @@ struct ht_libs_event {
 	__u32 pid;
 	__u32 tid;
 	__u32 held; /* the process was stopped so probes can be placed before it runs on */
+	__u32 same_code; /* a loader event after which it maps no more code than before */
+	__u32 pad;
 };
 
 struct ht_fork_event {

@@ -139,11 +139,25 @@ bool session__knows(struct session *s, pid_t pid)
 	return target_of(s, pid) != NULL;
 }
 
+/* Resolve a call's stack from its frames: in the event, or in the stacks map. */
+static int resolve(struct target *t, const struct ht_call_event *ev, struct resolved_call *call)
+{
+	const struct ht_stack *stack = &ev->stack;
+	struct ht_stack stored;
+
+	if (ev->stack_id && !(ev->flags & HT_F_STACK_NEW)) {
+		/* cannot fail: a program's ids stay in the map while it runs */
+		if (stack_ids__frames(&t->stack_ids, ev->stack_id, &stored))
+			return -ENOENT;
+		stack = &stored;
+	}
+	return symbolizer__resolve(t->symbolizer, ev->func, ev->stack_id, stack->frames,
+				   stack->nr, call);
+}
+
 static void on_call(struct session *s, const struct ht_call_event *ev)
 {
 	struct target *t = target_of(s, ev->pid);
-	const __u64 *frames = ev->stack.frames;
-	__u32 nr_frames = ev->stack.nr;
 	struct resolved_call call;
 	struct movement moved;
 	char comm[HT_COMM_LEN + 1];
@@ -153,21 +167,15 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 	/* The stacks map is full (or nearly): make room, by the ids no program uses. */
 	if (!ev->stack_id && s->dead_ids.nr)
 		dead_ids__delete(&s->dead_ids);
-	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW)) {
-		if (stack_ids__learn(&t->stack_ids, ev->stack_id, frames, nr_frames)) {
-			t->lost_events++;
-			return;
-		}
-	} else if (ev->stack_id &&
-		   !(frames = stack_ids__frames(&t->stack_ids, ev->stack_id, &nr_frames))) {
-		t->lost_events++; /* cannot happen: ids live until the process exits */
-		return;
-	}
+	/* Out of memory, the id would only stay in the map: the call still counts. */
+	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
+		stack_ids__own(&t->stack_ids, ev->stack_id);
 	if (!t->symbolizer) {
 		t->lost_events++; /* its mappings could not be read in time */
 		return;
 	}
-	if (symbolizer__resolve(t->symbolizer, ev->func, ev->stack_id, frames, nr_frames, &call)) {
+	if ((!ev->stack_id || !symbolizer__cached(t->symbolizer, ev->func, ev->stack_id, &call)) &&
+	    resolve(t, ev, &call)) {
 		t->lost_events++;
 		return;
 	}

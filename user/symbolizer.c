@@ -36,6 +36,7 @@ struct symbolizer {
 	struct procmaps maps;
 	bool maps_stale;
 	struct cached_stack *by_id, *by_frames;
+	struct cached_stack *cut_by_id; /* cut at an unmapped frame: until the maps change */
 	struct strpool names; /* of the libraries and functions calls are charged to */
 	struct stack_records *records;
 };
@@ -55,6 +56,7 @@ static void forget_stacks(struct symbolizer *s)
 {
 	forget(&s->by_id);
 	forget(&s->by_frames);
+	forget(&s->cut_by_id);
 }
 
 static bool same_mapping(const struct mapping *a, const struct mapping *b)
@@ -65,8 +67,8 @@ static bool same_mapping(const struct mapping *a, const struct mapping *b)
 
 /*
  * Does fresh put other code where old had code? Mappings only added (the loader's usual
- * change) leave every cached answer true (a stack cut at an unmapped frame, which a new
- * mapping may name, is never cached).
+ * change) leave every cached answer true, but for a stack cut at an unmapped frame, which
+ * a new mapping may name.
  */
 static bool code_replaced(const struct procmaps *old, const struct procmaps *fresh)
 {
@@ -103,6 +105,8 @@ static int adopt_maps(struct symbolizer *s, struct procmaps *fresh)
 	*fresh = (struct procmaps){};
 	if (replaced)
 		forget_stacks(s);
+	else
+		forget(&s->cut_by_id);
 	/* Open every code file now: events are read in batches, maybe after the exit. */
 	for (size_t i = 0; i < s->maps.nr; i++) {
 		if (s->maps.maps[i].executable && s->maps.maps[i].path[0] == '/')
@@ -388,8 +392,8 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64
 }
 
 /* Keep call as the answer for this stack: by its id, or by its frames without one. */
-static int remember(struct symbolizer *s, enum ht_func func, __u64 stack_id,
-		    const __u64 *frames, __u32 nr_frames, const struct resolved_call *call)
+static int remember(struct symbolizer *s, enum ht_func func, __u64 stack_id, const __u64 *frames,
+		    __u32 nr_frames, const struct resolved_call *call, bool cut)
 {
 	struct cached_stack *c = calloc(1, sizeof(*c));
 
@@ -399,8 +403,15 @@ static int remember(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 	c->key.func = func;
 	if (stack_id) {
 		c->key.id = stack_id;
-		HASH_ADD(hh, s->by_id, key, sizeof(c->key), c);
+		if (cut)
+			HASH_ADD(hh, s->cut_by_id, key, sizeof(c->key), c);
+		else
+			HASH_ADD(hh, s->by_id, key, sizeof(c->key), c);
 		return 0;
+	}
+	if (cut) {
+		free(c);
+		return 0; /* rare: resolved again next time */
 	}
 	c->key_len = (nr_frames + 1) * sizeof(__u64);
 	c->frames_key = malloc(c->key_len);
@@ -414,20 +425,31 @@ static int remember(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 	return 0;
 }
 
+bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
+			struct resolved_call *out)
+{
+	struct cached_stack probe = { .key = { .id = stack_id, .func = func } }, *c;
+
+	HASH_FIND(hh, s->by_id, &probe.key, sizeof(probe.key), c);
+	if (!c)
+		HASH_FIND(hh, s->cut_by_id, &probe.key, sizeof(probe.key), c);
+	if (c)
+		*out = c->call;
+	return c != NULL;
+}
+
 int symbolizer__resolve(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 			const __u64 *frames, __u32 nr_frames, struct resolved_call *out)
 {
-	struct cached_stack *c;
+	struct cached_stack *c = NULL;
 	bool cut;
 	int err;
 
 	if (nr_frames > HT_MAX_FRAMES || func >= HT_NR_FUNCS)
 		return -EINVAL;
-	if (stack_id) {
-		struct cached_stack probe = { .key = { .id = stack_id, .func = func } };
-
-		HASH_FIND(hh, s->by_id, &probe.key, sizeof(probe.key), c);
-	} else {
+	if (stack_id && symbolizer__cached(s, func, stack_id, out))
+		return 0;
+	if (!stack_id) {
 		__u64 key[HT_MAX_FRAMES + 1];
 
 		key[0] = func;
@@ -443,7 +465,5 @@ int symbolizer__resolve(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 	if (s->maps_stale)
 		read_maps(s);
 	err = resolve_uncached(s, func, frames, nr_frames, out, &cut);
-	if (err || cut)
-		return err; /* a cut stack is resolved again next time: it may go further */
-	return remember(s, func, stack_id, frames, nr_frames, out);
+	return err ? err : remember(s, func, stack_id, frames, nr_frames, out, cut);
 }

@@ -42,6 +42,9 @@ void symbolizer__free(struct symbolizer *s);
  */
 void symbolizer__mappings_changed(struct symbolizer *s, struct procmaps *fresh);
 
+/* The answer for a stack id met before, if still good (then true, and *out). */
+bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
+			struct resolved_call *out);
 /*
  * Resolve one call: its stack's frames, and the id they came under (0: none). The
  * strings stay valid as long as the symbolizer. 0 or -errno.
