@@ -28,7 +28,17 @@ struct elfsyms {
 	char *interp;
 	char *build_id;
 	size_t malformed;    /* tables or entries that could not be read as they say */
+	size_t max_bytes;    /* what the caller's budget allows */
+	size_t table_room;   /* of which the tables may take this */
+	size_t table_bytes;  /* syms and names */
+	size_t other_bytes;  /* the rest: segments, interpreter, build id */
+	bool over_budget;    /* a table was left unread: it would take more than max_bytes */
 };
+
+/* Build ids are 16 or 20 bytes; longer ones name no debug file. */
+#define MAX_BUILD_ID 64
+/* Kept for the interpreter's path and the build id, whatever the tables take. */
+#define RESERVED_BYTES (sizeof(struct elfsyms) + 4096 + 1 + 2 * MAX_BUILD_ID + 1)
 
 /* Between aliases: fewest leading underscores, then GLOBAL, WEAK, LOCAL. */
 static int preference_of(const char *name, int bind)
@@ -66,9 +76,16 @@ static bool file_offset_of(const struct elfsyms *s, uint64_t vaddr, uint64_t *of
 
 static int load_segments(struct elfsyms *s, Elf *elf, size_t nr_phdrs)
 {
+	size_t bytes = (nr_phdrs ? nr_phdrs : 1) * sizeof(*s->segs);
+
+	if (bytes / sizeof(*s->segs) < nr_phdrs || s->max_bytes < RESERVED_BYTES ||
+	    bytes > s->max_bytes - RESERVED_BYTES)
+		return -EFBIG; /* thousands of program headers: only a crafted file has them */
+	s->table_room = s->max_bytes - RESERVED_BYTES - bytes;
 	s->segs = calloc(nr_phdrs ? nr_phdrs : 1, sizeof(*s->segs));
 	if (!s->segs)
 		return -ENOMEM;
+	s->other_bytes += bytes;
 	for (size_t i = 0; i < nr_phdrs; i++) {
 		GElf_Phdr ph;
 
@@ -86,6 +103,28 @@ static void forget_symbols(struct elfsyms *s)
 	s->syms = NULL;
 	s->names = NULL;
 	s->nr = 0;
+	s->table_bytes = 0;
+}
+
+/*
+ * What reading a symbol table takes, from its section headers alone: checked before any
+ * of its bytes is read, which for a misaligned table means before libelf copies it.
+ */
+static int fits(const struct elfsyms *s, Elf *elf, const GElf_Shdr *sh, size_t entsize)
+{
+	Elf_Scn *strscn = elf_getscn(elf, sh->sh_link);
+	uint64_t count = entsize ? sh->sh_size / entsize : 0, bytes;
+	GElf_Shdr strsh;
+
+	if (!strscn || !gelf_getshdr(strscn, &strsh))
+		return 0; /* no names: load_symbols finds it malformed */
+	bytes = (count ? count : 1) * sizeof(struct symbol);
+	if (strsh.sh_type != SHT_NOBITS)
+		bytes += strsh.sh_size + 1;
+	if (count > SIZE_MAX / sizeof(struct symbol) || strsh.sh_size > SIZE_MAX / 2 ||
+	    bytes > s->table_room)
+		return -EFBIG;
+	return 0;
 }
 
 static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
@@ -102,12 +141,19 @@ static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
 
 static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 {
-	Elf_Data *data = elf_getdata(symtab, NULL), *strdata;
+	Elf_Data *data, *strdata;
 	GElf_Shdr sh;
-	size_t count, entsize;
+	size_t count, entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	int err;
 
+	if (!gelf_getshdr(symtab, &sh))
+		return -ENOEXEC;
+	err = fits(s, elf, &sh, entsize);
+	if (err)
+		return err;
 	/* No bytes where the header says (a section past the end of the file...). */
-	if (!data || !gelf_getshdr(symtab, &sh))
+	data = elf_getdata(symtab, NULL);
+	if (!data)
 		return -ENOEXEC;
 	strdata = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
 	if (!strdata)
@@ -119,12 +165,15 @@ static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 	 */
 	if (!data->d_buf || !strdata->d_buf)
 		return 0;
-	s->names = malloc(strdata->d_size + 1);
-	entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	count = entsize ? data->d_size / entsize : 0;
+	/* The headers said what the bytes say: fits() checked what is allocated here. */
+	if ((count ? count : 1) * sizeof(*s->syms) + strdata->d_size + 1 > s->table_room)
+		return -EFBIG;
+	s->names = malloc(strdata->d_size + 1);
 	s->syms = calloc(count ? count : 1, sizeof(*s->syms));
 	if (!s->names || !s->syms)
 		return -ENOMEM;
+	s->table_bytes = (count ? count : 1) * sizeof(*s->syms) + strdata->d_size + 1;
 	memcpy(s->names, strdata->d_buf, strdata->d_size);
 	s->names[strdata->d_size] = '\0';
 	/* Its last name runs to the end of the table: cut there, as the copy is. */
@@ -164,9 +213,12 @@ static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
  */
 static int readable(struct elfsyms *s, int err)
 {
-	if (err != -ENOEXEC)
+	if (err == -EFBIG)
+		s->over_budget = true;
+	else if (err == -ENOEXEC)
+		s->malformed++;
+	else
 		return err;
-	s->malformed++;
 	forget_symbols(s);
 	return 0;
 }
@@ -185,8 +237,12 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 			size_t size;
 			const char *raw = elf_rawfile(elf, &size);
 
+			/* A path: PATH_MAX at most, whatever the header claims. */
 			if (raw && ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset)
-				s->interp = strndup(raw + ph.p_offset, ph.p_filesz);
+				s->interp = strndup(raw + ph.p_offset,
+						    ph.p_filesz < 4096 ? ph.p_filesz : 4096);
+			if (s->interp)
+				s->other_bytes += strlen(s->interp) + 1;
 		}
 		if (ph.p_type != PT_NOTE || s->build_id)
 			continue;
@@ -196,9 +252,10 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 
 			/* An empty id names no debug file. */
 			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || !nh.n_descsz ||
-			    memcmp((char *)data->d_buf + name_off, "GNU", 4))
+			    nh.n_descsz > MAX_BUILD_ID || memcmp((char *)data->d_buf + name_off, "GNU", 4))
 				continue;
 			s->build_id = malloc((size_t)nh.n_descsz * 2 + 1);
+			s->other_bytes += (size_t)nh.n_descsz * 2 + 1;
 			for (size_t b = 0; s->build_id && b < nh.n_descsz; b++)
 				sprintf(s->build_id + 2 * b, "%02x", desc[b]);
 			break;
@@ -208,6 +265,11 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 
 struct elfsyms *elfsyms__load(const char *path)
 {
+	return elfsyms__load_within(path, SIZE_MAX);
+}
+
+struct elfsyms *elfsyms__load_within(const char *path, size_t max_bytes)
+{
 	struct elfsyms *s = calloc(1, sizeof(*s));
 	Elf_Scn *table;
 	Elf *elf = NULL;
@@ -216,6 +278,8 @@ struct elfsyms *elfsyms__load(const char *path)
 
 	if (!s)
 		return NULL;
+	s->max_bytes = max_bytes;
+	s->other_bytes = sizeof(*s);
 	elf_version(EV_CURRENT);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -254,7 +318,12 @@ cleanup:
 
 int elfsyms__load_debug(struct elfsyms *s, const char *debug_path)
 {
-	struct elfsyms debug = { .segs = s->segs, .nr_segs = s->nr_segs };
+	return elfsyms__load_debug_within(s, debug_path, SIZE_MAX);
+}
+
+int elfsyms__load_debug_within(struct elfsyms *s, const char *debug_path, size_t max_bytes)
+{
+	struct elfsyms debug = { .segs = s->segs, .nr_segs = s->nr_segs, .table_room = max_bytes };
 	Elf_Scn *table;
 	Elf *elf;
 	int fd, err = -ENOENT;
@@ -279,8 +348,24 @@ int elfsyms__load_debug(struct elfsyms *s, const char *debug_path)
 	s->syms = debug.syms;
 	s->names = debug.names;
 	s->nr = debug.nr;
+	s->table_bytes = debug.table_bytes;
 	s->full = true;
 	return 0;
+}
+
+size_t elfsyms__bytes(const struct elfsyms *s)
+{
+	return s->table_bytes + s->other_bytes;
+}
+
+size_t elfsyms__table_bytes(const struct elfsyms *s)
+{
+	return s->table_bytes;
+}
+
+bool elfsyms__over_budget(const struct elfsyms *s)
+{
+	return s->over_budget;
 }
 
 bool elfsyms__full(const struct elfsyms *s)
