@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include "budget.h"
 
@@ -54,6 +56,25 @@ const char *budget_verdict_name(enum budget_verdict v)
 	default:
 		return NULL;
 	}
+}
+
+const char *budget_size_text(uint64_t bytes, char *buf, size_t size)
+{
+	static const char units[] = "GMK";
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t unit = 1ULL << (10 * (3 - i));
+
+		if (bytes >= unit && bytes % unit == 0)
+			snprintf(buf, size, "%" PRIu64 "%c", bytes / unit, units[i]);
+		else if (bytes >= unit)
+			snprintf(buf, size, "%.1f%c", (double)bytes / unit, units[i]);
+		else
+			continue;
+		return buf;
+	}
+	snprintf(buf, size, "%" PRIu64, bytes);
+	return buf;
 }
 
 int budget_size_parse(const char *s, size_t len, uint64_t max, uint64_t *out)

@@ -24,8 +24,9 @@
 /* The BPF unwinder's binary search covers 2^24 rows of 16 bytes. */
 #define TABLE_BUDGET_MAX (256ULL << 20)
 /*
- * Symbols and call sites (--symbol-budget): the same MPI rank's files take about 5 MiB;
- * node, the largest program here, 16 MiB (10.8 of symbols, 5.2 of call sites).
+ * Symbols and call sites (--symbol-budget): the same MPI job's files take 1.3 MiB, libc's
+ * debug symbols included; node, the largest program here, 17 MiB (libLLVM-15 alone 8).
+ * What one file keeps stays until heaptap exits, whatever number of processes map it.
  */
 #define SYMBOL_BUDGET_FILE (64ULL << 20)
 #define SYMBOL_BUDGET_TOTAL (256ULL << 20)
@@ -68,6 +69,11 @@ enum budget_verdict budget__why(const struct budget *b, uint64_t room);
 /* "per-file budget" / "total budget" (NULL for BUDGET_OK). */
 const char *budget_verdict_name(enum budget_verdict v);
 
+/*
+ * bytes as the options write sizes: "64M" when exact, else "1.5M", "12.3K", "100" (bytes).
+ * Returns buf.
+ */
+const char *budget_size_text(uint64_t bytes, char *buf, size_t size);
 /*
  * A size: digits with an optional K, M or G (powers of 1024), e.g. 512K, 64M. 0, -EINVAL
  * for anything else, -ERANGE beyond max.

@@ -69,24 +69,30 @@ static void recharge(struct object_file *obj)
 	}
 }
 
+const char *left_out_name(unsigned int bit)
+{
+	return bit == LEFT_OUT_SYMBOLS ? "symbols" :
+	       bit == LEFT_OUT_DEBUG   ? "debug symbols" :
+	       bit == LEFT_OUT_CALLS   ? "call sites" :
+					 "cached names";
+}
+
 /* Something did not fit in room: say so, once per file, whatever more is left out later. */
 static void left_out(struct object_file *obj, unsigned int what, uint64_t room)
 {
 	struct budget *b = &obj->cache->budget;
-	const char *name = what == LEFT_OUT_SYMBOLS ? "symbols" :
-			   what == LEFT_OUT_DEBUG   ? "debug symbols" :
-			   what == LEFT_OUT_CALLS   ? "call sites" :
-						      "cached names";
+	char size[16];
 
 	obj->left_out |= what;
 	if (obj->over_budget)
 		return;
 	obj->over_budget = budget__why(b, room);
 	b->files_refused++;
-	log_info("warning: %s: %s over the symbol %s (%.1f MiB): names there may be missing",
-		 object_file__name(obj), name, budget_verdict_name(obj->over_budget),
-		 (obj->over_budget == BUDGET_TOTAL ? b->limits.total : b->limits.per_file) /
-			 1048576.0);
+	log_info("warning: %s: %s over the symbol %s (%s): names there may be missing",
+		 object_file__name(obj), left_out_name(what), budget_verdict_name(obj->over_budget),
+		 budget_size_text(obj->over_budget == BUDGET_TOTAL ? b->limits.total :
+								      b->limits.per_file,
+				  size, sizeof(size)));
 }
 
 /*

@@ -57,6 +57,8 @@ const struct budget *symcache__budget(const struct symcache *cache);
 /* The files after prev (NULL: the first), in the order they were first seen; NULL at the end. */
 const struct object_file *symcache__next(const struct symcache *cache,
 					 const struct object_file *prev);
+/* "symbols", "debug symbols", "call sites", "cached names": for one LEFT_OUT_* bit. */
+const char *left_out_name(unsigned int bit);
 /* The file's path as the traced process names it (open_path without /proc/PID/root). */
 const char *object_file__name(const struct object_file *obj);
 

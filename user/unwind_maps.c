@@ -117,6 +117,7 @@ static int build_within_budget(struct unwind_maps *u, struct unwind_file *file,
 {
 	uint64_t room = budget__room(&u->budget, 0);
 	int err = -ENOSPC;
+	char size[16];
 
 	/* One file's rows must stay within the BPF search's bounds too. */
 	if (room > (uint64_t)MAX_FILE_ROWS * sizeof(struct ht_unwind_row))
@@ -128,11 +129,12 @@ static int build_within_budget(struct unwind_maps *u, struct unwind_file *file,
 		err = file->over_budget == BUDGET_TOTAL ? -ENOSPC : -EFBIG;
 		u->budget.files_refused++;
 		/* Once per file, as the malformed-file warning: its table is never retried. */
-		log_info("warning: %s: unwind table over the %s (%.1f MiB): stacks through it "
-			 "may be cut there", file->path, budget_verdict_name(file->over_budget),
-			 (file->over_budget == BUDGET_TOTAL ? u->budget.limits.total :
-							      u->budget.limits.per_file) /
-				 1048576.0);
+		log_info("warning: %s: unwind table over the %s (%s): stacks through it may be cut "
+			 "there", file->path, budget_verdict_name(file->over_budget),
+			 budget_size_text(file->over_budget == BUDGET_TOTAL ?
+						  u->budget.limits.total :
+						  u->budget.limits.per_file,
+					  size, sizeof(size)));
 	}
 	return err;
 }
