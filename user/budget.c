@@ -41,9 +41,12 @@ void budget__give_back(struct budget *b, uint64_t *held, uint64_t bytes)
 	b->used -= bytes < b->used ? bytes : b->used;
 }
 
-enum budget_verdict budget__why(const struct budget *b, uint64_t room)
+enum budget_verdict budget__why(const struct budget *b, uint64_t held)
 {
-	return room < b->limits.per_file ? BUDGET_TOTAL : BUDGET_FILE;
+	uint64_t file = held < b->limits.per_file ? b->limits.per_file - held : 0;
+	uint64_t total = b->used < b->limits.total ? b->limits.total - b->used : 0;
+
+	return file <= total ? BUDGET_FILE : BUDGET_TOTAL;
 }
 
 const char *budget_verdict_name(enum budget_verdict v)

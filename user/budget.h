@@ -62,10 +62,10 @@ enum budget_verdict budget__take(struct budget *b, uint64_t *held, uint64_t byte
 /* Give back bytes a file held (at most what it holds). */
 void budget__give_back(struct budget *b, uint64_t *held, uint64_t bytes);
 /*
- * The verdict for a file refused while it was allowed `room` bytes: the total's doing when
- * the total, not the per-file limit, set the room.
+ * Which limit set the room of a file holding `held` (budget__room): the one a refusal is
+ * blamed on.
  */
-enum budget_verdict budget__why(const struct budget *b, uint64_t room);
+enum budget_verdict budget__why(const struct budget *b, uint64_t held);
 /* "per-file budget" / "total budget" (NULL for BUDGET_OK). */
 const char *budget_verdict_name(enum budget_verdict v);
 

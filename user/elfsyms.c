@@ -37,8 +37,14 @@ struct elfsyms {
 
 /* Build ids are 16 or 20 bytes; longer ones name no debug file. */
 #define MAX_BUILD_ID 64
-/* Kept for the interpreter's path and the build id, whatever the tables take. */
-#define RESERVED_BYTES (sizeof(struct elfsyms) + 4096 + 1 + 2 * MAX_BUILD_ID + 1)
+/* Notes are read whole: real ones take a few hundred bytes. */
+#define MAX_NOTES (64 << 10)
+
+/* Would bytes more stay within the budget? */
+static bool fits_more(const struct elfsyms *s, size_t bytes)
+{
+	return s->other_bytes <= s->max_bytes && bytes <= s->max_bytes - s->other_bytes;
+}
 
 /* Between aliases: fewest leading underscores, then GLOBAL, WEAK, LOCAL. */
 static int preference_of(const char *name, int bind)
@@ -78,10 +84,8 @@ static int load_segments(struct elfsyms *s, Elf *elf, size_t nr_phdrs)
 {
 	size_t bytes = (nr_phdrs ? nr_phdrs : 1) * sizeof(*s->segs);
 
-	if (bytes / sizeof(*s->segs) < nr_phdrs || s->max_bytes < RESERVED_BYTES ||
-	    bytes > s->max_bytes - RESERVED_BYTES)
+	if (bytes / sizeof(*s->segs) < nr_phdrs || !fits_more(s, bytes))
 		return -EFBIG; /* thousands of program headers: only a crafted file has them */
-	s->table_room = s->max_bytes - RESERVED_BYTES - bytes;
 	s->segs = calloc(nr_phdrs ? nr_phdrs : 1, sizeof(*s->segs));
 	if (!s->segs)
 		return -ENOMEM;
@@ -223,7 +227,8 @@ static int readable(struct elfsyms *s, int err)
 	return 0;
 }
 
-static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdrs)
+/* Read before the tables, which may take what they leave of the budget. */
+static int load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdrs)
 {
 	for (size_t i = 0; i < nr_phdrs; i++) {
 		GElf_Phdr ph;
@@ -241,10 +246,12 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 			if (raw && ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset)
 				s->interp = strndup(raw + ph.p_offset,
 						    ph.p_filesz < 4096 ? ph.p_filesz : 4096);
+			if (s->interp && !fits_more(s, strlen(s->interp) + 1))
+				return -EFBIG;
 			if (s->interp)
 				s->other_bytes += strlen(s->interp) + 1;
 		}
-		if (ph.p_type != PT_NOTE || s->build_id)
+		if (ph.p_type != PT_NOTE || s->build_id || ph.p_filesz > MAX_NOTES)
 			continue;
 		data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
 		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
@@ -254,6 +261,8 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || !nh.n_descsz ||
 			    nh.n_descsz > MAX_BUILD_ID || memcmp((char *)data->d_buf + name_off, "GNU", 4))
 				continue;
+			if (!fits_more(s, (size_t)nh.n_descsz * 2 + 1))
+				return -EFBIG;
 			s->build_id = malloc((size_t)nh.n_descsz * 2 + 1);
 			s->other_bytes += (size_t)nh.n_descsz * 2 + 1;
 			for (size_t b = 0; s->build_id && b < nh.n_descsz; b++)
@@ -261,6 +270,7 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 			break;
 		}
 	}
+	return 0;
 }
 
 struct elfsyms *elfsyms__load(const char *path)
@@ -292,6 +302,9 @@ struct elfsyms *elfsyms__load_within(const char *path, size_t max_bytes)
 		goto cleanup;
 	}
 	err = load_segments(s, elf, nr_phdrs);
+	if (!err)
+		err = load_interp_and_build_id(s, elf, nr_phdrs);
+	s->table_room = fits_more(s, 0) ? s->max_bytes - s->other_bytes : 0;
 	/* .symtab names static functions too; a stripped file keeps only .dynsym. */
 	table = find_section(elf, SHT_SYMTAB);
 	if (!err && table)
@@ -301,8 +314,6 @@ struct elfsyms *elfsyms__load_within(const char *path, size_t max_bytes)
 		forget_symbols(s);
 		err = readable(s, load_symbols(s, elf, table));
 	}
-	if (!err)
-		load_interp_and_build_id(s, elf, nr_phdrs);
 cleanup:
 	if (elf)
 		elf_end(elf);

@@ -78,7 +78,7 @@ const char *left_out_name(unsigned int bit)
 }
 
 /* Something did not fit in room: say so, once per file, whatever more is left out later. */
-static void left_out(struct object_file *obj, unsigned int what, uint64_t room)
+static void left_out(struct object_file *obj, unsigned int what)
 {
 	struct budget *b = &obj->cache->budget;
 	char size[16];
@@ -86,7 +86,7 @@ static void left_out(struct object_file *obj, unsigned int what, uint64_t room)
 	obj->left_out |= what;
 	if (obj->over_budget)
 		return;
-	obj->over_budget = budget__why(b, room);
+	obj->over_budget = budget__why(b, obj->bytes);
 	b->files_refused++;
 	log_info("warning: %s: %s over the symbol %s (%s): names there may be missing",
 		 object_file__name(obj), left_out_name(what), budget_verdict_name(obj->over_budget),
@@ -118,7 +118,7 @@ static void load_debug_symbols(struct object_file *obj)
 	room = budget__room(&obj->cache->budget, obj->bytes) + elfsyms__table_bytes(obj->syms);
 	err = elfsyms__load_debug_within(obj->syms, path, room);
 	if (err == -EFBIG)
-		left_out(obj, LEFT_OUT_DEBUG, room);
+		left_out(obj, LEFT_OUT_DEBUG);
 	if (!err)
 		log_debug("symbols of %s from %s", obj->open_path, path);
 	recharge(obj);
@@ -187,7 +187,7 @@ static struct object_file *add(struct symcache *cache, uint64_t dev, uint64_t in
 		snprintf(f->obj.read_path, sizeof(f->obj.read_path), "/nonexistent");
 	f->obj.syms = elfsyms__load_within(f->obj.read_path, room);
 	if (f->obj.syms ? elfsyms__over_budget(f->obj.syms) : errno == EFBIG)
-		left_out(&f->obj, LEFT_OUT_SYMBOLS, room);
+		left_out(&f->obj, LEFT_OUT_SYMBOLS);
 	else if (!f->obj.syms)
 		log_debug("no symbols for %s: %m", open_path);
 	recharge(&f->obj);
@@ -233,7 +233,7 @@ const struct callsite *object_file__calls(struct object_file *obj)
 		room = budget__room(&obj->cache->budget, obj->bytes);
 		obj->calls = callsite__load_within(obj->read_path, room);
 		if (!obj->calls && errno == EFBIG)
-			left_out(obj, LEFT_OUT_CALLS, room);
+			left_out(obj, LEFT_OUT_CALLS);
 		recharge(obj);
 	}
 	return obj->calls;
@@ -245,7 +245,7 @@ static bool cache_room(struct object_file *obj, size_t size)
 	uint64_t room = budget__room(&obj->cache->budget, obj->bytes);
 
 	if (size + ENTRY_OVERHEAD > room) {
-		left_out(obj, LEFT_OUT_CACHE, room);
+		left_out(obj, LEFT_OUT_CACHE);
 		return false;
 	}
 	obj->cache_bytes += size + ENTRY_OVERHEAD;

@@ -125,7 +125,7 @@ static int build_within_budget(struct unwind_maps *u, struct unwind_file *file,
 	if (room >= sizeof(struct ht_unwind_row))
 		err = unwind_table__build_within(open_path, room, table);
 	if (err == -EFBIG || err == -ENOSPC) {
-		file->over_budget = err == -ENOSPC ? BUDGET_TOTAL : budget__why(&u->budget, room);
+		file->over_budget = err == -ENOSPC ? BUDGET_TOTAL : budget__why(&u->budget, 0);
 		err = file->over_budget == BUDGET_TOTAL ? -ENOSPC : -EFBIG;
 		u->budget.files_refused++;
 		/* Once per file, as the malformed-file warning: its table is never retried. */
