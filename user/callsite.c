@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "callsite.h"
+#include "elf_limits.h"
 
 struct got_slot {
 	uint64_t vaddr;
@@ -169,6 +170,9 @@ struct callsite *callsite__load_within(const char *path, size_t max_bytes)
 		err = -errno;
 		goto cleanup;
 	}
+	err = elf_headers_within(cs->fd, max_bytes);
+	if (err)
+		goto cleanup;
 	elf = elf_begin(cs->fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_phdrs)) {
 		err = -ENOEXEC;

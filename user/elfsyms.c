@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf_limits.h"
 #include "elfsyms.h"
 
 struct symbol {
@@ -296,6 +297,9 @@ struct elfsyms *elfsyms__load_within(const char *path, size_t max_bytes)
 		err = -errno;
 		goto cleanup;
 	}
+	err = elf_headers_within(fd, max_bytes);
+	if (err)
+		goto cleanup;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_phdrs)) {
 		err = -ENOEXEC;
@@ -342,6 +346,10 @@ int elfsyms__load_debug_within(struct elfsyms *s, const char *debug_path, size_t
 	fd = open(debug_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (elf_headers_within(fd, max_bytes)) {
+		close(fd);
+		return -EFBIG;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	/* Its own program headers describe no file contents: keep using the stripped file's. */
 	if (elf && (table = find_section(elf, SHT_SYMTAB)))

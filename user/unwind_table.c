@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "cfi.h"
 #include "cfi_program.h"
+#include "elf_limits.h"
 #include "unwind_table.h"
 
 /* PT_LOADs searched for each row: real files have 2 to 5, hostile ones thousands. */
@@ -169,9 +170,10 @@ int unwind_table__build_within(const char *path, size_t max_bytes, struct unwind
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
+	err = elf_headers_within(fd, max_bytes);
+	elf = err ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (err || !elf || elf_kind(elf) != ELF_K_ELF) {
+		err = err ? err : -ENOEXEC;
 		goto cleanup;
 	}
 	load_segments(&b, elf);

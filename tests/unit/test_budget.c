@@ -4,13 +4,17 @@
  * loader keeping within the room it is given: unwind tables, symbols, call sites, and the
  * symbol cache that charges files for all of them.
  */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "budget.h"
 #include "callsite.h"
+#include "elf_limits.h"
 #include "elfsyms.h"
 #include "symcache.h"
 #include "unwind_table.h"
@@ -280,4 +284,50 @@ Test(budget, answers_past_the_per_file_budget_are_not_cached_but_right)
 	cr_expect(gt(u64, exe->bytes, exe_bytes));
 	cr_expect(eq(u64, exe->cache_bytes, exe->bytes - exe_bytes));
 	symcache__free(c);
+}
+
+/* An ELF header claiming, through section 0, `sections` sections and `segments` segments. */
+static int crafted_headers(uint32_t sections, uint32_t segments)
+{
+	Elf64_Ehdr eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64,
+				       ELFDATA2LSB, EV_CURRENT },
+			  .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+			  .e_shoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+			  .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = PN_XNUM,
+			  .e_shentsize = sizeof(Elf64_Shdr) };
+	Elf64_Shdr sh0 = { .sh_size = sections, .sh_info = segments };
+	FILE *f = tmpfile();
+
+	cr_assert(f != NULL);
+	cr_assert(eq(sz, fwrite(&eh, sizeof(eh), 1, f), 1));
+	cr_assert(eq(sz, fwrite(&sh0, sizeof(sh0), 1, f), 1));
+	fflush(f);
+	return dup(fileno(f)); /* the file lives while the descriptor does */
+}
+
+Test(budget, headers_claiming_a_million_sections_are_refused_before_libelf_opens_them)
+{
+	int libc = open(LIBC, O_RDONLY | O_CLOEXEC), many = crafted_headers(1000000, 1);
+	int segments = crafted_headers(1, 1000000);
+	struct unwind_table t;
+	char path[64];
+
+	cr_assert(libc >= 0 && many >= 0 && segments >= 0);
+	cr_expect(eq(int, elf_headers_within(libc, 1 << 20), 0), "libc's 60-odd sections");
+	cr_expect(eq(int, elf_headers_within(many, 1 << 20), -EFBIG));
+	cr_expect(eq(int, elf_headers_within(many, (size_t)1000000 * ELF_SECTION_COST +
+							   ELF_SEGMENT_COST), 0));
+	cr_expect(eq(int, elf_headers_within(segments, 1 << 20), -EFBIG));
+	/* Every loader asks first. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", many);
+	errno = 0;
+	cr_expect(eq(ptr, elfsyms__load_within(path, 1 << 20), NULL));
+	cr_expect(eq(int, errno, EFBIG));
+	errno = 0;
+	cr_expect(eq(ptr, callsite__load_within(path, 1 << 20), NULL));
+	cr_expect(eq(int, errno, EFBIG));
+	cr_expect(eq(int, unwind_table__build_within(path, 1 << 20, &t), -EFBIG));
+	close(libc);
+	close(many);
+	close(segments);
 }
