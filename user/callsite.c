@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "callsite.h"
+#include "elf_limits.h"
 
 struct got_slot {
 	uint64_t vaddr;
@@ -22,11 +23,35 @@ struct callsite {
 	struct segment *segs;
 	size_t nr_segs;
 	struct got_slot *slots; /* by vaddr */
-	size_t nr_slots;
+	size_t nr_slots, slots_cap;
 	char *names; /* the string tables the slots' symbols name, each NUL-terminated */
 	size_t names_size;
 	size_t names_from; /* section index of the last table copied */
+	size_t bytes, max_bytes; /* what it keeps, and what the caller's budget allows */
 };
+
+/* Would bytes more stay within the budget? */
+static bool fits(const struct callsite *cs, uint64_t bytes)
+{
+	return bytes <= cs->max_bytes - cs->bytes;
+}
+
+/*
+ * Would a relocation section of count entries, its symbols and their names fit? Asked of
+ * the section headers before any of their bytes is read: libelf copies a misaligned
+ * section whole (the symbols only for a while, but a while is enough to run out).
+ */
+static bool fits_section(const struct callsite *cs, uint64_t count, const GElf_Shdr *symsh,
+			 const GElf_Shdr *strsh)
+{
+	bool copied = cs->names && cs->names_from == symsh->sh_link;
+	uint64_t need;
+
+	return count < UINT64_MAX / 64 && strsh->sh_size < UINT64_MAX &&
+	       !__builtin_mul_overflow(cs->nr_slots + count + 1, sizeof(struct got_slot), &need) &&
+	       !__builtin_add_overflow(need, copied ? 0 : strsh->sh_size + 1, &need) &&
+	       !__builtin_add_overflow(need, symsh->sh_size, &need) && fits(cs, need);
+}
 
 static int by_vaddr(const void *a, const void *b)
 {
@@ -37,7 +62,7 @@ static int by_vaddr(const void *a, const void *b)
 
 /*
  * Copy a string table, unless it is the one copied last (every relocation section of a
- * real file names .dynstr). Its start in cs->names, or -ENOMEM.
+ * real file names .dynstr). Its start in cs->names, or -ENOMEM, -EFBIG.
  */
 static ssize_t copy_names(struct callsite *cs, size_t index, const Elf_Data *strs)
 {
@@ -45,9 +70,12 @@ static ssize_t copy_names(struct callsite *cs, size_t index, const Elf_Data *str
 
 	if (cs->names && cs->names_from == index)
 		return cs->names_size - strs->d_size - 1;
+	if (!fits(cs, strs->d_size + 1))
+		return -EFBIG;
 	grown = realloc(cs->names, cs->names_size + strs->d_size + 1);
 	if (!grown)
 		return -ENOMEM;
+	cs->bytes += strs->d_size + 1;
 	cs->names = grown;
 	memcpy(cs->names + cs->names_size, strs->d_buf, strs->d_size);
 	cs->names_size += strs->d_size + 1;
@@ -59,19 +87,25 @@ static ssize_t copy_names(struct callsite *cs, size_t index, const Elf_Data *str
 /* The GOT slots that relocations of one section fill with a symbol's address. */
 static int load_relocations(struct callsite *cs, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
-	Elf_Data *data = elf_getdata(scn, NULL), *syms, *strs;
-	GElf_Shdr symsh;
-	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	Elf_Data *data, *syms, *strs;
+	GElf_Shdr symsh, strsh;
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link), *strscn;
 	size_t count, entsize = gelf_fsize(elf, ELF_T_RELA, 1, EV_CURRENT);
 	struct got_slot *grown;
 	ssize_t names;
 
-	if (!data || !symscn || !gelf_getshdr(symscn, &symsh) || symsh.sh_type != SHT_DYNSYM)
+	if (!symscn || !gelf_getshdr(symscn, &symsh) || symsh.sh_type != SHT_DYNSYM || !entsize)
 		return 0;
+	strscn = elf_getscn(elf, symsh.sh_link);
+	if (!strscn || !gelf_getshdr(strscn, &strsh))
+		return 0;
+	if (!fits_section(cs, sh->sh_size / entsize, &symsh, &strsh))
+		return -EFBIG;
+	data = elf_getdata(scn, NULL);
 	syms = elf_getdata(symscn, NULL);
-	strs = elf_getdata(elf_getscn(elf, symsh.sh_link), NULL);
+	strs = elf_getdata(strscn, NULL);
 	/* NOBITS tables have a size and no bytes: nothing to name. */
-	if (!syms || !strs || !strs->d_buf || !data->d_buf || !entsize)
+	if (!data || !syms || !strs || !strs->d_buf || !data->d_buf)
 		return 0;
 	/*
 	 * Each section's symbols are named by its own string table: a file may link its
@@ -81,10 +115,18 @@ static int load_relocations(struct callsite *cs, Elf *elf, Elf_Scn *scn, const G
 	if (names < 0)
 		return names;
 	count = data->d_size / entsize; /* the entries there are, whatever sh_size claims */
-	grown = realloc(cs->slots, (cs->nr_slots + count + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	cs->slots = grown;
+	if (cs->nr_slots + count + 1 > cs->slots_cap) {
+		size_t cap = cs->nr_slots + count + 1, more = (cap - cs->slots_cap) * sizeof(*grown);
+
+		if (!fits(cs, more))
+			return -EFBIG;
+		grown = realloc(cs->slots, cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		cs->slots = grown;
+		cs->slots_cap = cap;
+		cs->bytes += more;
+	}
 	for (size_t i = 0; i < count; i++) {
 		GElf_Rela rela;
 		GElf_Sym sym;
@@ -107,6 +149,11 @@ static int load_relocations(struct callsite *cs, Elf *elf, Elf_Scn *scn, const G
 
 struct callsite *callsite__load(const char *path)
 {
+	return callsite__load_within(path, SIZE_MAX);
+}
+
+struct callsite *callsite__load_within(const char *path, size_t max_bytes)
+{
 	struct callsite *cs = calloc(1, sizeof(*cs));
 	Elf *elf = NULL;
 	Elf_Scn *scn = NULL;
@@ -115,15 +162,24 @@ struct callsite *callsite__load(const char *path)
 
 	if (!cs)
 		return NULL;
+	cs->max_bytes = max_bytes;
+	cs->bytes = sizeof(*cs);
 	elf_version(EV_CURRENT);
 	cs->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (cs->fd < 0) {
 		err = -errno;
 		goto cleanup;
 	}
+	err = elf_headers_within(cs->fd, max_bytes);
+	if (err)
+		goto cleanup;
 	elf = elf_begin(cs->fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_phdrs)) {
 		err = -ENOEXEC;
+		goto cleanup;
+	}
+	if (cs->bytes > max_bytes || nr_phdrs > (max_bytes - cs->bytes) / sizeof(*cs->segs)) {
+		err = -EFBIG;
 		goto cleanup;
 	}
 	cs->segs = calloc(nr_phdrs ? nr_phdrs : 1, sizeof(*cs->segs));
@@ -131,6 +187,7 @@ struct callsite *callsite__load(const char *path)
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	cs->bytes += (nr_phdrs ? nr_phdrs : 1) * sizeof(*cs->segs);
 	for (size_t i = 0; i < nr_phdrs; i++) {
 		GElf_Phdr ph;
 
@@ -155,6 +212,11 @@ cleanup:
 		return NULL;
 	}
 	return cs;
+}
+
+size_t callsite__bytes(const struct callsite *cs)
+{
+	return cs->bytes;
 }
 
 void callsite__free(struct callsite *cs)

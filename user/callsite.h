@@ -14,6 +14,12 @@ struct callsite;
 
 /* Parse the relocations, PLT and GOT of the ELF file at path. NULL with errno on failure. */
 struct callsite *callsite__load(const char *path);
+/*
+ * The same, keeping at most max_bytes (callsite__bytes): NULL with errno EFBIG when the
+ * file's relocations would take more, known from its section headers before they are read.
+ */
+struct callsite *callsite__load_within(const char *path, size_t max_bytes);
+size_t callsite__bytes(const struct callsite *cs);
 void callsite__free(struct callsite *cs);
 
 /*

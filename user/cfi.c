@@ -185,7 +185,16 @@ static bool read_fde(const struct cfi *cfi, const struct cfi_cie *cie, const Dwa
 	return true;
 }
 
-int cfi__fdes(const struct cfi *cfi, struct cfi_fde **fdes, size_t *nr, size_t *malformed)
+static int give_up(struct cfi_fde **fdes, size_t *nr, int err)
+{
+	free(*fdes);
+	*fdes = NULL;
+	*nr = 0;
+	return err;
+}
+
+int cfi__fdes(const struct cfi *cfi, size_t max_nr, struct cfi_fde **fdes, size_t *nr,
+	      size_t *malformed)
 {
 	struct cfi_cie cie;
 	uint64_t cie_offset = 0;
@@ -222,17 +231,17 @@ int cfi__fdes(const struct cfi *cfi, struct cfi_fde **fdes, size_t *nr, size_t *
 			(*malformed)++;
 			continue;
 		}
+		if (*nr == max_nr)
+			return give_up(fdes, nr, -EFBIG);
 		if (*nr == cap) {
 			struct cfi_fde *grown;
 
 			cap = cap ? cap * 2 : 256;
+			if (cap > max_nr)
+				cap = max_nr;
 			grown = realloc(*fdes, cap * sizeof(*grown));
-			if (!grown) {
-				free(*fdes);
-				*fdes = NULL;
-				*nr = 0;
-				return -ENOMEM;
-			}
+			if (!grown)
+				return give_up(fdes, nr, -ENOMEM);
 			*fdes = grown;
 		}
 		(*fdes)[(*nr)++] = fde;

@@ -54,9 +54,10 @@ int cfi__open(struct cfi *cfi, Elf *elf);
 bool cfi__cie(const struct cfi *cfi, uint64_t offset, struct cfi_cie *out);
 /*
  * Every well-formed FDE, in the order the section has them; entries that are malformed,
- * and FDEs whose CIE pointer names no CIE, are skipped and counted in *malformed. 0 or
- * -ENOMEM; *fdes is to be freed.
+ * and FDEs whose CIE pointer names no CIE, are skipped and counted in *malformed. 0,
+ * -ENOMEM, or -EFBIG (and none) when there are more than max_nr; *fdes is to be freed.
  */
-int cfi__fdes(const struct cfi *cfi, struct cfi_fde **fdes, size_t *nr, size_t *malformed);
+int cfi__fdes(const struct cfi *cfi, size_t max_nr, struct cfi_fde **fdes, size_t *nr,
+	      size_t *malformed);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "attribution.h"
+#include "budget.h"
 
 /* Exit statuses (run exits with the command's own status when it ran). */
 enum exit_status {
@@ -42,6 +43,8 @@ struct options {
 	double interval;       /* top -i, seconds between refreshes */
 	long count;	       /* top -n: refreshes before quitting; 0 = until done */
 	bool frame_pointers; /* --unwind fp: no unwind tables */
+	struct budget_limits table_budget;  /* --table-budget */
+	struct budget_limits symbol_budget; /* --symbol-budget */
 	const char *stacks_path; /* --stacks */
 	bool verbose;
 };

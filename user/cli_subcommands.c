@@ -23,6 +23,15 @@
 					   "built without frame pointers) or fp (frame "       \
 					   "pointers only: cheaper, wrong where they are missing)" }
 
+/* What heaptap keeps of a target's files (budget.h): the defaults suit any real job. */
+#define OPTION_BUDGETS                                                                       \
+	{ "table-budget", OPT_TABLE_BUDGET, "FILE[,TOTAL]", 0,                                  \
+	  "memory for unwind tables: per file and in all (default 32M,64M; sizes in K, M, G; "  \
+	  "at most 256M); a file over it is unwound by frame pointers" },                       \
+	{ "symbol-budget", OPT_SYMBOL_BUDGET, "FILE[,TOTAL]", 0,                                \
+	  "memory for symbols and call sites: per file and in all (default 64M,256M); a file "  \
+	  "over it goes unnamed" }
+
 /* Said by every subcommand that writes reports. */
 #define REPORT_FILES_DOC                                                                     \
 	"Report files (--json, -o, --stacks) are opened before tracing starts, so a bad path "  \
@@ -40,6 +49,7 @@ static const struct argp_option run_options[] = {
 	{ "mpi", OPT_MPI, NULL, 0, "like --follow, but trace only the processes with an MPI "
 				   "rank" },
 	OPTION_UNWIND,
+	OPTION_BUDGETS,
 	{},
 };
 
@@ -53,6 +63,7 @@ static const struct argp_option attach_options[] = {
 	{ "output", 'o', "FILE", 0, "write the text report to FILE instead of standard output" },
 	OPTION_STACKS,
 	OPTION_UNWIND,
+	OPTION_BUDGETS,
 	{},
 };
 
@@ -69,6 +80,7 @@ static const struct argp_option top_options[] = {
 	{ "iterations", 'n', "COUNT", 0, "quit after COUNT refreshes" },
 	OPTION_ATTRIBUTION,
 	OPTION_UNWIND,
+	OPTION_BUDGETS,
 	{},
 };
 
@@ -175,6 +187,16 @@ static int parse_seconds(const struct cli_state *c, const char *opt, const char 
 	return 0;
 }
 
+static int parse_budget(const struct cli_state *c, const char *opt, const char *arg,
+			uint64_t max, struct budget_limits *out)
+{
+	if (budget_limits_parse(arg, max, out))
+		return cli_usage_error(c->sub, "%s wants FILE[,TOTAL] sizes above 0 and at most "
+				       "%lluM, such as 16M,64M, not '%s'", opt,
+				       (unsigned long long)(max >> 20), arg);
+	return 0;
+}
+
 error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 {
 	struct cli_state *c = state->input;
@@ -230,6 +252,10 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 					       arg);
 		o->frame_pointers = !strcmp(arg, "fp");
 		return 0;
+	case OPT_TABLE_BUDGET:
+		return parse_budget(c, "--table-budget", arg, TABLE_BUDGET_MAX, &o->table_budget);
+	case OPT_SYMBOL_BUDGET:
+		return parse_budget(c, "--symbol-budget", arg, SYMBOL_BUDGET_MAX, &o->symbol_budget);
 	case ARGP_KEY_ARG:
 		if (!c->sub->command_follows)
 			return cli_usage_error(c->sub, "%s takes no argument, and '%s' is not an "

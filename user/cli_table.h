@@ -17,6 +17,8 @@ enum {
 	OPT_MPI,
 	OPT_UNWIND,
 	OPT_STACKS,
+	OPT_TABLE_BUDGET,
+	OPT_SYMBOL_BUDGET,
 };
 
 struct cli_subcommand {

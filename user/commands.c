@@ -17,6 +17,8 @@ int open_session(const struct options *opts, struct session **s)
 		.mpi_only = opts->mpi_only,
 		.unwind_tables = !opts->frame_pointers,
 		.record_stacks = opts->stacks_path != NULL,
+		.table_budget = opts->table_budget,
+		.symbol_budget = opts->symbol_budget,
 	};
 	int err = session__new(&so, s);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf_limits.h"
 #include "elfsyms.h"
 
 struct symbol {
@@ -28,7 +29,23 @@ struct elfsyms {
 	char *interp;
 	char *build_id;
 	size_t malformed;    /* tables or entries that could not be read as they say */
+	size_t max_bytes;    /* what the caller's budget allows */
+	size_t table_room;   /* of which the tables may take this */
+	size_t table_bytes;  /* syms and names */
+	size_t other_bytes;  /* the rest: segments, interpreter, build id */
+	bool over_budget;    /* a table was left unread: it would take more than max_bytes */
 };
+
+/* Build ids are 16 or 20 bytes; longer ones name no debug file. */
+#define MAX_BUILD_ID 64
+/* Notes are read whole: real ones take a few hundred bytes. */
+#define MAX_NOTES (64 << 10)
+
+/* Would bytes more stay within the budget? */
+static bool fits_more(const struct elfsyms *s, size_t bytes)
+{
+	return s->other_bytes <= s->max_bytes && bytes <= s->max_bytes - s->other_bytes;
+}
 
 /* Between aliases: fewest leading underscores, then GLOBAL, WEAK, LOCAL. */
 static int preference_of(const char *name, int bind)
@@ -66,9 +83,14 @@ static bool file_offset_of(const struct elfsyms *s, uint64_t vaddr, uint64_t *of
 
 static int load_segments(struct elfsyms *s, Elf *elf, size_t nr_phdrs)
 {
+	size_t bytes = (nr_phdrs ? nr_phdrs : 1) * sizeof(*s->segs);
+
+	if (bytes / sizeof(*s->segs) < nr_phdrs || !fits_more(s, bytes))
+		return -EFBIG; /* thousands of program headers: only a crafted file has them */
 	s->segs = calloc(nr_phdrs ? nr_phdrs : 1, sizeof(*s->segs));
 	if (!s->segs)
 		return -ENOMEM;
+	s->other_bytes += bytes;
 	for (size_t i = 0; i < nr_phdrs; i++) {
 		GElf_Phdr ph;
 
@@ -86,6 +108,28 @@ static void forget_symbols(struct elfsyms *s)
 	s->syms = NULL;
 	s->names = NULL;
 	s->nr = 0;
+	s->table_bytes = 0;
+}
+
+/*
+ * What reading a symbol table takes, from its section headers alone: checked before any
+ * of its bytes is read, which for a misaligned table means before libelf copies it.
+ */
+static int fits(const struct elfsyms *s, Elf *elf, const GElf_Shdr *sh, size_t entsize)
+{
+	Elf_Scn *strscn = elf_getscn(elf, sh->sh_link);
+	uint64_t count = entsize ? sh->sh_size / entsize : 0, bytes;
+	GElf_Shdr strsh;
+
+	if (!strscn || !gelf_getshdr(strscn, &strsh))
+		return 0; /* no names: load_symbols finds it malformed */
+	bytes = (count ? count : 1) * sizeof(struct symbol);
+	if (strsh.sh_type != SHT_NOBITS)
+		bytes += strsh.sh_size + 1;
+	if (count > SIZE_MAX / sizeof(struct symbol) || strsh.sh_size > SIZE_MAX / 2 ||
+	    bytes > s->table_room)
+		return -EFBIG;
+	return 0;
 }
 
 static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
@@ -102,12 +146,19 @@ static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
 
 static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 {
-	Elf_Data *data = elf_getdata(symtab, NULL), *strdata;
+	Elf_Data *data, *strdata;
 	GElf_Shdr sh;
-	size_t count, entsize;
+	size_t count, entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	int err;
 
+	if (!gelf_getshdr(symtab, &sh))
+		return -ENOEXEC;
+	err = fits(s, elf, &sh, entsize);
+	if (err)
+		return err;
 	/* No bytes where the header says (a section past the end of the file...). */
-	if (!data || !gelf_getshdr(symtab, &sh))
+	data = elf_getdata(symtab, NULL);
+	if (!data)
 		return -ENOEXEC;
 	strdata = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
 	if (!strdata)
@@ -119,12 +170,15 @@ static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 	 */
 	if (!data->d_buf || !strdata->d_buf)
 		return 0;
-	s->names = malloc(strdata->d_size + 1);
-	entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
 	count = entsize ? data->d_size / entsize : 0;
+	/* The headers said what the bytes say: fits() checked what is allocated here. */
+	if ((count ? count : 1) * sizeof(*s->syms) + strdata->d_size + 1 > s->table_room)
+		return -EFBIG;
+	s->names = malloc(strdata->d_size + 1);
 	s->syms = calloc(count ? count : 1, sizeof(*s->syms));
 	if (!s->names || !s->syms)
 		return -ENOMEM;
+	s->table_bytes = (count ? count : 1) * sizeof(*s->syms) + strdata->d_size + 1;
 	memcpy(s->names, strdata->d_buf, strdata->d_size);
 	s->names[strdata->d_size] = '\0';
 	/* Its last name runs to the end of the table: cut there, as the copy is. */
@@ -164,14 +218,18 @@ static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
  */
 static int readable(struct elfsyms *s, int err)
 {
-	if (err != -ENOEXEC)
+	if (err == -EFBIG)
+		s->over_budget = true;
+	else if (err == -ENOEXEC)
+		s->malformed++;
+	else
 		return err;
-	s->malformed++;
 	forget_symbols(s);
 	return 0;
 }
 
-static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdrs)
+/* Read before the tables, which may take what they leave of the budget. */
+static int load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdrs)
 {
 	for (size_t i = 0; i < nr_phdrs; i++) {
 		GElf_Phdr ph;
@@ -185,10 +243,16 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 			size_t size;
 			const char *raw = elf_rawfile(elf, &size);
 
+			/* A path: PATH_MAX at most, whatever the header claims. */
 			if (raw && ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset)
-				s->interp = strndup(raw + ph.p_offset, ph.p_filesz);
+				s->interp = strndup(raw + ph.p_offset,
+						    ph.p_filesz < 4096 ? ph.p_filesz : 4096);
+			if (s->interp && !fits_more(s, strlen(s->interp) + 1))
+				return -EFBIG;
+			if (s->interp)
+				s->other_bytes += strlen(s->interp) + 1;
 		}
-		if (ph.p_type != PT_NOTE || s->build_id)
+		if (ph.p_type != PT_NOTE || s->build_id || ph.p_filesz > MAX_NOTES)
 			continue;
 		data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
 		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
@@ -196,17 +260,26 @@ static void load_interp_and_build_id(struct elfsyms *s, Elf *elf, size_t nr_phdr
 
 			/* An empty id names no debug file. */
 			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || !nh.n_descsz ||
-			    memcmp((char *)data->d_buf + name_off, "GNU", 4))
+			    nh.n_descsz > MAX_BUILD_ID || memcmp((char *)data->d_buf + name_off, "GNU", 4))
 				continue;
+			if (!fits_more(s, (size_t)nh.n_descsz * 2 + 1))
+				return -EFBIG;
 			s->build_id = malloc((size_t)nh.n_descsz * 2 + 1);
+			s->other_bytes += (size_t)nh.n_descsz * 2 + 1;
 			for (size_t b = 0; s->build_id && b < nh.n_descsz; b++)
 				sprintf(s->build_id + 2 * b, "%02x", desc[b]);
 			break;
 		}
 	}
+	return 0;
 }
 
 struct elfsyms *elfsyms__load(const char *path)
+{
+	return elfsyms__load_within(path, SIZE_MAX);
+}
+
+struct elfsyms *elfsyms__load_within(const char *path, size_t max_bytes)
 {
 	struct elfsyms *s = calloc(1, sizeof(*s));
 	Elf_Scn *table;
@@ -216,18 +289,26 @@ struct elfsyms *elfsyms__load(const char *path)
 
 	if (!s)
 		return NULL;
+	s->max_bytes = max_bytes;
+	s->other_bytes = sizeof(*s);
 	elf_version(EV_CURRENT);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		goto cleanup;
 	}
+	err = elf_headers_within(fd, max_bytes);
+	if (err)
+		goto cleanup;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_phdrs)) {
 		err = -ENOEXEC;
 		goto cleanup;
 	}
 	err = load_segments(s, elf, nr_phdrs);
+	if (!err)
+		err = load_interp_and_build_id(s, elf, nr_phdrs);
+	s->table_room = fits_more(s, 0) ? s->max_bytes - s->other_bytes : 0;
 	/* .symtab names static functions too; a stripped file keeps only .dynsym. */
 	table = find_section(elf, SHT_SYMTAB);
 	if (!err && table)
@@ -237,8 +318,6 @@ struct elfsyms *elfsyms__load(const char *path)
 		forget_symbols(s);
 		err = readable(s, load_symbols(s, elf, table));
 	}
-	if (!err)
-		load_interp_and_build_id(s, elf, nr_phdrs);
 cleanup:
 	if (elf)
 		elf_end(elf);
@@ -254,7 +333,12 @@ cleanup:
 
 int elfsyms__load_debug(struct elfsyms *s, const char *debug_path)
 {
-	struct elfsyms debug = { .segs = s->segs, .nr_segs = s->nr_segs };
+	return elfsyms__load_debug_within(s, debug_path, SIZE_MAX);
+}
+
+int elfsyms__load_debug_within(struct elfsyms *s, const char *debug_path, size_t max_bytes)
+{
+	struct elfsyms debug = { .segs = s->segs, .nr_segs = s->nr_segs, .table_room = max_bytes };
 	Elf_Scn *table;
 	Elf *elf;
 	int fd, err = -ENOENT;
@@ -262,6 +346,10 @@ int elfsyms__load_debug(struct elfsyms *s, const char *debug_path)
 	fd = open(debug_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (elf_headers_within(fd, max_bytes)) {
+		close(fd);
+		return -EFBIG;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	/* Its own program headers describe no file contents: keep using the stripped file's. */
 	if (elf && (table = find_section(elf, SHT_SYMTAB)))
@@ -279,8 +367,24 @@ int elfsyms__load_debug(struct elfsyms *s, const char *debug_path)
 	s->syms = debug.syms;
 	s->names = debug.names;
 	s->nr = debug.nr;
+	s->table_bytes = debug.table_bytes;
 	s->full = true;
 	return 0;
+}
+
+size_t elfsyms__bytes(const struct elfsyms *s)
+{
+	return s->table_bytes + s->other_bytes;
+}
+
+size_t elfsyms__table_bytes(const struct elfsyms *s)
+{
+	return s->table_bytes;
+}
+
+bool elfsyms__over_budget(const struct elfsyms *s)
+{
+	return s->over_budget;
 }
 
 bool elfsyms__full(const struct elfsyms *s)

@@ -14,7 +14,19 @@ struct elfsyms;
  * Returns NULL with errno set on failure (ENOENT, ENOEXEC for a non-ELF file...).
  */
 struct elfsyms *elfsyms__load(const char *path);
+/*
+ * The same within a budget: what it keeps (elfsyms__bytes) stays within max_bytes. A table
+ * that would take more is not read, its size known from the section headers, and the next
+ * tried (.dynsym after .symtab); elfsyms__over_budget says so. NULL with errno EFBIG when
+ * not even the file's program headers fit.
+ */
+struct elfsyms *elfsyms__load_within(const char *path, size_t max_bytes);
 void elfsyms__free(struct elfsyms *syms);
+/* Bytes it keeps, all told; of those, its symbol table's (symbols and their names). */
+size_t elfsyms__bytes(const struct elfsyms *syms);
+size_t elfsyms__table_bytes(const struct elfsyms *syms);
+/* A table was left unread because it did not fit the budget. */
+bool elfsyms__over_budget(const struct elfsyms *syms);
 
 /*
  * Name of the function whose [value, value + size) holds the file offset off, or NULL
@@ -41,6 +53,8 @@ size_t elfsyms__malformed(const struct elfsyms *syms);
  * -dbg packages: /usr/lib/debug/.build-id/xx/yyyy.debug). 0 or -errno, unchanged then.
  */
 int elfsyms__load_debug(struct elfsyms *syms, const char *debug_path);
+/* The same, its table taking at most max_bytes: -EFBIG, and unchanged, when larger. */
+int elfsyms__load_debug_within(struct elfsyms *syms, const char *debug_path, size_t max_bytes);
 
 /* The interpreter (PT_INTERP) of a dynamically linked program, else NULL. */
 const char *elfsyms__interp(const struct elfsyms *syms);

@@ -94,9 +94,57 @@ static json_object *unwind_tables_json(struct session *s)
 		json_object_object_add(o, "rows", json_object_new_uint64(files[i].nr_rows));
 		json_object_object_add(o, "bytes", json_object_new_uint64(unwind_file_bytes(&files[i])));
 		json_object_object_add(o, "build_ms", json_object_new_double(files[i].build_ms));
+		/* null, or the budget it did not fit: then it has no rows. */
+		json_object_object_add(o, "skipped", files[i].over_budget ?
+				json_object_new_string(budget_verdict_name(files[i].over_budget)) : NULL);
+		json_object_object_add(o, "cut_stacks", json_object_new_uint64(files[i].cut_stacks));
 		json_object_array_add(tables, o);
 	}
 	return tables;
+}
+
+static json_object *budget_json(const struct budget *b)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "per_file", json_object_new_uint64(b->limits.per_file));
+	json_object_object_add(o, "total", json_object_new_uint64(b->limits.total));
+	json_object_object_add(o, "used", json_object_new_uint64(b->used));
+	json_object_object_add(o, "files_over", json_object_new_uint64(b->files_refused));
+	return o;
+}
+
+/* The limits on what heaptap keeps of the targets' files, and the files over them. */
+static json_object *budgets_json(struct session *s)
+{
+	const struct symcache *cache = session__symcache(s);
+	const struct budget *tables = session__table_budget(s);
+	json_object *o = json_object_new_object(), *symbols, *files = json_object_new_array();
+
+	json_object_object_add(o, "tables", tables ? budget_json(tables) : NULL);
+	symbols = budget_json(symcache__budget(cache));
+	for (const struct object_file *f = symcache__next(cache, NULL); f;
+	     f = symcache__next(cache, f)) {
+		json_object *file, *left_out;
+
+		if (!f->left_out)
+			continue;
+		file = json_object_new_object();
+		left_out = json_object_new_array();
+		json_object_object_add(file, "file", json_object_new_string(object_file__name(f)));
+		json_object_object_add(file, "budget",
+				       json_object_new_string(budget_verdict_name(f->over_budget)));
+		for (unsigned int bit = 1; bit <= LEFT_OUT_CACHE; bit <<= 1) {
+			if (f->left_out & bit)
+				json_object_array_add(left_out,
+						      json_object_new_string(left_out_name(bit)));
+		}
+		json_object_object_add(file, "left_out", left_out);
+		json_object_array_add(files, file);
+	}
+	json_object_object_add(symbols, "files", files);
+	json_object_object_add(o, "symbols", symbols);
+	return o;
 }
 
 static json_object *untraced_json(struct session *s)
@@ -128,6 +176,7 @@ static json_object *report_object(struct session *s)
 	json_object_object_add(root, "processes", processes);
 	json_object_object_add(root, "untraced", untraced_json(s));
 	json_object_object_add(root, "unwind_tables", unwind_tables_json(s));
+	json_object_object_add(root, "budgets", budgets_json(s));
 	return root;
 }
 

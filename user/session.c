@@ -43,7 +43,11 @@ int session__new(const struct session_opts *opts, struct session **out)
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = tracer__new(on_event, s, opts->follow, &s->tracer);
+	symcache__set_limits(s->cache, &opts->symbol_budget);
+	err = tracer__new(on_event, s, opts->follow,
+			  opts->unwind_tables ?
+				  opts->table_budget.total / sizeof(struct ht_unwind_row) : 1,
+			  &s->tracer);
 	if (err)
 		goto cleanup;
 	s->dead_ids.map_fd = tracer__stacks_fd(s->tracer);
@@ -57,6 +61,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 			err = -ENOMEM;
 			goto cleanup;
 		}
+		unwind_maps__limit_files(s->unwind, opts->table_budget.per_file);
 	}
 	*out = s;
 	return 0;
@@ -187,6 +192,8 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 		t->lost_events++; /* still counted as a call, but its bytes are unknown */
 	if (!call.complete)
 		t->incomplete_stacks++;
+	if (!call.complete && s->unwind)
+		unwind_maps__note_cut(s->unwind, call.end_dev, call.end_inode);
 	if (!call.complete && (ev->flags & HT_F_STACK_UNSUPPORTED))
 		t->unsupported_unwinds++;
 	moved = movement_of(ev, call.func, t->alloc.glibc);
@@ -421,6 +428,16 @@ void session__note_untraced(struct session *s, pid_t pid, const char *reason)
 uint64_t session__events(const struct session *s)
 {
 	return s->events;
+}
+
+const struct symcache *session__symcache(const struct session *s)
+{
+	return s->cache;
+}
+
+const struct budget *session__table_budget(const struct session *s)
+{
+	return s->unwind ? unwind_maps__budget(s->unwind) : NULL;
 }
 
 size_t session__unwind_files(const struct session *s, const struct unwind_file **files)

@@ -14,6 +14,7 @@
 #include "heaptap_types.h"
 #include "allocator.h"
 #include "attribution.h"
+#include "budget.h"
 #include "rank.h"
 #include "stack_ids.h"
 #include "stack_records.h"
@@ -62,6 +63,8 @@ struct session_opts {
 	bool mpi_only; /* trace only processes that carry an MPI rank (follow the rest) */
 	bool unwind_tables; /* unwind by .eh_frame tables, else by frame pointers only */
 	bool record_stacks; /* keep every distinct stack (--stacks) */
+	struct budget_limits table_budget;  /* bytes of unwind rows (budget.h) */
+	struct budget_limits symbol_budget; /* bytes of symbols and call sites */
 };
 
 /* 0 or -errno; -EPERM means heaptap lacks the privileges to load BPF. */
@@ -112,6 +115,10 @@ void session__note_untraced(struct session *s, pid_t pid, const char *reason);
 enum attribution_rule session__rule(const struct session *s);
 /* The unwind tables built, one per file (none with --unwind fp). */
 size_t session__unwind_files(const struct session *s, const struct unwind_file **files);
+/* The symbol budget, and every file's share of it (symcache.h). */
+const struct symcache *session__symcache(const struct session *s);
+/* The unwind table budget (NULL with --unwind fp). */
+const struct budget *session__table_budget(const struct session *s);
 /* Events delivered so far. */
 uint64_t session__events(const struct session *s);
 

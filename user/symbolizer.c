@@ -357,6 +357,8 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64
 			.in_allocator = same_file(m, s->alloc->dev, s->alloc->inode),
 		};
 		valid = i + 1;
+		out->call.end_dev = m->dev;
+		out->call.end_inode = m->inode;
 	}
 
 	if (nr >= 2 && has_aliases(s->alloc, func))

@@ -20,6 +20,7 @@ struct resolved_call {
 	const char *library;  /* path of the naming frame's object, as mapped */
 	const char *function; /* its symbol, or "object+0xoffset" when none covers it */
 	bool complete;	      /* the stack reached a start-up frame */
+	uint64_t end_dev, end_inode; /* the file of its outermost frame (0: none), where it ends */
 	bool internal;	      /* the allocator's own housekeeping, not a call of the program */
 	struct stack_record *record; /* the whole stack, when the symbolizer records them */
 };

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -17,7 +19,11 @@ struct cached_file {
 
 struct symcache {
 	struct cached_file *files;
+	struct budget budget;
 };
+
+/* What a cached answer or name costs besides itself: malloc's header, uthash's buckets. */
+#define ENTRY_OVERHEAD 32
 
 struct call_answer {
 	uint64_t ret_offset;
@@ -33,6 +39,62 @@ struct defined_name {
 	char name[]; /* the key */
 };
 
+/* A path as the traced process names it: without the /proc/PID/root that reaches it. */
+static const char *display_name(const char *open_path)
+{
+	const char *root = strstr(open_path, "/root/");
+
+	return !strncmp(open_path, "/proc/", 6) && root ? root + 5 : open_path;
+}
+
+const char *object_file__name(const struct object_file *obj)
+{
+	return display_name(obj->open_path);
+}
+
+/* Charge the file for what it keeps now: its loaders kept within the room they were given. */
+static void recharge(struct object_file *obj)
+{
+	uint64_t now = obj->cache_bytes;
+
+	if (obj->syms)
+		now += elfsyms__bytes(obj->syms);
+	if (obj->calls)
+		now += callsite__bytes(obj->calls);
+	if (now >= obj->bytes) {
+		obj->cache->budget.used += now - obj->bytes;
+		obj->bytes = now;
+	} else {
+		budget__give_back(&obj->cache->budget, &obj->bytes, obj->bytes - now);
+	}
+}
+
+const char *left_out_name(unsigned int bit)
+{
+	return bit == LEFT_OUT_SYMBOLS ? "symbols" :
+	       bit == LEFT_OUT_DEBUG   ? "debug symbols" :
+	       bit == LEFT_OUT_CALLS   ? "call sites" :
+					 "cached names";
+}
+
+/* Something did not fit in room: say so, once per file, whatever more is left out later. */
+static void left_out(struct object_file *obj, unsigned int what)
+{
+	struct budget *b = &obj->cache->budget;
+	char size[16];
+
+	obj->left_out |= what;
+	if (obj->over_budget)
+		return;
+	obj->over_budget = budget__why(b, obj->bytes);
+	b->files_refused++;
+	log_info("warning: %s: %s over the symbol %s (%s): names there may be missing",
+		 object_file__name(obj), left_out_name(what), budget_verdict_name(obj->over_budget),
+		 budget_size_text(obj->over_budget == BUDGET_TOTAL ? b->limits.total :
+								      b->limits.per_file,
+				  size, sizeof(size)));
+}
+
 /*
  * A stripped library's static functions (glibc's start_thread, __libc_start_call_main)
  * are named in its separate debug file, found by build id, when a -dbg package has it.
@@ -43,7 +105,8 @@ static void load_debug_symbols(struct object_file *obj)
 	const char *id = elfsyms__build_id(obj->syms);
 	const char *root_end = strstr(obj->open_path, "/root/");
 	char path[4096];
-	int root_len = 0;
+	int root_len = 0, err;
+	uint64_t room;
 
 	if (!id || strlen(id) < 3)
 		return;
@@ -51,13 +114,46 @@ static void load_debug_symbols(struct object_file *obj)
 		root_len = root_end - obj->open_path + 5;
 	snprintf(path, sizeof(path), "%.*s/usr/lib/debug/.build-id/%.2s/%s.debug", root_len,
 		 obj->open_path, id, id + 2);
-	if (elfsyms__load_debug(obj->syms, path) == 0)
+	/* Its table replaces the stripped file's, whose bytes it may use too. */
+	room = budget__room(&obj->cache->budget, obj->bytes) + elfsyms__table_bytes(obj->syms);
+	err = elfsyms__load_debug_within(obj->syms, path, room);
+	if (err == -EFBIG)
+		left_out(obj, LEFT_OUT_DEBUG);
+	if (!err)
 		log_debug("symbols of %s from %s", obj->open_path, path);
+	recharge(obj);
 }
 
 struct symcache *symcache__new(void)
 {
-	return calloc(1, sizeof(struct symcache));
+	struct symcache *cache = calloc(1, sizeof(struct symcache));
+
+	if (cache)
+		cache->budget.limits = (struct budget_limits){ SYMBOL_BUDGET_FILE,
+							       SYMBOL_BUDGET_TOTAL };
+	return cache;
+}
+
+void symcache__set_limits(struct symcache *cache, const struct budget_limits *limits)
+{
+	cache->budget.limits = *limits;
+}
+
+const struct budget *symcache__budget(const struct symcache *cache)
+{
+	return &cache->budget;
+}
+
+const struct object_file *symcache__next(const struct symcache *cache,
+					 const struct object_file *prev)
+{
+	const struct cached_file *f;
+
+	if (!prev)
+		return cache->files ? &cache->files->obj : NULL;
+	f = (const struct cached_file *)((const char *)prev - offsetof(struct cached_file, obj));
+	f = f->hh.next;
+	return f ? &f->obj : NULL;
 }
 
 static struct cached_file *find(struct symcache *cache, uint64_t dev, uint64_t inode)
@@ -69,19 +165,11 @@ static struct cached_file *find(struct symcache *cache, uint64_t dev, uint64_t i
 	return f;
 }
 
-/* A path as the traced process names it: without the /proc/PID/root that reaches it. */
-static const char *display_name(const char *open_path)
-{
-	const char *root = strstr(open_path, "/root/");
-
-	return !strncmp(open_path, "/proc/", 6) && root ? root + 5 : open_path;
-}
-
 /* A new file, named open_path, read from exact_path (the same, or the very mapped file). */
 static struct object_file *add(struct symcache *cache, uint64_t dev, uint64_t inode,
 			       const char *open_path, const char *exact_path)
 {
-	uint64_t key[2] = { dev, inode };
+	uint64_t key[2] = { dev, inode }, room = budget__room(&cache->budget, 0);
 	struct cached_file *f = calloc(1, sizeof(*f));
 
 	if (!f || !(f->obj.open_path = strdup(open_path))) {
@@ -89,6 +177,7 @@ static struct object_file *add(struct symcache *cache, uint64_t dev, uint64_t in
 		return NULL;
 	}
 	memcpy(f->key, key, sizeof(key));
+	f->obj.cache = cache;
 	f->obj.dev = dev;
 	f->obj.inode = inode;
 	f->obj.fd = open(exact_path, O_RDONLY | O_CLOEXEC);
@@ -96,10 +185,13 @@ static struct object_file *add(struct symcache *cache, uint64_t dev, uint64_t in
 		snprintf(f->obj.read_path, sizeof(f->obj.read_path), "/proc/self/fd/%d", f->obj.fd);
 	else
 		snprintf(f->obj.read_path, sizeof(f->obj.read_path), "/nonexistent");
-	f->obj.syms = elfsyms__load(f->obj.read_path);
-	if (!f->obj.syms)
+	f->obj.syms = elfsyms__load_within(f->obj.read_path, room);
+	if (f->obj.syms ? elfsyms__over_budget(f->obj.syms) : errno == EFBIG)
+		left_out(&f->obj, LEFT_OUT_SYMBOLS);
+	else if (!f->obj.syms)
 		log_debug("no symbols for %s: %m", open_path);
-	else if (!elfsyms__full(f->obj.syms))
+	recharge(&f->obj);
+	if (f->obj.syms && !elfsyms__full(f->obj.syms))
 		load_debug_symbols(&f->obj);
 	/* Once per file: files are read once, whatever number of processes map them. */
 	if (f->obj.syms && elfsyms__malformed(f->obj.syms))
@@ -134,11 +226,38 @@ struct object_file *symcache__get_mapped(struct symcache *cache, pid_t pid,
 
 const struct callsite *object_file__calls(struct object_file *obj)
 {
+	uint64_t room;
+
 	if (!obj->calls_tried) {
 		obj->calls_tried = true;
-		obj->calls = callsite__load(obj->read_path);
+		room = budget__room(&obj->cache->budget, obj->bytes);
+		obj->calls = callsite__load_within(obj->read_path, room);
+		if (!obj->calls && errno == EFBIG)
+			left_out(obj, LEFT_OUT_CALLS);
+		recharge(obj);
 	}
 	return obj->calls;
+}
+
+/* Room for one more cached entry of size bytes; else, once, the file is told why not. */
+static bool cache_room(struct object_file *obj, size_t size)
+{
+	uint64_t room = budget__room(&obj->cache->budget, obj->bytes);
+
+	if (size + ENTRY_OVERHEAD > room) {
+		left_out(obj, LEFT_OUT_CACHE);
+		return false;
+	}
+	obj->cache_bytes += size + ENTRY_OVERHEAD;
+	recharge(obj);
+	return true;
+}
+
+/* An entry cache_room() made room for could not be made after all. */
+static void cache_unroom(struct object_file *obj, size_t size)
+{
+	obj->cache_bytes -= size + ENTRY_OVERHEAD;
+	recharge(obj);
 }
 
 static struct call_answer *answer_for(struct object_file *obj, uint64_t ret_offset)
@@ -147,11 +266,13 @@ static struct call_answer *answer_for(struct object_file *obj, uint64_t ret_offs
 	struct call_answer *a;
 
 	HASH_FIND(hh, obj->answers, &ret_offset, sizeof(ret_offset), a);
-	if (a || !cs)
+	if (a || !cs || !cache_room(obj, sizeof(*a)))
 		return a;
 	a = calloc(1, sizeof(*a));
-	if (!a)
+	if (!a) {
+		cache_unroom(obj, sizeof(*a));
 		return NULL;
+	}
 	a->ret_offset = ret_offset;
 	a->callee = callsite__callee(cs, ret_offset);
 	a->direct = callsite__direct_target(cs, ret_offset, &a->target);
@@ -159,10 +280,13 @@ static struct call_answer *answer_for(struct object_file *obj, uint64_t ret_offs
 	return a;
 }
 
+/* Without room to cache them, answers are read from the file each time. */
 const char *object_file__callee(struct object_file *obj, uint64_t ret_offset)
 {
 	struct call_answer *a = answer_for(obj, ret_offset);
 
+	if (!a && obj->calls)
+		return callsite__callee(obj->calls, ret_offset);
 	return a ? a->callee : NULL;
 }
 
@@ -170,6 +294,8 @@ bool object_file__direct_target(struct object_file *obj, uint64_t ret_offset, ui
 {
 	struct call_answer *a = answer_for(obj, ret_offset);
 
+	if (!a && obj->calls)
+		return callsite__direct_target(obj->calls, ret_offset, target);
 	if (!a || !a->direct)
 		return false;
 	*target = a->target;
@@ -186,9 +312,13 @@ bool object_file__defines(struct object_file *obj, const char *name)
 	HASH_FIND(hh, obj->defined, name, len, d);
 	if (d)
 		return d->defined;
-	d = malloc(sizeof(*d) + len + 1);
-	if (!d)
+	if (!cache_room(obj, sizeof(*d) + len + 1))
 		return elfsyms__offset_of(obj->syms, name) != 0;
+	d = malloc(sizeof(*d) + len + 1);
+	if (!d) {
+		cache_unroom(obj, sizeof(*d) + len + 1);
+		return elfsyms__offset_of(obj->syms, name) != 0;
+	}
 	memcpy(d->name, name, len + 1);
 	d->defined = elfsyms__offset_of(obj->syms, name) != 0;
 	HASH_ADD(hh, obj->defined, name, len, d);

@@ -1,19 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * ELF data per mapped file, shared by every traced process: eight ranks mapping the same
- * libmpi read its symbols once. Files are keyed by device and inode.
+ * libmpi read its symbols once. Files are keyed by device and inode. What the files keep
+ * (symbols, call sites, the answers cached from them) stays within a budget, per file and
+ * in all (budget.h): what does not fit is left out, counted, and warned about once a file.
  */
 #ifndef HEAPTAP_SYMCACHE_H
 #define HEAPTAP_SYMCACHE_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "budget.h"
 #include "elfsyms.h"
 #include "callsite.h"
 #include "procmaps.h"
 
 struct call_answer;
 struct defined_name;
+struct symcache;
+
+/* What a file did not get for the budget (object_file.left_out). */
+enum {
+	LEFT_OUT_SYMBOLS = 1 << 0, /* a symbol table (.symtab, or every one) */
+	LEFT_OUT_DEBUG = 1 << 1,   /* its separate debug file's symbols */
+	LEFT_OUT_CALLS = 1 << 2,   /* its call sites (entry points told apart by the caller) */
+	LEFT_OUT_CACHE = 1 << 3,   /* answers no longer cached: read again each new stack */
+};
 
 struct object_file {
 	uint64_t dev, inode;
@@ -29,12 +41,26 @@ struct object_file {
 	bool calls_tried;
 	struct call_answer *answers; /* what call sites were found to call, by return offset */
 	struct defined_name *defined; /* names looked up in syms, and whether it defines them */
+	struct symcache *cache;
+	uint64_t bytes;	      /* charged to the budget: all of the above */
+	uint64_t cache_bytes; /* of which answers and defined names */
+	unsigned int left_out;		 /* LEFT_OUT_*: what the budget refused */
+	enum budget_verdict over_budget; /* the limit that refused it first */
 };
 
-struct symcache;
-
+/* A cache within the default budget (SYMBOL_BUDGET_FILE, SYMBOL_BUDGET_TOTAL). */
 struct symcache *symcache__new(void);
 void symcache__free(struct symcache *cache);
+/* Change the limits; files already read keep what they have. */
+void symcache__set_limits(struct symcache *cache, const struct budget_limits *limits);
+const struct budget *symcache__budget(const struct symcache *cache);
+/* The files after prev (NULL: the first), in the order they were first seen; NULL at the end. */
+const struct object_file *symcache__next(const struct symcache *cache,
+					 const struct object_file *prev);
+/* "symbols", "debug symbols", "call sites", "cached names": for one LEFT_OUT_* bit. */
+const char *left_out_name(unsigned int bit);
+/* The file's path as the traced process names it (open_path without /proc/PID/root). */
+const char *object_file__name(const struct object_file *obj);
 
 /* The file, loaded on first sight from open_path. NULL only when out of memory. */
 struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t inode,

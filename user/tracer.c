@@ -123,7 +123,7 @@ static void disable_holds(struct tracer *t)
 }
 
 int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
-		struct tracer **out)
+		uint32_t unwind_rows, struct tracer **out)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 	int err;
@@ -140,6 +140,8 @@ int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
 		goto cleanup;
 	}
 	t->skel->rodata->follow_children = follow_children;
+	/* Preallocated kernel memory: the total unwind table budget (--table-budget). */
+	bpf_map__set_max_entries(t->skel->maps.unwind_rows, unwind_rows);
 	/* A test hook: few hash bits make stacks collide, which must not merge them. */
 	if (getenv("HEAPTAP_STACK_HASH_BITS"))
 		t->skel->rodata->stack_hash_bits = atoi(getenv("HEAPTAP_STACK_HASH_BITS"));

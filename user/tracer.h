@@ -19,10 +19,11 @@ typedef int (*tracer_event_fn)(void *ctx, const void *data, size_t size);
 
 /*
  * Load and verify the programs; with follow_children, processes that targets start
- * become targets. 0 or -errno (-EPERM: not privileged enough).
+ * become targets; the unwind row map holds unwind_rows rows. 0 or -errno (-EPERM: not
+ * privileged enough).
  */
 int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
-		struct tracer **out);
+		uint32_t unwind_rows, struct tracer **out);
 void tracer__free(struct tracer *t);
 
 /* Trace pid: report its exits, and with hold, stop it at its exec and loader events. */

@@ -6,10 +6,14 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <uthash.h>
+#include "budget.h"
 #include "heaptap_types.h"
 #include "log.h"
 #include "unwind_maps.h"
 #include "unwind_table.h"
+
+/* The BPF unwinder finds a file's row in 24 halvings (ROW_SEARCH_STEPS). */
+#define MAX_FILE_ROWS ((1u << 24) - 1)
 
 struct file_key {
 	uint64_t dev, inode;
@@ -25,6 +29,7 @@ struct file_entry {
 struct unwind_maps {
 	int rows_fd, processes_fd;
 	uint32_t capacity, used; /* rows are handed out in order and never reused */
+	struct budget budget;	 /* in bytes of rows: the total is the row map */
 	struct file_entry *by_file;
 	struct unwind_file *files;
 	size_t nr_files;
@@ -39,7 +44,19 @@ struct unwind_maps *unwind_maps__new(int rows_fd, uint32_t capacity, int process
 	u->rows_fd = rows_fd;
 	u->capacity = capacity;
 	u->processes_fd = processes_fd;
+	u->budget.limits.total = (uint64_t)capacity * sizeof(struct ht_unwind_row);
+	u->budget.limits.per_file = u->budget.limits.total;
 	return u;
+}
+
+void unwind_maps__limit_files(struct unwind_maps *u, uint64_t per_file)
+{
+	u->budget.limits.per_file = per_file;
+}
+
+const struct budget *unwind_maps__budget(const struct unwind_maps *u)
+{
+	return &u->budget;
 }
 
 void unwind_maps__free(struct unwind_maps *u)
@@ -87,7 +104,39 @@ static int store_rows(struct unwind_maps *u, const struct unwind_table *table, u
 		return err;
 	*first = u->used;
 	u->used += table->nr;
+	u->budget.used = (uint64_t)u->used * sizeof(struct ht_unwind_row);
 	return 0;
+}
+
+/*
+ * The file's rows within what is left of the budget: a file the total no longer has room
+ * for is not even opened. -EFBIG (too big alone) or -ENOSPC (the total is spent) then.
+ */
+static int build_within_budget(struct unwind_maps *u, struct unwind_file *file,
+			       const char *open_path, struct unwind_table *table)
+{
+	uint64_t room = budget__room(&u->budget, 0);
+	int err = -ENOSPC;
+	char size[16];
+
+	/* One file's rows must stay within the BPF search's bounds too. */
+	if (room > (uint64_t)MAX_FILE_ROWS * sizeof(struct ht_unwind_row))
+		room = (uint64_t)MAX_FILE_ROWS * sizeof(struct ht_unwind_row);
+	if (room >= sizeof(struct ht_unwind_row))
+		err = unwind_table__build_within(open_path, room, table);
+	if (err == -EFBIG || err == -ENOSPC) {
+		file->over_budget = err == -ENOSPC ? BUDGET_TOTAL : budget__why(&u->budget, 0);
+		err = file->over_budget == BUDGET_TOTAL ? -ENOSPC : -EFBIG;
+		u->budget.files_refused++;
+		/* Once per file, as the malformed-file warning: its table is never retried. */
+		log_info("warning: %s: unwind table over the %s (%s): stacks through it may be cut "
+			 "there", file->path, budget_verdict_name(file->over_budget),
+			 budget_size_text(file->over_budget == BUDGET_TOTAL ?
+						  u->budget.limits.total :
+						  u->budget.limits.per_file,
+					  size, sizeof(size)));
+	}
+	return err;
 }
 
 static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct mapping *m)
@@ -123,7 +172,7 @@ static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct
 	start = monotonic_ms();
 	file->err = procmaps__file_path(pid, m, open_path, sizeof(open_path));
 	if (!file->err)
-		file->err = unwind_table__build(open_path, &table);
+		file->err = build_within_budget(u, file, open_path, &table);
 	if (!file->err)
 		file->err = store_rows(u, &table, &f->first_row);
 	if (!file->err)
@@ -191,6 +240,16 @@ void unwind_maps__forget(struct unwind_maps *u, pid_t pid)
 	__u32 key = pid;
 
 	bpf_map_delete_elem(u->processes_fd, &key);
+}
+
+void unwind_maps__note_cut(struct unwind_maps *u, uint64_t dev, uint64_t inode)
+{
+	struct file_key key = { dev, inode };
+	struct file_entry *f;
+
+	HASH_FIND(hh, u->by_file, &key, sizeof(key), f);
+	if (f)
+		u->files[f->index].cut_stacks++;
 }
 
 size_t unwind_maps__files(const struct unwind_maps *u, const struct unwind_file **files)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "budget.h"
 #include "heaptap_types.h"
 #include "procmaps.h"
 
@@ -18,7 +19,13 @@ struct unwind_file {
 	char *path;	  /* as first mapped */
 	uint32_t nr_rows; /* 0 with err set: no table */
 	double build_ms;
-	int err;	  /* 0, -ENOENT (no .eh_frame_hdr), -ENOSPC (row map full), -errno */
+	/*
+	 * 0, -ENOENT (no CFI), -EFBIG (over the per-file budget), -ENOSPC (the total budget,
+	 * the row map, is spent), -errno
+	 */
+	int err;
+	enum budget_verdict over_budget; /* with -EFBIG and -ENOSPC */
+	uint64_t cut_stacks; /* calls whose incomplete stack ended in this file */
 };
 
 /* Bytes of BPF map memory its rows take. */
@@ -32,6 +39,12 @@ struct unwind_maps;
 /* rows_fd: the row array map (capacity rows); processes_fd: pid -> mappings. */
 struct unwind_maps *unwind_maps__new(int rows_fd, uint32_t capacity, int processes_fd);
 void unwind_maps__free(struct unwind_maps *u);
+/*
+ * Bytes of rows one file may take (default: the whole map); the map's capacity is the
+ * total. A file over either gets no table, with one warning.
+ */
+void unwind_maps__limit_files(struct unwind_maps *u, uint64_t per_file);
+const struct budget *unwind_maps__budget(const struct unwind_maps *u);
 
 /*
  * Point pid's executable mappings at their files' tables, building those not seen
@@ -40,6 +53,9 @@ void unwind_maps__free(struct unwind_maps *u);
 int unwind_maps__update(struct unwind_maps *u, pid_t pid, const struct procmaps *maps);
 /* pid exited or runs a new program: drop its mappings (files' tables stay shared). */
 void unwind_maps__forget(struct unwind_maps *u, pid_t pid);
+
+/* A call's stack was cut in the file dev:inode (its outermost frame lies there). */
+void unwind_maps__note_cut(struct unwind_maps *u, uint64_t dev, uint64_t inode);
 
 /* Every file seen, in the order they were built. */
 size_t unwind_maps__files(const struct unwind_maps *u, const struct unwind_file **files);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "cfi.h"
 #include "cfi_program.h"
+#include "elf_limits.h"
 #include "unwind_table.h"
 
 /* PT_LOADs searched for each row: real files have 2 to 5, hostile ones thousands. */
@@ -22,6 +23,7 @@ struct builder {
 	size_t nr_segs;
 	struct unwind_table *table;
 	size_t cap;
+	size_t max_rows; /* the budget's: more is refused (-EFBIG), not grown into */
 };
 
 static bool file_offset_of(const struct builder *b, uint64_t vaddr, uint32_t *off)
@@ -62,9 +64,15 @@ static int add_row(void *ctx, uint64_t vaddr, struct ht_unwind_row row)
 	}
 	if (last && same_rules(last, &row))
 		return 0;
+	if (t->nr == b->max_rows)
+		return -EFBIG;
 	if (t->nr == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct ht_unwind_row *grown = realloc(t->rows, cap * sizeof(*grown));
+		struct ht_unwind_row *grown;
+
+		if (cap > b->max_rows)
+			cap = b->max_rows;
+		grown = realloc(t->rows, cap * sizeof(*grown));
 
 		if (!grown)
 			return -ENOMEM;
@@ -145,7 +153,12 @@ static void load_segments(struct builder *b, Elf *elf)
 
 int unwind_table__build(const char *path, struct unwind_table *out)
 {
-	struct builder b = { .table = out };
+	return unwind_table__build_within(path, SIZE_MAX, out);
+}
+
+int unwind_table__build_within(const char *path, size_t max_bytes, struct unwind_table *out)
+{
+	struct builder b = { .table = out, .max_rows = max_bytes / sizeof(struct ht_unwind_row) };
 	struct cfi_fde *fdes = NULL;
 	struct cfi cfi;
 	size_t nr = 0, malformed = 0;
@@ -157,15 +170,22 @@ int unwind_table__build(const char *path, struct unwind_table *out)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
+	err = elf_headers_within(fd, max_bytes);
+	elf = err ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (err || !elf || elf_kind(elf) != ELF_K_ELF) {
+		err = err ? err : -ENOEXEC;
 		goto cleanup;
 	}
 	load_segments(&b, elf);
 	err = cfi__open(&cfi, elf);
+	/*
+	 * The section, its FDEs and its rows each fit max_bytes, the section's size checked
+	 * before a byte of it is read: a crafted file's section is as large as it likes.
+	 */
+	if (!err && cfi.data->d_size > max_bytes)
+		err = -EFBIG;
 	if (!err)
-		err = cfi__fdes(&cfi, &fdes, &nr, &malformed);
+		err = cfi__fdes(&cfi, max_bytes / sizeof(*fdes), &fdes, &nr, &malformed);
 	if (!err && !nr)
 		err = -ENOENT; /* an .eh_frame with only its terminator: frame pointers there */
 	if (!err)

@@ -28,6 +28,12 @@ struct unwind_table {
  * file offsets: code past 4 GiB into a file gets none (frame pointers there).
  */
 int unwind_table__build(const char *path, struct unwind_table *out);
+/*
+ * The same within a budget: -EFBIG, and no rows, when the file's CFI section, the list of
+ * its FDEs or its rows would take more than max_bytes (so building takes at most about
+ * three times that). The section's size is checked before it is read.
+ */
+int unwind_table__build_within(const char *path, size_t max_bytes, struct unwind_table *out);
 /* The row covering the file offset pc, or NULL. */
 const struct ht_unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t pc);
 void unwind_table__clear(struct unwind_table *t);

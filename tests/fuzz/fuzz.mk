@@ -11,12 +11,12 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) $(WARN) -std=gnu11 -D_
 
 # Each fuzzer: the parser files it drives (and helpers of tests/fuzz/), its seed corpus, its
 # longest input.
-FUZZ_elfsyms_SRCS := elfsyms symcache callsite procmaps procfs
+FUZZ_elfsyms_SRCS := elfsyms symcache callsite procmaps procfs elf_limits budget
 FUZZ_elfsyms_EXTRA := quiet_log
 FUZZ_elfsyms_SEEDS := elf:40960
-FUZZ_callsite_SRCS := callsite
+FUZZ_callsite_SRCS := callsite elf_limits
 FUZZ_callsite_SEEDS := elf:40960
-FUZZ_unwind_table_SRCS := unwind_table cfi cfi_program
+FUZZ_unwind_table_SRCS := unwind_table cfi cfi_program elf_limits
 FUZZ_unwind_table_SEEDS := elf:40960
 FUZZ_procmaps_SRCS := procmaps procfs
 FUZZ_procmaps_SEEDS := procmaps:65536

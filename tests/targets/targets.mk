@@ -123,3 +123,31 @@ $(TARGET_DIR)/libhostile_%.so: $(TARGET_DIR)/libhostile.so $(TARGET_DIR)/corrupt
 $(TARGET_DIR)/hostile: tests/targets/hostile.c tests/targets/hostile.h | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(NOFP_CFLAGS) $< -ldl -o $@
+
+# Budgets (tests/integration/test_budget.c): libbigeh.so's .eh_frame (48000 FDEs, 1.1 MB)
+# and rows (2.2 MiB) exceed the per-file budget the test gives; libbudget_small.so is the
+# control. libmany.so, 4000 named functions, is copied hundreds of times by the test.
+BUDGET_LIB_SRCS := tests/targets/budget_lib.c tests/targets/budget.h
+TEST_TARGETS += $(TARGET_DIR)/bigeh $(TARGET_DIR)/manylibs $(TARGET_DIR)/libmany.so
+
+$(TARGET_DIR)/libbudget_small.so: $(BUDGET_LIB_SRCS) | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -DPAD_FUNCTIONS=0 -DALLOC_FN=small_alloc -fPIC -shared $< -o $@
+
+$(TARGET_DIR)/libbigeh.so: $(BUDGET_LIB_SRCS) | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -DPAD_FUNCTIONS=48000 -DALLOC_FN=big_alloc -fPIC -shared $< -o $@
+
+$(TARGET_DIR)/libmany.so: $(BUDGET_LIB_SRCS) | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -DPAD_FUNCTIONS=4000 -DALLOC_FN=many_alloc -fPIC -shared $< -o $@
+
+$(TARGET_DIR)/bigeh: tests/targets/bigeh.c tests/targets/budget.h \
+		$(TARGET_DIR)/libbudget_small.so $(TARGET_DIR)/libbigeh.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -l:libbudget_small.so \
+		-l:libbigeh.so $(TARGET_RPATH) -o $@
+
+$(TARGET_DIR)/manylibs: tests/targets/manylibs.c tests/targets/budget.h | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) $< -ldl -o $@

@@ -215,3 +215,36 @@ Test(cli, kernel_release)
 	cr_expect(eq(int, kernel_release_at_least("6", 6, 6), -EINVAL));
 	cr_expect(eq(int, kernel_release_at_least("linux", 6, 6), -EINVAL));
 }
+
+Test(cli, budgets_default_and_options_change_them)
+{
+	struct options o;
+
+	cr_assert(eq(int, parse(&o, "run", "--", "prog", NULL), EXIT_OK), "%s", errors);
+	cr_expect(eq(u64, o.table_budget.per_file, TABLE_BUDGET_FILE));
+	cr_expect(eq(u64, o.table_budget.total, TABLE_BUDGET_TOTAL));
+	cr_expect(eq(u64, o.symbol_budget.per_file, SYMBOL_BUDGET_FILE));
+	cr_expect(eq(u64, o.symbol_budget.total, SYMBOL_BUDGET_TOTAL));
+	cli_free(&o);
+
+	cr_assert(eq(int, parse(&o, "attach", "-p", "1", "--table-budget", "1M,4M",
+			       "--symbol-budget", ",2G", NULL), EXIT_OK), "%s", errors);
+	cr_expect(eq(u64, o.table_budget.per_file, 1 << 20));
+	cr_expect(eq(u64, o.table_budget.total, 4 << 20));
+	cr_expect(eq(u64, o.symbol_budget.per_file, SYMBOL_BUDGET_FILE));
+	cr_expect(eq(u64, o.symbol_budget.total, 2ULL << 30));
+	cli_free(&o);
+
+	cr_assert(eq(int, parse(&o, "top", "-p", "1", "--table-budget=512K", NULL), EXIT_OK),
+		  "%s", errors);
+	cr_expect(eq(u64, o.table_budget.per_file, 512 << 10));
+	cli_free(&o);
+
+	expect_usage("--table-budget wants FILE[,TOTAL]",
+		     &o, parse(&o, "run", "--table-budget", "lots", "--", "prog", NULL));
+	expect_usage("not '1G'", &o, parse(&o, "run", "--table-budget", "1G", "--", "p", NULL));
+	expect_usage("--symbol-budget", &o, parse(&o, "run", "--symbol-budget", "0", "--", "p",
+						  NULL));
+	expect_usage("--symbol-budget needs an argument", &o,
+		     parse(&o, "attach", "-p", "1", "--symbol-budget", NULL));
+}
