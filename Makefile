@@ -107,4 +107,4 @@ clean:
 	$(call msg,CLEAN)
 	$(Q)rm -rf $(OUTPUT) heaptap
 
--include $(wildcard $(OUTPUT)/*/*.d $(OUTPUT)/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/*/*.d $(OUTPUT)/*/*/*.d)

@@ -334,6 +334,7 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64
 	const struct mapping *naming = NULL;
 	struct attribution a;
 	char *offset_named = NULL;
+	uint64_t end_dev = 0, end_inode = 0;
 	__u32 valid = 1;
 
 	*cut = false;
@@ -357,13 +358,13 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64
 			.in_allocator = same_file(m, s->alloc->dev, s->alloc->inode),
 		};
 		valid = i + 1;
-		out->call.end_dev = m->dev;
-		out->call.end_inode = m->inode;
+		end_dev = m->dev;
+		end_inode = m->inode;
 	}
 
 	if (nr >= 2 && has_aliases(s->alloc, func))
 		func = told_apart(s, func, pcs[1]);
-	*out = (struct resolved_call){ .func = func };
+	*out = (struct resolved_call){ .func = func, .end_dev = end_dev, .end_inode = end_inode };
 	out->internal = valid >= 2 && is_allocator_housekeeping(s, func, &frames[1], pcs[1]);
 	a = attribute(frames, valid, s->rule);
 	out->complete = a.complete;
