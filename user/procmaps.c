@@ -263,13 +263,15 @@ static int by_start(const void *a, const void *b)
 
 int procmaps__keep_unmapped_code(struct procmaps *fresh, const struct procmaps *old)
 {
+	const size_t nr_fresh = fresh->nr; /* the sorted part, before mappings are kept */
 	size_t kept = 0;
 
 	for (size_t i = 0; i < old->nr; i++) {
 		const struct mapping *m = &old->maps[i];
 		struct mapping *grown;
 
-		if (!m->executable || m->path[0] != '/' || procmaps__overlaps(fresh, m))
+		if (!m->executable || m->path[0] != '/' ||
+		    procmaps__overlaps(&(struct procmaps){ fresh->maps, nr_fresh }, m))
 			continue;
 		grown = realloc(fresh->maps, (fresh->nr + 1) * sizeof(*grown));
 		if (!grown)

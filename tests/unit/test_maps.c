@@ -170,3 +170,29 @@ Test(procmaps, the_path_of_a_file_replaced_after_mapping)
 	unlink(path);
 	rmdir(dir);
 }
+
+/*
+ * Code unmapped since is kept, code that newer code overlaps is not: even when mappings
+ * kept before it (lower addresses) already follow the fresh ones in the list.
+ */
+Test(procmaps, keeps_unmapped_code_that_nothing_replaced)
+{
+	struct mapping now[] = {
+		{ .start = 0x900, .end = 0xa00, .executable = true, .path = strdup("/lib/new") },
+	};
+	struct mapping before[] = {
+		{ .start = 0x100, .end = 0x200, .executable = true, .path = "/lib/a" },
+		{ .start = 0x300, .end = 0x400, .executable = true, .path = "/lib/c" },
+		{ .start = 0x950, .end = 0x960, .executable = true, .path = "/lib/replaced" },
+	};
+	struct procmaps fresh = { .nr = 1 }, old = { before, 3 };
+
+	fresh.maps = malloc(sizeof(now));
+	memcpy(fresh.maps, now, sizeof(now));
+	cr_assert(eq(int, procmaps__keep_unmapped_code(&fresh, &old), 0));
+	cr_assert(eq(sz, fresh.nr, 3), "a and c kept, the replaced one not");
+	cr_expect(eq(str, fresh.maps[0].path, "/lib/a"));
+	cr_expect(eq(str, fresh.maps[1].path, "/lib/c"));
+	cr_expect(eq(str, fresh.maps[2].path, "/lib/new"));
+	procmaps__clear(&fresh);
+}
