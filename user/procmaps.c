@@ -14,7 +14,30 @@
 #include "procfs.h"
 #include "procmaps.h"
 
-/* One line: start-end perms offset major:minor inode [path]. 0 or -EINVAL. */
+/* Add m, with a copy of its path, to pm, whose array has room for *cap. 0 or -ENOMEM. */
+static int append(struct procmaps *pm, size_t *cap, const struct mapping *m)
+{
+	if (pm->nr == *cap) {
+		size_t grown_cap = *cap ? *cap * 2 : 64;
+		struct mapping *grown = realloc(pm->maps, grown_cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		pm->maps = grown;
+		*cap = grown_cap;
+	}
+	pm->maps[pm->nr] = *m;
+	pm->maps[pm->nr].path = strdup(m->path);
+	if (!pm->maps[pm->nr].path)
+		return -ENOMEM;
+	pm->nr++;
+	return 0;
+}
+
+/*
+ * One line: start-end perms offset major:minor inode [path]. 0 or -EINVAL. m->path points
+ * into line.
+ */
 static int parse_line(const char *line, struct mapping *m)
 {
 	unsigned int major, minor;
@@ -30,8 +53,8 @@ static int parse_line(const char *line, struct mapping *m)
 	m->writable = perms[1] == 'w';
 	m->executable = perms[2] == 'x';
 	/* The path runs to the end of the line, spaces and " (deleted)" included. */
-	m->path = strdup(path_at ? line + path_at : "");
-	return m->path ? 0 : -ENOMEM;
+	m->path = (char *)(path_at ? line + path_at : "");
+	return 0;
 }
 
 int procmaps__parse(const char *text, struct procmaps *out)
@@ -49,23 +72,16 @@ int procmaps__parse(const char *text, struct procmaps *out)
 			err = -ENOMEM;
 			break;
 		}
-		if (pm.nr == cap) {
-			struct mapping *grown;
+		if (len) {
+			struct mapping m;
 
-			cap = cap ? cap * 2 : 64;
-			grown = realloc(pm.maps, cap * sizeof(*grown));
-			if (!grown) {
-				free(line);
-				err = -ENOMEM;
-				break;
-			}
-			pm.maps = grown;
+			err = parse_line(line, &m);
+			if (!err)
+				err = append(&pm, &cap, &m);
 		}
-		err = len ? parse_line(line, &pm.maps[pm.nr]) : 0;
 		free(line);
 		if (err)
 			break;
-		pm.nr += len > 0;
 	}
 	if (err) {
 		procmaps__clear(&pm);
@@ -99,25 +115,6 @@ struct procmap_query {
 #define PROCMAP_QUERY_VMA_WRITABLE 0x02
 #define PROCMAP_QUERY_VMA_EXECUTABLE 0x04
 #define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
-
-static int append(struct procmaps *pm, size_t *cap, const struct mapping *m)
-{
-	if (pm->nr == *cap) {
-		size_t grown_cap = *cap ? *cap * 2 : 64;
-		struct mapping *grown = realloc(pm->maps, grown_cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		pm->maps = grown;
-		*cap = grown_cap;
-	}
-	pm->maps[pm->nr] = *m;
-	pm->maps[pm->nr].path = strdup(m->path);
-	if (!pm->maps[pm->nr].path)
-		return -ENOMEM;
-	pm->nr++;
-	return 0;
-}
 
 /*
  * Ask the kernel for each code mapping in turn: no text to format and parse for the
@@ -264,24 +261,16 @@ static int by_start(const void *a, const void *b)
 int procmaps__keep_unmapped_code(struct procmaps *fresh, const struct procmaps *old)
 {
 	const size_t nr_fresh = fresh->nr; /* the sorted part, before mappings are kept */
-	size_t kept = 0;
+	size_t cap = fresh->nr, kept = 0;
 
 	for (size_t i = 0; i < old->nr; i++) {
 		const struct mapping *m = &old->maps[i];
-		struct mapping *grown;
 
 		if (!m->executable || m->path[0] != '/' ||
 		    procmaps__overlaps(&(struct procmaps){ fresh->maps, nr_fresh }, m))
 			continue;
-		grown = realloc(fresh->maps, (fresh->nr + 1) * sizeof(*grown));
-		if (!grown)
+		if (append(fresh, &cap, m))
 			return -ENOMEM;
-		fresh->maps = grown;
-		fresh->maps[fresh->nr] = *m;
-		fresh->maps[fresh->nr].path = strdup(m->path);
-		if (!fresh->maps[fresh->nr].path)
-			return -ENOMEM;
-		fresh->nr++;
 		kept++;
 	}
 	if (kept)
