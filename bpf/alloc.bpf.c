@@ -68,7 +68,7 @@ static __always_inline void send_call(struct ht_call_event *ev)
 		wakeup = BPF_RB_FORCE_WAKEUP;
 	if (nr > HT_MAX_FRAMES)
 		nr = HT_MAX_FRAMES;
-	if (!ev->stack_id || (ev->flags & HT_F_STACK_NEW))
+	if (ht_call_carries_frames(ev))
 		size += HT_STACK_HEADER_SIZE + nr * sizeof(__u64);
 	if (bpf_ringbuf_output(&events, ev, size, wakeup))
 		count_loss(ev->pid, LOSS_RINGBUF_FULL);

@@ -75,6 +75,12 @@ struct ht_call_event {
 #define HT_CALL_EVENT_HEADER_SIZE 104
 #define HT_STACK_HEADER_SIZE 8
 
+/* Do the event's stack frames follow its header? */
+static inline int ht_call_carries_frames(const struct ht_call_event *ev)
+{
+	return !ev->stack_id || (ev->flags & HT_F_STACK_NEW);
+}
+
 struct ht_libs_event {
 	__u32 type;
 	__u32 pid;

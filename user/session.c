@@ -150,7 +150,7 @@ static int resolve(struct target *t, const struct ht_call_event *ev, struct reso
 	const struct ht_stack *stack = &ev->stack;
 	struct ht_stack stored;
 
-	if (ev->stack_id && !(ev->flags & HT_F_STACK_NEW)) {
+	if (!ht_call_carries_frames(ev)) {
 		/* cannot fail: a program's ids stay in the map while it runs */
 		if (stack_ids__frames(&t->stack_ids, ev->stack_id, &stored))
 			return -ENOENT;
@@ -225,7 +225,7 @@ static int on_event(void *ctx, const void *data, size_t size)
 	switch (type) {
 	case HT_EV_CALL:
 		if (size < HT_CALL_EVENT_HEADER_SIZE ||
-		    ((!call->stack_id || (call->flags & HT_F_STACK_NEW)) &&
+		    (ht_call_carries_frames(call) &&
 		     (size < HT_CALL_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE ||
 		      call->stack.nr > HT_MAX_FRAMES ||
 		      size < HT_CALL_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE +

@@ -450,8 +450,6 @@ int symbolizer__resolve(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 
 	if (nr_frames > HT_MAX_FRAMES || func >= HT_NR_FUNCS)
 		return -EINVAL;
-	if (stack_id && symbolizer__cached(s, func, stack_id, out))
-		return 0;
 	if (!stack_id) {
 		__u64 key[HT_MAX_FRAMES + 1];
 
