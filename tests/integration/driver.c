@@ -178,6 +178,56 @@ bool wait_for_text(const char *file, const char *text, int timeout_s)
 	return wait_for_text_while(file, text, 0, timeout_s);
 }
 
+void expect_attached(pid_t tracer, pid_t target, const char *err)
+{
+	char said[64];
+
+	snprintf(said, sizeof(said), "heaptap: attached to PID %d", target);
+	if (wait_for_text(err, said, 30))
+		return;
+	kill(target, SIGKILL);
+	wait_status(tracer, 5);
+	cr_assert(false, "heaptap never said it attached: %s", slurp(err));
+}
+
+struct printed_calls printed_calls_of(const char *output, const char *label)
+{
+	struct printed_calls c;
+	const char *line;
+	char *pattern;
+
+	cr_assert(asprintf(&pattern, "%s malloc ", label) > 0);
+	line = strstr(output, pattern);
+	free(pattern);
+	cr_assert(line != NULL, "the program printed no '%s' line: %s", label, output);
+	cr_assert(sscanf(line + strlen(label), " malloc %ld calloc %ld realloc %ld free %ld",
+			 &c.malloc, &c.calloc, &c.realloc, &c.free) == 4,
+		  "'%s' line unreadable", label);
+	cr_assert(c.malloc > 0 && c.free > 0, "%s made no calls", label);
+	return c;
+}
+
+long calls_of(json_object *entry, const char *name)
+{
+	return json_object_get_int64(get(get(entry, "calls"), name));
+}
+
+int lines_with(const char *text, const char *a, const char *b)
+{
+	int n = 0;
+
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char *copy = strndup(line, len);
+
+		n += strstr(copy, a) && (!b || strstr(copy, b));
+		free(copy);
+		line = end ? end + 1 : NULL;
+	}
+	return n;
+}
+
 size_t count_text(const char *file, const char *text)
 {
 	char *content = slurp(file);

@@ -32,7 +32,25 @@ pid_t spawn_at_pid(pid_t want, char *const argv[], const char *out, const char *
 /* Its exit status (128+N for signal N), or -1 after timeout_s (it is killed). */
 int wait_status(pid_t pid, int timeout_s);
 /* Wait until file contains text. */
-bool wait_for_text(const char *file, const char *text, int timeout_s);
+bool wait_for_text(const char *file, const char *text, int timeout_s);/*
+ * Wait until heaptap (tracer) says on err that it attached to target; else kill target,
+ * reap tracer and fail the test.
+ */
+void expect_attached(pid_t tracer, pid_t target, const char *err);
+/* What a program counted of its own calls. */
+struct printed_calls {
+	long malloc, calloc, realloc, free;
+};
+
+/*
+ * The line "LABEL malloc N calloc N realloc N free N" the program printed; fails the test
+ * if there is none, or if it made no calls.
+ */
+struct printed_calls printed_calls_of(const char *output, const char *label);
+/* An entry of heaptap's report: its calls of one entry point. */
+long calls_of(json_object *entry, const char *name);
+/* How many lines of text contain a, and b unless NULL. */
+int lines_with(const char *text, const char *a, const char *b);
 /* The same, but gives up (false) as soon as pid is gone or a zombie. */
 bool wait_for_text_while(const char *file, const char *text, pid_t pid, int timeout_s);
 /* The whole file, malloc'ed, or NULL. */

@@ -14,7 +14,7 @@ TestSuite(attach_busy, .timeout = 120);
 
 Test(attach_busy, threads_calling_malloc_during_attach_keep_their_calls)
 {
-	char bin[4096], truth_path[256], json[256], err[256], pid_arg[32], attached[64];
+	char bin[4096], truth_path[256], json[256], err[256], pid_arg[32];
 	char *target_argv[] = { (char *)target_path("busy_threads", bin, sizeof(bin)),
 				"--truth", (char *)scratch_file("truth.json", truth_path,
 								sizeof(truth_path)),
@@ -32,12 +32,7 @@ Test(attach_busy, threads_calling_malloc_during_attach_keep_their_calls)
 
 		tracer = spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err)));
 	}
-	snprintf(attached, sizeof(attached), "heaptap: attached to PID %d", target);
-	if (!wait_for_text(err, attached, 30)) {
-		kill(target, SIGKILL);
-		wait_status(tracer, 5);
-		cr_assert(false, "heaptap never said it attached: %s", slurp(err));
-	}
+	expect_attached(tracer, target, err);
 	kill(target, SIGUSR1);
 	cr_assert(eq(int, wait_status(target, 60), 0), "busy_threads failed");
 	cr_assert(eq(int, wait_status(tracer, 30), 0), "heaptap: %s", slurp(err));

@@ -22,28 +22,6 @@
 
 TestSuite(budget, .timeout = 120);
 
-struct truth {
-	long malloc, calloc, realloc, free;
-};
-
-/* The line "LABEL malloc N calloc N realloc N free N" the program printed. */
-static struct truth truth_of(const char *output, const char *label)
-{
-	char pattern[64];
-	const char *line;
-	struct truth t;
-
-	snprintf(pattern, sizeof(pattern), "%s malloc ", label);
-	line = strstr(output, pattern);
-	cr_assert(line != NULL, "the program printed no '%s' line: %s", label, output);
-	cr_assert(eq(int,
-		     sscanf(line + strlen(label), " malloc %ld calloc %ld realloc %ld free %ld",
-			    &t.malloc, &t.calloc, &t.realloc, &t.free),
-		     4));
-	cr_assert(t.malloc > 0 && t.free > 0, "%s made no calls", label);
-	return t;
-}
-
 /* A string field, "null" when it is null. */
 static char *text_of(json_object *o, const char *key)
 {
@@ -53,52 +31,30 @@ static char *text_of(json_object *o, const char *key)
 								   "null");
 }
 
-static long calls(json_object *entry, const char *name)
-{
-	return json_object_get_int64(get(get(entry, "calls"), name));
-}
-
 /* The calls of every function in a library whose path contains part, added up. */
-static struct truth calls_in(json_object *functions, const char *part)
+static struct printed_calls calls_in(json_object *functions, const char *part)
 {
-	struct truth t = {};
+	struct printed_calls t = {};
 
 	for (size_t i = 0; i < json_object_array_length(functions); i++) {
 		json_object *f = json_object_array_get_idx(functions, i);
 
 		if (!strstr(json_object_get_string(get(f, "library")), part))
 			continue;
-		t.malloc += calls(f, "malloc");
-		t.calloc += calls(f, "calloc");
-		t.realloc += calls(f, "realloc");
-		t.free += calls(f, "free");
+		t.malloc += calls_of(f, "malloc");
+		t.calloc += calls_of(f, "calloc");
+		t.realloc += calls_of(f, "realloc");
+		t.free += calls_of(f, "free");
 	}
 	return t;
 }
 
-static void expect_truth(struct truth got, struct truth want, const char *what)
+static void expect_truth(struct printed_calls got, struct printed_calls want, const char *what)
 {
 	cr_expect(eq(i64, got.malloc, want.malloc), "%s: malloc", what);
 	cr_expect(eq(i64, got.calloc, want.calloc), "%s: calloc", what);
 	cr_expect(eq(i64, got.realloc, want.realloc), "%s: realloc", what);
 	cr_expect(eq(i64, got.free, want.free), "%s: free", what);
-}
-
-/* Lines of text that contain a, and b unless NULL. */
-static int lines_with(const char *text, const char *a, const char *b)
-{
-	int n = 0;
-
-	for (const char *line = text; line && *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		char *copy = strndup(line, len);
-
-		n += strstr(copy, a) && (!b || strstr(copy, b));
-		free(copy);
-		line = end ? end + 1 : NULL;
-	}
-	return n;
 }
 
 /* Run argv with its output and errors in files; its exit status and peak RSS (KiB). */
@@ -204,7 +160,7 @@ Test(budget, a_large_eh_frame_over_the_per_file_table_budget)
 {
 	char bin[4096], *program[] = { (char *)target_path("bigeh", bin, sizeof(bin)), "100", NULL };
 	char *budgets[] = { "--table-budget", "1M", NULL }, *untraced;
-	struct truth small, big;
+	struct printed_calls small, big;
 	json_object *bigeh, *tables;
 	struct traced t;
 	long big_calls;
@@ -213,8 +169,8 @@ Test(budget, a_large_eh_frame_over_the_per_file_table_budget)
 	untraced = untraced_output(program);
 	t = trace("bigeh", budgets, program);
 	cr_expect(eq(str, t.out, untraced), "traced output differs from the untraced run");
-	small = truth_of(untraced, "small");
-	big = truth_of(untraced, "big");
+	small = printed_calls_of(untraced, "small");
+	big = printed_calls_of(untraced, "big");
 	big_calls = big.malloc + big.calloc + big.realloc + big.free;
 
 	/* libbigeh.so's 1.1 MB .eh_frame is over 1M: no table, said once, in the report. */
@@ -284,9 +240,9 @@ Test(budget, a_large_symbol_table_over_the_per_file_symbol_budget)
 	big_alloc = find_function(get(t.process, "functions"), "big_alloc", "/libbigeh.so");
 	cr_assert(big_alloc != NULL, "big_alloc lost its name");
 	expect_truth(calls_in(get(t.process, "functions"), "/libbigeh.so"),
-		     truth_of(untraced, "big"), "big_alloc");
+		     printed_calls_of(untraced, "big"), "big_alloc");
 	expect_truth(calls_in(get(t.process, "functions"), "/libbudget_small.so"),
-		     truth_of(untraced, "small"), "small_alloc");
+		     printed_calls_of(untraced, "small"), "small_alloc");
 	cr_expect(eq(i64, json_object_get_int64(get(t.process, "incomplete_stacks")), 0));
 	free_traced(&t);
 	free(untraced);
@@ -345,7 +301,7 @@ Test(budget, hundreds_of_libraries_within_a_small_total, .timeout = 180)
 	cr_expect(eq(int, strncmp(t.out, untraced, strstr(untraced, "maxrss") - untraced), 0),
 		  "traced output differs from the untraced run:\n%s\n%s", t.out, untraced);
 	expect_truth(calls_in(get(t.process, "functions"), "/libmany_"),
-		     truth_of(untraced, "many"), "many_alloc");
+		     printed_calls_of(untraced, "many"), "many_alloc");
 
 	/* The totals were spent: most copies went without a table and without symbols. */
 	tables = get(get(t.report, "budgets"), "tables");

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* attach ends on SIGINT or after -d, reports, and leaves the target running unharmed. */
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +13,12 @@ TestSuite(detach, .timeout = 90);
 /* Start the parked ground-truth target and attach to it; returns heaptap's pid. */
 static pid_t attach_to_parked_target(pid_t *target, const char *duration)
 {
-	char bin[4096], truth[256], out[256], err[256], pid_arg[32], attached[64];
+	char bin[4096], truth[256], out[256], err[256], pid_arg[32];
 	char *target_argv[] = { (char *)target_path("groundtruth", bin, sizeof(bin)), "--wait",
 				"--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)),
 				NULL };
 	char *argv[8] = { (char *)heaptap_path(), "attach", "-p", pid_arg };
 	pid_t tracer;
-	bool ok;
 
 	*target = spawn(target_argv, NULL, NULL);
 	snprintf(pid_arg, sizeof(pid_arg), "%d", *target);
@@ -30,13 +28,7 @@ static pid_t attach_to_parked_target(pid_t *target, const char *duration)
 	}
 	tracer = spawn(argv, scratch_file("out.txt", out, sizeof(out)),
 		       scratch_file("err.txt", err, sizeof(err)));
-	snprintf(attached, sizeof(attached), "heaptap: attached to PID %d", *target);
-	ok = wait_for_text(err, attached, 30);
-	if (!ok) {
-		kill(*target, SIGKILL);
-		wait_status(tracer, 5);
-	}
-	cr_assert(ok, "heaptap never said it attached: %s", slurp(err));
+	expect_attached(tracer, *target, err);
 	return tracer;
 }
 

@@ -47,7 +47,7 @@ Test(dlopen, a_library_loaded_after_attach)
 {
 	static const char *const ctor[] = { "plugin_ctor" };
 	static const char *const work[] = { "plugin_leaf", "plugin_middle", "plugin_work", "main" };
-	char bin[4096], truth[256], stacks[256], json[256], err[256], pid_arg[32], said[64];
+	char bin[4096], truth[256], stacks[256], json[256], err[256], pid_arg[32];
 	char *target_argv[] = { (char *)target_path("dlopener", bin, sizeof(bin)), "--truth",
 				(char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
 	char *argv[] = { (char *)heaptap_path(), "attach", "-p", pid_arg, "--stacks",
@@ -60,11 +60,7 @@ Test(dlopen, a_library_loaded_after_attach)
 	target = spawn(target_argv, NULL, NULL);
 	snprintf(pid_arg, sizeof(pid_arg), "%d", target);
 	tracer = spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err)));
-	snprintf(said, sizeof(said), "heaptap: attached to PID %d", target);
-	if (!wait_for_text(err, said, 30)) {
-		kill(target, SIGKILL);
-		cr_assert(false, "heaptap never said it attached: %s", slurp(err));
-	}
+	expect_attached(tracer, target, err);
 	kill(target, SIGUSR1); /* now it loads the library */
 	cr_assert(wait_for_text(truth, "work_calls", 30), "the target never finished its work");
 	kill(tracer, SIGINT);

@@ -99,7 +99,6 @@ Test(groundtruth, run_without_frame_pointers)
 static void attach_mode(const char *program, const char *rule)
 {
 	char target_bin[4096], json[256], truth[256], out[256], err[256], pid_arg[32];
-	char attached[64];
 	char *target_argv[] = { (char *)target_path(program, target_bin, sizeof(target_bin)),
 				"--wait", "--truth",
 				(char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
@@ -117,12 +116,7 @@ static void attach_mode(const char *program, const char *rule)
 		tracer = spawn(argv, scratch_file("out.txt", out, sizeof(out)),
 			       scratch_file("err.txt", err, sizeof(err)));
 	}
-	snprintf(attached, sizeof(attached), "heaptap: attached to PID %d", target);
-	if (!wait_for_text(err, attached, 30)) {
-		kill(target, SIGKILL);
-		wait_status(tracer, 5);
-		cr_assert(false, "heaptap never said it attached: %s", slurp(err));
-	}
+	expect_attached(tracer, target, err);
 	kill(target, SIGUSR1);
 	cr_assert(eq(int, wait_status(target, 60), 0));
 	/* heaptap stops by itself once every target has exited. */

@@ -23,50 +23,6 @@ static const char *const kinds[] = {
 };
 #define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
-struct truth {
-	long malloc, calloc, realloc, free;
-};
-
-/* The line "PATH malloc N calloc N realloc N free N" the program printed for path. */
-static struct truth truth_of(const char *output, const char *path)
-{
-	char pattern[4200];
-	const char *line;
-	struct truth t;
-
-	snprintf(pattern, sizeof(pattern), "%s malloc ", path);
-	line = strstr(output, pattern);
-	cr_assert(line != NULL, "the program printed nothing for %s", path);
-	cr_assert(eq(int,
-		     sscanf(line + strlen(path), " malloc %ld calloc %ld realloc %ld free %ld",
-			    &t.malloc, &t.calloc, &t.realloc, &t.free),
-		     4));
-	cr_assert(t.malloc > 0 && t.free > 0, "%s made no calls", path);
-	return t;
-}
-
-static long calls(json_object *function, const char *name)
-{
-	return json_object_get_int64(get(get(function, "calls"), name));
-}
-
-/* Lines of text that contain both a and b. */
-static int lines_with(const char *text, const char *a, const char *b)
-{
-	int n = 0;
-
-	for (const char *line = text; line && *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		char *copy = strndup(line, len);
-
-		n += strstr(copy, a) && (!b || strstr(copy, b));
-		free(copy);
-		line = end ? end + 1 : NULL;
-	}
-	return n;
-}
-
 /* The program with every copy of its library, untraced then traced: its output both times. */
 static void run_both(char paths[][4096], char **untraced, char **traced, const char *json,
 		     const char *err)
@@ -126,16 +82,16 @@ Test(hostile_elf, crafted_sections_in_the_programs_own_library)
 	cr_expect(eq(i64, json_object_get_int64(get(process, "lost_events")), 0));
 	said = slurp(err);
 	for (size_t i = 0; i < NR_KINDS; i++) {
-		struct truth t = truth_of(untraced, paths[i]);
+		struct printed_calls t = printed_calls_of(untraced, paths[i]);
 		json_object *f;
 
 		snprintf(name, sizeof(name), "/libhostile_%s.so", kinds[i]);
 		f = find_function(functions, "hostile_alloc", name);
 		cr_assert(f != NULL, "no hostile_alloc in %s in the report", name);
-		cr_expect(eq(i64, calls(f, "malloc"), t.malloc), "%s: malloc", name);
-		cr_expect(eq(i64, calls(f, "calloc"), t.calloc), "%s: calloc", name);
-		cr_expect(eq(i64, calls(f, "realloc"), t.realloc), "%s: realloc", name);
-		cr_expect(eq(i64, calls(f, "free"), t.free), "%s: free", name);
+		cr_expect(eq(i64, calls_of(f, "malloc"), t.malloc), "%s: malloc", name);
+		cr_expect(eq(i64, calls_of(f, "calloc"), t.calloc), "%s: calloc", name);
+		cr_expect(eq(i64, calls_of(f, "realloc"), t.realloc), "%s: realloc", name);
+		cr_expect(eq(i64, calls_of(f, "free"), t.free), "%s: free", name);
 
 		/* One warning per crafted copy, naming it; none for the intact library. */
 		cr_expect(eq(int, lines_with(said, "heaptap: warning: ", paths[i]), i == 0 ? 0 : 1),
