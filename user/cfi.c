@@ -12,7 +12,11 @@
  */
 #define MAX_CIE_PROGRAM 256
 
-bool cfi_read_uleb(struct cfi_cursor *c, uint64_t *v)
+/*
+ * A LEB128 number's bits (those past 64 dropped), and the bit count read (*bits): the
+ * sign, for a signed one, is bit *bits - 1. Never reads more than 10 bytes.
+ */
+static bool read_leb(struct cfi_cursor *c, uint64_t *v, unsigned int *bits)
 {
 	uint64_t r = 0;
 
@@ -23,29 +27,31 @@ bool cfi_read_uleb(struct cfi_cursor *c, uint64_t *v)
 			r |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
 			*v = r;
+			*bits = shift + 7;
 			return true;
 		}
 	}
 	return false;
 }
 
+bool cfi_read_uleb(struct cfi_cursor *c, uint64_t *v)
+{
+	unsigned int bits;
+
+	return read_leb(c, v, &bits);
+}
+
 bool cfi_read_sleb(struct cfi_cursor *c, int64_t *v)
 {
-	uint64_t r = 0;
+	unsigned int bits;
+	uint64_t r;
 
-	for (unsigned int shift = 0; c->p < c->end && shift < 70; shift += 7) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			if (shift + 7 < 64 && (b & 0x40))
-				r |= UINT64_MAX << (shift + 7);
-			*v = (int64_t)r;
-			return true;
-		}
-	}
-	return false;
+	if (!read_leb(c, &r, &bits))
+		return false;
+	if (bits < 64 && (r >> (bits - 1) & 1))
+		r |= UINT64_MAX << bits;
+	*v = (int64_t)r;
+	return true;
 }
 
 bool cfi_read_fixed(struct cfi_cursor *c, size_t size, bool is_signed, uint64_t *v)
