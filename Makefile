@@ -59,8 +59,9 @@ SKEL := $(OUTPUT)/heaptap.skel.h
 
 all: heaptap
 
-deps:
-	$(Q)missing=$$(for p in $(DEB_PACKAGES); do \
+# Install those of the Debian packages $(1) that are missing (make deps, make fuzz).
+define install_missing
+	$(Q)missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
 			|| echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -68,6 +69,10 @@ deps:
 		apt-get update -q >/dev/null && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEB_PACKAGES))
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests:
 	$(Q)mkdir -p $@

@@ -32,14 +32,7 @@ FUZZ_SEEDED := $(FUZZ_DIR)/corpus/seeds/.done
 .PHONY: fuzz-deps fuzz-build
 
 fuzz-deps:
-	$(Q)missing=$$(for p in $(FUZZ_PACKAGES); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
-			|| echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "  DEPS     installing:" $$missing; \
-		apt-get update -q >/dev/null && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; \
-	fi
+	$(call install_missing,$(FUZZ_PACKAGES))
 
 # Parser objects built for fuzzing: instrumented for coverage and the sanitizers.
 $(FUZZ_DIR)/obj/%.o: user/%.c
