@@ -40,14 +40,17 @@ PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null)
 # Frame pointers: perf shows where heaptap itself spends its time.
 CFLAGS ?= -O2 -g -fno-omit-frame-pointer
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
+# user/ holds the commands; its folders hold the stages of an event's way (DESIGN.md).
+USER_DIRS := $(patsubst %/,%,$(wildcard user/*/))
+USER_INCLUDES := -Iuser $(addprefix -I,$(USER_DIRS))
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
-	-Iinclude -Iuser -I$(OUTPUT) $(PKG_CFLAGS)
+	-Iinclude $(USER_INCLUDES) -I$(OUTPUT) $(PKG_CFLAGS)
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 	-I. -Iinclude $(CLANG_BPF_SYS_INCLUDES)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
-USER_SRCS := $(wildcard user/*.c)
+USER_SRCS := $(wildcard user/*.c user/*/*.c)
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 # Everything but main(), for the unit tests to link against.
 LIB_OBJS := $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
@@ -74,7 +77,7 @@ endef
 deps:
 	$(call install_missing,$(DEB_PACKAGES))
 
-$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests:
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c vmlinux.h | $(OUTPUT)/bpf
@@ -90,8 +93,9 @@ $(SKEL): $(OUTPUT)/heaptap.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name heaptap_bpf > $@
 
-$(OUTPUT)/user/%.o: user/%.c $(SKEL) | $(OUTPUT)/user
+$(OUTPUT)/user/%.o: user/%.c $(SKEL)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 heaptap: $(USER_OBJS)

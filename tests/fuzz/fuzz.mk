@@ -7,22 +7,23 @@ FUZZ_SECONDS ?= 30
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev binutils
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) $(WARN) -std=gnu11 -D_GNU_SOURCE \
-	-MMD -MP -Iinclude -Iuser -Itests/fuzz $(PKG_CFLAGS)
+	-MMD -MP -Iinclude $(USER_INCLUDES) -Itests/fuzz $(PKG_CFLAGS)
 
 # Each fuzzer: the parser files it drives (and helpers of tests/fuzz/), its seed corpus, its
 # longest input.
-FUZZ_elfsyms_SRCS := elfsyms symcache callsite procmaps procfs elf_limits budget
+FUZZ_elfsyms_SRCS := symbols/elfsyms symbols/symcache symbols/callsite trace/procmaps \
+	trace/procfs symbols/elf_limits symbols/budget
 FUZZ_elfsyms_EXTRA := quiet_log
 FUZZ_elfsyms_SEEDS := elf:40960
-FUZZ_callsite_SRCS := callsite elf_limits
+FUZZ_callsite_SRCS := symbols/callsite symbols/elf_limits
 FUZZ_callsite_SEEDS := elf:40960
-FUZZ_unwind_table_SRCS := unwind_table cfi cfi_program elf_limits
+FUZZ_unwind_table_SRCS := trace/unwind_table trace/cfi trace/cfi_program symbols/elf_limits
 FUZZ_unwind_table_SEEDS := elf:40960
-FUZZ_procmaps_SRCS := procmaps procfs
+FUZZ_procmaps_SRCS := trace/procmaps trace/procfs
 FUZZ_procmaps_SEEDS := procmaps:65536
-FUZZ_rank_SRCS := rank procfs
+FUZZ_rank_SRCS := trace/rank trace/procfs
 FUZZ_rank_SEEDS := rank:16384
-FUZZ_procfs_SRCS := procfs
+FUZZ_procfs_SRCS := trace/procfs
 FUZZ_procfs_SEEDS := procfs:65536
 
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -67,4 +68,4 @@ fuzz:
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_DIR) \
 		$(foreach n,$(FUZZ_NAMES),fuzz_$(n):$(FUZZ_$(n)_SEEDS))
 
--include $(wildcard $(FUZZ_DIR)/obj/*.d)
+-include $(wildcard $(FUZZ_DIR)/obj/*.d $(FUZZ_DIR)/obj/*/*.d)
