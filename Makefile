@@ -17,7 +17,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 # Debian packages the build and the tests need; `make deps` installs whichever is missing.
 DEB_PACKAGES := clang llvm make pkg-config bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
-	libjson-c-dev uthash-dev libncurses-dev libcriterion-dev openmpi-bin libopenmpi-dev tmux \
+	liblzma-dev libiberty-dev g++ libjson-c-dev uthash-dev libncurses-dev libcriterion-dev openmpi-bin libopenmpi-dev tmux \
 	libc6-dbg libcap-dev libcap2-bin util-linux passwd
 
 ifeq ($(V),1)
@@ -33,9 +33,10 @@ CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
 # libpsx before libcap: then libcap changes capabilities in every thread, not just one.
-LIBS_PKG := libbpf libelf libdw zlib json-c ncurses libpsx libcap
+LIBS_PKG := libbpf libelf libdw zlib liblzma json-c ncurses libpsx libcap
 PKG_CFLAGS = $(shell pkg-config --cflags $(LIBS_PKG) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null)
+# libiberty (the demangler binutils and GDB use) has no .pc file.
+PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty
 
 # Frame pointers: perf shows where heaptap itself spends its time.
 CFLAGS ?= -O2 -g -fno-omit-frame-pointer

@@ -5,7 +5,10 @@
 #include <string.h>
 #include "stack_records.h"
 
-/* "library\0offset\0function\0" per frame, then the completeness flag. */
+/*
+ * "library\0offset\0function\0symbol\0file\0line\0" per frame (an inlined frame's
+ * line negative; a missing string empty), then the completeness flag.
+ */
 static char *serialize(const struct stack_frame *frames, size_t nr, bool complete, size_t *len)
 {
 	char *buf = NULL;
@@ -19,6 +22,12 @@ static char *serialize(const struct stack_frame *frames, size_t nr, bool complet
 		fprintf(f, "%" PRIx64, frames[i].offset);
 		fputc('\0', f);
 		fputs(frames[i].function, f);
+		fputc('\0', f);
+		fputs(frames[i].symbol ? frames[i].symbol : "", f);
+		fputc('\0', f);
+		fputs(frames[i].file ? frames[i].file : "", f);
+		fputc('\0', f);
+		fprintf(f, "%d", frames[i].inlined ? -1 - frames[i].line : frames[i].line);
 		fputc('\0', f);
 	}
 	fputc(complete ? 'c' : 'i', f);
@@ -60,6 +69,13 @@ struct stack_record *stack_records__intern(struct stack_records *r,
 		rec->frames[i].offset = frames[i].offset;
 		p += strlen(p) + 1;
 		rec->frames[i].function = p;
+		p += strlen(p) + 1;
+		rec->frames[i].symbol = *p ? p : NULL;
+		p += strlen(p) + 1;
+		rec->frames[i].file = *p ? p : NULL;
+		p += strlen(p) + 1;
+		rec->frames[i].line = frames[i].line;
+		rec->frames[i].inlined = frames[i].inlined;
 		p += strlen(p) + 1;
 	}
 	rec->nr = nr;

@@ -12,10 +12,18 @@
 #include <stdint.h>
 #include <uthash.h>
 
+/*
+ * One frame as naming.h names it. A return address whose code has functions inlined at it
+ * gives several frames, the same library and offset, all but the last inlined.
+ */
 struct stack_frame {
 	const char *library; /* path as mapped */
 	uint64_t offset;     /* file offset of the pc (a return address past frame 0) */
-	const char *function; /* symbol, or "file+0xoffset" */
+	const char *function; /* source name, or "file+0xoffset" */
+	const char *symbol;   /* raw symbol, NULL for inlined frames and unnamed code */
+	const char *file;     /* source file, NULL when unknown */
+	int line;	      /* 0 when unknown */
+	bool inlined;	      /* inlined into the next frame */
 };
 
 struct stack_record {

@@ -134,7 +134,7 @@ static json_object *budgets_json(struct session *s)
 		json_object_object_add(file, "file", json_object_new_string(object_file__name(f)));
 		json_object_object_add(file, "budget",
 				       json_object_new_string(budget_verdict_name(f->over_budget)));
-		for (unsigned int bit = 1; bit <= LEFT_OUT_CACHE; bit <<= 1) {
+		for (unsigned int bit = 1; bit <= LEFT_OUT_LAST; bit <<= 1) {
 			if (f->left_out & bit)
 				json_object_array_add(left_out,
 						      json_object_new_string(left_out_name(bit)));

@@ -142,7 +142,7 @@ static void print_symbol_budget(FILE *out, struct session *s)
 			continue;
 		fprintf(out, "%s: over the %s, without", object_file__name(f),
 			budget_verdict_name(f->over_budget));
-		for (unsigned int bit = 1, shown = 0; bit <= LEFT_OUT_CACHE; bit <<= 1) {
+		for (unsigned int bit = 1, shown = 0; bit <= LEFT_OUT_LAST; bit <<= 1) {
 			if (f->left_out & bit)
 				fprintf(out, "%s %s", shown++ ? "," : "", left_out_name(bit));
 		}

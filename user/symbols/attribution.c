@@ -3,11 +3,14 @@
 #include <string.h>
 #include "attribution.h"
 
-/* Where the C runtime starts a process or a thread: below them is nothing of the program. */
+/*
+ * Where the C runtime starts a process or a thread: below them is nothing of the program.
+ * ld.so's _dl_start_user runs the libraries' constructors (through _dl_init) before main.
+ */
 static const char *const startup_symbols[] = {
 	"_start",	  "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
 	"start_thread",	  "clone",	       "clone3",		 "__clone",
-	"__clone3",	  "__clone_internal",
+	"__clone3",	  "__clone_internal",  "_dl_start_user",
 };
 
 bool is_startup_symbol(const char *symbol)
@@ -36,7 +39,7 @@ struct attribution attribute(const struct frame *frames, size_t nr, enum attribu
 
 	if (rule == ATTRIBUTE_CALLER) {
 		for (size_t i = 1; i < bottom; i++) {
-			if (!frames[i].in_allocator) {
+			if (!frames[i].in_allocator && !frames[i].entry_point) {
 				a.frame = i;
 				break;
 			}
@@ -44,10 +47,14 @@ struct attribution attribute(const struct frame *frames, size_t nr, enum attribu
 		return a;
 	}
 
-	/* Entry rule: from the outermost frame inwards, the first one outside the program. */
+	/*
+	 * Entry rule: from the outermost frame inwards, the first one outside the program; an
+	 * entry point of the allocator there (the program's own operator new) is the program
+	 * calling the allocator.
+	 */
 	for (size_t i = bottom; i-- > 1;) {
 		if (!frames[i].in_executable) {
-			a.frame = i;
+			a.frame = frames[i].entry_point ? 0 : i;
 			break;
 		}
 	}

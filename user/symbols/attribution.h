@@ -16,13 +16,22 @@ enum attribution_rule {
 
 struct frame {
 	const char *object; /* path of the mapped file */
-	const char *symbol; /* NULL when no symbol covers the address */
+	const char *symbol; /* its function's name (naming.h); NULL when unknown */
 	bool in_executable; /* in the program's main executable */
 	bool in_allocator;  /* in the object that provides the malloc family */
+	/*
+	 * An entry point of the allocator outside it: C++'s operator new and delete, whose
+	 * calls count as the malloc and free they make.
+	 */
+	bool entry_point;
 };
 
 struct attribution {
-	size_t frame;  /* index of the naming frame; 0 means the allocator entry point itself */
+	/*
+	 * Index of the naming frame; 0: the allocator entry point itself (the entry rule: the
+	 * program called the allocator directly).
+	 */
+	size_t frame;
 	bool complete; /* the stack reached a start-up frame, so the entry rule is not a guess */
 };
 

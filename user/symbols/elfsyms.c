@@ -7,34 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "elf_limits.h"
-#include "elfsyms.h"
-
-struct symbol {
-	uint64_t offset, size; /* file offsets: what an address minus its mapping gives */
-	const char *name;      /* points into elfsyms.names */
-	int preference;	       /* lower is the better name for a shared address */
-};
-
-struct segment {
-	uint64_t vaddr, memsz, offset;
-};
-
-struct elfsyms {
-	struct symbol *syms; /* by offset, the preferred name first among equals */
-	size_t nr;
-	bool full;	     /* from .symtab: static functions included */
-	struct segment *segs; /* the file's PT_LOADs, to turn addresses into file offsets */
-	size_t nr_segs;
-	char *names;	     /* a copy of the string table, versions cut off */
-	char *interp;
-	char *build_id;
-	size_t malformed;    /* tables or entries that could not be read as they say */
-	size_t max_bytes;    /* what the caller's budget allows */
-	size_t table_room;   /* of which the tables may take this */
-	size_t table_bytes;  /* syms and names */
-	size_t other_bytes;  /* the rest: segments, interpreter, build id */
-	bool over_budget;    /* a table was left unread: it would take more than max_bytes */
-};
+#include "elfsyms_internal.h"
+#include "source_name.h"
 
 /* Build ids are 16 or 20 bytes; longer ones name no debug file. */
 #define MAX_BUILD_ID 64
@@ -56,6 +30,11 @@ static int preference_of(const char *name, int bind)
 	return underscores * 4 + binding;
 }
 
+/* Labels name a frame only where nothing else does: after every function at their address. */
+#define LABEL_PREFERENCE 1000
+/* A profiling alias (PMPI_Send) after the public name at its address (MPI_Send). */
+#define PROFILING_ALIAS_PREFERENCE 100
+
 static int by_offset(const void *a, const void *b)
 {
 	const struct symbol *x = a, *y = b;
@@ -65,6 +44,54 @@ static int by_offset(const void *a, const void *b)
 	if (x->preference != y->preference)
 		return x->preference - y->preference;
 	return strcmp(x->name, y->name);
+}
+
+/*
+ * One address, one name: Open MPI's MPI_Send is a weak alias of the global PMPI_Send, and
+ * the user called MPI_Send. Among the names of an address, a P-prefixed copy of another
+ * gives way to it.
+ */
+static void prefer_public_names(struct elfsyms *s)
+{
+	bool moved = false;
+
+	for (size_t first = 0, end; first < s->nr; first = end) {
+		for (end = first + 1; end < s->nr && s->syms[end].offset == s->syms[first].offset;)
+			end++;
+		for (size_t i = first; i < end && end - first <= 64; i++) {
+			for (size_t j = first; j < end; j++) {
+				if (j != i && !s->syms[i].label &&
+				    source_name__is_profiling_alias(s->syms[i].name,
+								    s->syms[j].name)) {
+					s->syms[i].preference += PROFILING_ALIAS_PREFERENCE;
+					moved = true;
+					break;
+				}
+			}
+		}
+	}
+	if (moved)
+		qsort(s->syms, s->nr, sizeof(*s->syms), by_offset);
+}
+
+void elfsyms_sort(struct elfsyms *s)
+{
+	if (s->nr)
+		qsort(s->syms, s->nr, sizeof(*s->syms), by_offset);
+	prefer_public_names(s);
+}
+
+/* A NOTYPE symbol in code, not an assembler's local name: a label worth knowing. */
+static bool is_code_label(Elf *elf, const GElf_Sym *sym, const char *name)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE || !name[0] || name[0] == '.' ||
+	    name[0] == '$' || sym->st_shndx >= SHN_LORESERVE)
+		return false;
+	scn = elf_getscn(elf, sym->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
 /* vaddr -> file offset through the PT_LOAD segment holding it; false if none does. */
@@ -101,12 +128,15 @@ static int load_segments(struct elfsyms *s, Elf *elf, size_t nr_phdrs)
 	return 0;
 }
 
-static void forget_symbols(struct elfsyms *s)
+void elfsyms_forget_symbols(struct elfsyms *s)
 {
 	free(s->syms);
 	free(s->names);
+	free(s->more_names);
 	s->syms = NULL;
 	s->names = NULL;
+	s->more_names = NULL;
+	s->from_debugdata = false;
 	s->nr = 0;
 	s->table_bytes = 0;
 }
@@ -132,7 +162,7 @@ static int fits(const struct elfsyms *s, Elf *elf, const GElf_Shdr *sh, size_t e
 	return 0;
 }
 
-static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
+Elf_Scn *elfsyms_find_section(Elf *elf, Elf64_Word type)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -144,7 +174,7 @@ static Elf_Scn *find_section(Elf *elf, Elf64_Word type)
 	return NULL;
 }
 
-static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
+int elfsyms_load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 {
 	Elf_Data *data, *strdata;
 	GElf_Shdr sh;
@@ -197,18 +227,20 @@ static int load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 			continue;
 		}
 		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		out->label = is_code_label(elf, &sym, s->names + sym.st_name);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && !out->label)
 			continue;
 		if (!file_offset_of(s, sym.st_value, &out->offset))
 			continue;
 		out->name = s->names + sym.st_name;
 		/* "malloc@@GLIBC_2.2.5" in static programs' tables: the base name is the name. */
 		s->names[sym.st_name + strcspn(out->name, "@")] = '\0';
-		out->size = sym.st_size;
-		out->preference = preference_of(out->name, GELF_ST_BIND(sym.st_info));
+		out->size = out->label ? 0 : sym.st_size;
+		out->preference = preference_of(out->name, GELF_ST_BIND(sym.st_info)) +
+				  (out->label ? LABEL_PREFERENCE : 0);
 		s->nr++;
 	}
-	qsort(s->syms, s->nr, sizeof(*s->syms), by_offset);
+	elfsyms_sort(s);
 	return 0;
 }
 
@@ -224,7 +256,7 @@ static int readable(struct elfsyms *s, int err)
 		s->malformed++;
 	else
 		return err;
-	forget_symbols(s);
+	elfsyms_forget_symbols(s);
 	return 0;
 }
 
@@ -310,14 +342,16 @@ struct elfsyms *elfsyms__load_within(const char *path, size_t max_bytes)
 		err = load_interp_and_build_id(s, elf, nr_phdrs);
 	s->table_room = fits_more(s, 0) ? s->max_bytes - s->other_bytes : 0;
 	/* .symtab names static functions too; a stripped file keeps only .dynsym. */
-	table = find_section(elf, SHT_SYMTAB);
+	table = elfsyms_find_section(elf, SHT_SYMTAB);
 	if (!err && table)
-		err = readable(s, load_symbols(s, elf, table));
+		err = readable(s, elfsyms_load_symbols(s, elf, table));
 	s->full = s->nr > 0;
-	if (!err && s->nr == 0 && (table = find_section(elf, SHT_DYNSYM))) {
-		forget_symbols(s);
-		err = readable(s, load_symbols(s, elf, table));
+	if (!err && s->nr == 0 && (table = elfsyms_find_section(elf, SHT_DYNSYM))) {
+		elfsyms_forget_symbols(s);
+		err = readable(s, elfsyms_load_symbols(s, elf, table));
 	}
+	if (!err)
+		err = elfsyms_load_debug_names(s, elf);
 cleanup:
 	if (elf)
 		elf_end(elf);
@@ -329,47 +363,6 @@ cleanup:
 		return NULL;
 	}
 	return s;
-}
-
-int elfsyms__load_debug(struct elfsyms *s, const char *debug_path)
-{
-	return elfsyms__load_debug_within(s, debug_path, SIZE_MAX);
-}
-
-int elfsyms__load_debug_within(struct elfsyms *s, const char *debug_path, size_t max_bytes)
-{
-	struct elfsyms debug = { .segs = s->segs, .nr_segs = s->nr_segs, .table_room = max_bytes };
-	Elf_Scn *table;
-	Elf *elf;
-	int fd, err = -ENOENT;
-
-	fd = open(debug_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (elf_headers_within(fd, max_bytes)) {
-		close(fd);
-		return -EFBIG;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	/* Its own program headers describe no file contents: keep using the stripped file's. */
-	if (elf && (table = find_section(elf, SHT_SYMTAB)))
-		err = load_symbols(&debug, elf, table);
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	if (!err && debug.nr == 0)
-		err = -ENOENT;
-	if (err) {
-		forget_symbols(&debug);
-		return err;
-	}
-	forget_symbols(s);
-	s->syms = debug.syms;
-	s->names = debug.names;
-	s->nr = debug.nr;
-	s->table_bytes = debug.table_bytes;
-	s->full = true;
-	return 0;
 }
 
 size_t elfsyms__bytes(const struct elfsyms *s)
@@ -403,22 +396,25 @@ void elfsyms__free(struct elfsyms *s)
 		return;
 	free(s->syms);
 	free(s->names);
+	free(s->more_names);
 	free(s->segs);
 	free(s->interp);
 	free(s->build_id);
+	free(s->debuglink);
 	free(s);
 }
 
 static bool covers(const struct symbol *sym, uint64_t off)
 {
-	return off >= sym->offset && (off < sym->offset + sym->size || off == sym->offset);
+	return !sym->label && off >= sym->offset &&
+	       (off < sym->offset + sym->size || off == sym->offset);
 }
 
-const char *elfsyms__lookup(const struct elfsyms *s, uint64_t off)
+/* The index of the first symbol starting after off: candidates lie before it. */
+static size_t after(const struct elfsyms *s, uint64_t off)
 {
 	size_t lo = 0, hi = s->nr;
 
-	/* The first symbol starting after off; candidates lie before it. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -427,28 +423,78 @@ const char *elfsyms__lookup(const struct elfsyms *s, uint64_t off)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+const char *elfsyms__find(const struct elfsyms *s, uint64_t off, uint64_t *start)
+{
 	/*
 	 * The closest start that covers off is the innermost symbol. Aliases sit together,
 	 * best name first: walk back to the first of them, then take the first that covers.
 	 */
-	for (size_t i = lo, scanned = 0; i-- > 0 && scanned < 64; scanned++) {
+	for (size_t i = after(s, off), scanned = 0; i-- > 0 && scanned < 64; scanned++) {
 		size_t first = i;
 
 		while (first > 0 && s->syms[first - 1].offset == s->syms[i].offset)
 			first--;
 		for (size_t j = first; j <= i; j++) {
-			if (covers(&s->syms[j], off))
+			if (covers(&s->syms[j], off)) {
+				if (start)
+					*start = s->syms[j].offset;
 				return s->syms[j].name;
+			}
 		}
 		i = first;
 	}
 	return NULL;
 }
 
+const char *elfsyms__lookup(const struct elfsyms *s, uint64_t off)
+{
+	return elfsyms__find(s, off, NULL);
+}
+
+const char *elfsyms__label_before(const struct elfsyms *s, uint64_t off, uint64_t *start)
+{
+	size_t i = after(s, off);
+
+	while (i-- > 0) {
+		const struct symbol *sym = &s->syms[i];
+
+		/* A sized function between: off lies past its end, in nobody's code. */
+		if (!sym->label && sym->size)
+			return NULL;
+		/* The best name of that address: the first of its names. */
+		while (i > 0 && s->syms[i - 1].offset == sym->offset)
+			sym = &s->syms[--i];
+		*start = sym->offset;
+		return sym->name;
+	}
+	return NULL;
+}
+
+bool elfsyms__vaddr_of(const struct elfsyms *s, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < s->nr_segs; i++) {
+		const struct segment *seg = &s->segs[i];
+
+		if (off >= seg->offset && off - seg->offset < seg->memsz) {
+			*vaddr = off - seg->offset + seg->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool elfsyms__file_offset_of(const struct elfsyms *s, uint64_t vaddr, uint64_t *off)
+{
+	return file_offset_of(s, vaddr, off);
+}
+
 uint64_t elfsyms__offset_of(const struct elfsyms *s, const char *name)
 {
 	for (size_t i = 0; s && i < s->nr; i++) {
-		if (!strcmp(s->syms[i].name, name))
+		if (!s->syms[i].label && !strcmp(s->syms[i].name, name))
 			return s->syms[i].offset;
 	}
 	return 0;
@@ -462,4 +508,15 @@ const char *elfsyms__interp(const struct elfsyms *s)
 const char *elfsyms__build_id(const struct elfsyms *s)
 {
 	return s->build_id;
+}
+
+const char *elfsyms__debuglink(const struct elfsyms *s, uint32_t *crc)
+{
+	*crc = s->debuglink_crc;
+	return s->debuglink;
+}
+
+bool elfsyms__has_debugdata(const struct elfsyms *s)
+{
+	return s->has_debugdata && !s->from_debugdata;
 }

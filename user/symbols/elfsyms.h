@@ -33,6 +33,18 @@ bool elfsyms__over_budget(const struct elfsyms *syms);
  * when no symbol covers it. Zero-sized symbols cover only their own address.
  */
 const char *elfsyms__lookup(const struct elfsyms *syms, uint64_t file_offset);
+/* The same, and *start the symbol's own offset (start may be NULL). */
+const char *elfsyms__find(const struct elfsyms *syms, uint64_t file_offset, uint64_t *start);
+/*
+ * Where no symbol covers file_offset, the last resort: the nearest size-0 name before it
+ * (ld.so's _dl_start_user, a label in assembly; NOTYPE symbols in code count) when no sized
+ * function lies between. NULL else.
+ */
+const char *elfsyms__label_before(const struct elfsyms *syms, uint64_t file_offset,
+				  uint64_t *start);
+/* File offset <-> virtual address through the file's PT_LOAD segments. */
+bool elfsyms__vaddr_of(const struct elfsyms *syms, uint64_t file_offset, uint64_t *vaddr);
+bool elfsyms__file_offset_of(const struct elfsyms *syms, uint64_t vaddr, uint64_t *file_offset);
 
 /*
  * File offset of the defined function `name` (the form uprobes take), or 0 when the file
@@ -55,6 +67,17 @@ size_t elfsyms__malformed(const struct elfsyms *syms);
 int elfsyms__load_debug(struct elfsyms *syms, const char *debug_path);
 /* The same, its table taking at most max_bytes: -EFBIG, and unchanged, when larger. */
 int elfsyms__load_debug_within(struct elfsyms *syms, const char *debug_path, size_t max_bytes);
+
+/* Its .gnu_debuglink file name (no directory) and that file's CRC32, or NULL. */
+const char *elfsyms__debuglink(const struct elfsyms *syms, uint32_t *crc);
+/* It has a .gnu_debugdata section (MiniDebugInfo) not merged in yet. */
+bool elfsyms__has_debugdata(const struct elfsyms *syms);
+/*
+ * Merge in the .symtab of the MiniDebugInfo of the file at path (the file syms came from):
+ * the static functions a stripped file's .dynsym lacks. The decompressed image and the
+ * table it gives take at most max_bytes. 0 or -errno (-ENOENT: none; -EFBIG: too large).
+ */
+int elfsyms__load_debugdata_within(struct elfsyms *syms, const char *path, size_t max_bytes);
 
 /* The interpreter (PT_INTERP) of a dynamically linked program, else NULL. */
 const char *elfsyms__interp(const struct elfsyms *syms);

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <uthash.h>
 #include "log.h"
+#include "named_stack.h"
 #include "procmaps.h"
 #include "strpool.h"
 #include "symbolizer.h"
@@ -39,6 +40,7 @@ struct symbolizer {
 	struct cached_stack *cut_by_id; /* cut at an unmapped frame: until the maps change */
 	struct strpool names; /* of the libraries and functions calls are charged to */
 	struct stack_records *records;
+	struct named_stack *scratch; /* the stack being resolved: too large for the stack */
 };
 
 static void forget(struct cached_stack **table)
@@ -143,6 +145,11 @@ struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
 	s->alloc = alloc;
 	s->rule = rule;
 	s->records = records;
+	s->scratch = malloc(sizeof(*s->scratch));
+	if (!s->scratch) {
+		free(s);
+		return NULL;
+	}
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
 	if (stat(exe, &st) == 0) {
 		s->exe_dev = st.st_dev;
@@ -164,6 +171,7 @@ void symbolizer__free(struct symbolizer *s)
 	forget_stacks(s);
 	strpool__clear(&s->names);
 	procmaps__clear(&s->maps);
+	free(s->scratch);
 	free(s);
 }
 
@@ -220,7 +228,7 @@ static enum ht_func told_apart(struct symbolizer *s, enum ht_func func, __u64 re
  * libc frees through the PLT. (In a static program every call is direct.)
  */
 static bool is_allocator_housekeeping(struct symbolizer *s, enum ht_func func,
-				      const struct frame *caller, __u64 ret_addr)
+				      const char *caller_symbol, __u64 ret_addr)
 {
 	const struct mapping *m = mapping_of(s, ret_addr - 1);
 	struct object_file *obj;
@@ -228,9 +236,9 @@ static bool is_allocator_housekeeping(struct symbolizer *s, enum ht_func func,
 
 	if (func != HT_FREE || !s->alloc->glibc)
 		return false;
-	if (caller->symbol)
-		return !strcmp(caller->symbol, "tcache_thread_shutdown") ||
-		       !strcmp(caller->symbol, "__malloc_arena_thread_freeres");
+	if (caller_symbol)
+		return !strcmp(caller_symbol, "tcache_thread_shutdown") ||
+		       !strcmp(caller_symbol, "__malloc_arena_thread_freeres");
 	if (!m || !same_file(m, s->alloc->dev, s->alloc->inode) ||
 	    same_file(m, s->exe_dev, s->exe_inode) || !(obj = object_of(s, m)))
 		return false;
@@ -247,82 +255,30 @@ static bool has_aliases(const struct allocator *a, enum ht_func func)
 	return false;
 }
 
-/*
- * The function a return address returns into: the one holding its call instruction, just
- * before it. A signal handler's return address is the trampoline's first byte, exact.
- */
-static const char *return_symbol(const struct elfsyms *syms, uint64_t ret_offset)
-{
-	const char *name = elfsyms__lookup(syms, ret_offset - 1);
-
-	return name ? name : elfsyms__lookup(syms, ret_offset);
-}
-
-/*
- * Under the entry rule the group is the library function the program called, and the
- * program's call instruction names it: also when that function left the stack by a tail
- * call (MPI_Finalize jumps to ompi_mpi_finalize) or shares its address with another name
- * (MPI_Init and PMPI_Init). NULL when the call site does not tell.
- */
-static const char *entry_point_called(struct symbolizer *s, const __u64 *pcs, __u32 nr,
-				      size_t naming)
-{
-	const struct mapping *caller, *callee;
-	struct object_file *caller_obj, *callee_obj;
-	const char *name;
-
-	if (s->rule != ATTRIBUTE_ENTRY || naming == 0 || naming + 1 >= nr)
-		return NULL;
-	caller = mapping_of(s, pcs[naming + 1] - 1);
-	callee = mapping_of(s, pcs[naming] - 1);
-	if (!caller || !callee || !same_file(caller, s->exe_dev, s->exe_inode) ||
-	    !(caller_obj = object_of(s, caller)) || !(callee_obj = object_of(s, callee)))
-		return NULL;
-	name = object_file__callee(caller_obj, pcs[naming + 1] - caller->start + caller->offset);
-	/* The name must be the naming library's own, not one it merely imports. */
-	return name && object_file__defines(callee_obj, name) ? name : NULL;
-}
-
-/* "libfoo.so+0x1a2b": an address no symbol covers, named by its file and offset. */
-static char *offset_name(const char *object, uint64_t offset)
-{
-	const char *base = strrchr(object, '/');
-	char *name;
-
-	if (asprintf(&name, "%s+0x%llx", base ? base + 1 : object, (unsigned long long)offset) < 0)
-		return NULL;
-	return name;
-}
-
 /* Keep the stack's frames, named, for --stacks. */
-static struct stack_record *record_stack(struct symbolizer *s, const __u64 *pcs, __u32 nr,
-					 const struct frame *frames, bool complete)
+static struct stack_record *record_stack(struct symbolizer *s, const struct named_stack *st,
+					 bool complete)
 {
-	struct stack_frame described[HT_MAX_FRAMES];
-	char *names[HT_MAX_FRAMES] = {};
-	struct stack_record *rec = NULL;
-	__u32 i;
+	struct stack_frame *described = malloc(st->nr * sizeof(*described) + 1);
+	struct stack_record *rec;
 
-	for (i = 0; i < nr; i++) {
-		/* Frame 0 is the probed entry point itself; the others are return addresses. */
-		const struct mapping *m = mapping_of(s, i ? pcs[i] - 1 : pcs[i]);
-		struct object_file *obj = m ? object_of(s, m) : NULL;
-		const char *symbol = frames[i].symbol;
+	if (!described)
+		return NULL;
+	for (size_t i = 0; i < st->nr; i++) {
+		const struct named_stack_frame *f = &st->frames[i];
 
-		if (!m)
-			break;
-		described[i].library = m->path;
-		described[i].offset = pcs[i] - m->start + m->offset;
-		if (i == 0 && obj && obj->syms)
-			symbol = elfsyms__lookup(obj->syms, described[i].offset);
-		if (!symbol && !(symbol = names[i] = offset_name(m->path, described[i].offset)))
-			goto cleanup;
-		described[i].function = symbol;
+		described[i] = (struct stack_frame){
+			.library = f->m->path,
+			.offset = f->offset,
+			.function = f->name.function,
+			.symbol = f->name.symbol,
+			.file = f->name.file,
+			.line = f->name.line,
+			.inlined = f->name.inlined,
+		};
 	}
-	rec = stack_records__intern(s->records, described, i, complete);
-cleanup:
-	for (__u32 j = 0; j < nr; j++)
-		free(names[j]);
+	rec = stack_records__intern(s->records, described, st->nr, complete);
+	free(described);
 	return rec;
 }
 
@@ -330,66 +286,50 @@ cleanup:
 static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64 *pcs,
 			    __u32 nr, struct resolved_call *out, bool *cut)
 {
-	struct frame frames[HT_MAX_FRAMES];
-	const struct mapping *naming = NULL;
+	struct stack_context ctx = { s->pid, s->cache, &s->maps, s->alloc, s->exe_dev,
+				     s->exe_inode };
+	struct frame frames[NAMED_STACK_MAX];
+	struct named_stack *st = s->scratch;
 	struct attribution a;
-	char *offset_named = NULL;
-	uint64_t end_dev = 0, end_inode = 0;
-	__u32 valid = 1;
+	int err;
 
 	*cut = false;
-	frames[0] = (struct frame){ .object = s->alloc->path, .in_allocator = true };
-	for (__u32 i = 1; i < nr; i++) {
-		/* A return address may lie past the end of a call to a noreturn function. */
-		const struct mapping *m = mapping_of(s, pcs[i] - 1);
-		struct object_file *obj;
-
-		if (!m) {
-			*cut = true;
-			break; /* not code: everything beyond is unreliable */
-		}
-		obj = object_of(s, m);
-		frames[i] = (struct frame){
-			.object = m->path,
-			.symbol = obj && obj->syms ? return_symbol(obj->syms, pcs[i] - m->start +
-										 m->offset) :
-						     NULL,
-			.in_executable = same_file(m, s->exe_dev, s->exe_inode),
-			.in_allocator = same_file(m, s->alloc->dev, s->alloc->inode),
-		};
-		valid = i + 1;
-		end_dev = m->dev;
-		end_inode = m->inode;
-	}
-
 	if (nr >= 2 && has_aliases(s->alloc, func))
 		func = told_apart(s, func, pcs[1]);
-	*out = (struct resolved_call){ .func = func, .end_dev = end_dev, .end_inode = end_inode };
-	out->internal = valid >= 2 && is_allocator_housekeeping(s, func, &frames[1], pcs[1]);
-	a = attribute(frames, valid, s->rule);
+	err = named_stack__build(&ctx, func, pcs, nr, st);
+	if (err)
+		return err;
+	*cut = st->cut;
+	for (size_t i = 0; i < st->nr; i++) {
+		const struct named_stack_frame *f = &st->frames[i];
+
+		frames[i] = (struct frame){
+			.object = f->m->path,
+			.symbol = f->name.function,
+			.in_executable = f->in_executable,
+			.in_allocator = f->in_allocator,
+			.entry_point = i == 0 || f->name.cxx_allocator,
+		};
+	}
+	*out = (struct resolved_call){ .func = func, .end_dev = st->end_dev,
+				       .end_inode = st->end_inode };
+	out->internal = st->valid >= 2 &&
+			is_allocator_housekeeping(s, func, st->caller_symbol, pcs[1]);
+	a = st->nr ? attribute(frames, st->nr, s->rule) : (struct attribution){};
 	out->complete = a.complete;
 	if (a.frame == 0) {
+		/* The program called the allocator: under the entry rule, one group for it. */
 		out->library = strpool__intern(&s->names, s->alloc->path);
-		out->function = strpool__intern(&s->names, ht_func_names[func]);
+		out->function = strpool__intern(&s->names, s->rule == ATTRIBUTE_ENTRY ?
+								   NAMING_PROGRAM :
+								   ht_func_names[func]);
 	} else {
-		const struct frame *f = &frames[a.frame];
-		const char *called = entry_point_called(s, pcs, valid, a.frame);
-
-		naming = mapping_of(s, pcs[a.frame] - 1);
-		if (!called && !f->symbol &&
-		    !(offset_named = offset_name(f->object, pcs[a.frame] - naming->start +
-								naming->offset)))
-			return -ENOMEM;
-		out->library = strpool__intern(&s->names, f->object);
-		out->function = strpool__intern(&s->names, called	  ? called :
-							   f->symbol ? f->symbol :
-								       offset_named);
-		free(offset_named);
+		out->library = strpool__intern(&s->names, frames[a.frame].object);
+		out->function = strpool__intern(&s->names, frames[a.frame].symbol);
 	}
 	if (!out->library || !out->function)
 		return -ENOMEM;
-	if (s->records && !out->internal &&
-	    !(out->record = record_stack(s, pcs, valid, frames, a.complete)))
+	if (s->records && !out->internal && !(out->record = record_stack(s, st, a.complete)))
 		return -ENOMEM;
 	return 0;
 }

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
+#include <zlib.h>
 #include "log.h"
+#include "naming.h"
 #include "procfs.h"
 #include "symcache.h"
 
@@ -34,7 +36,7 @@ struct call_answer {
 };
 
 struct defined_name {
-	bool defined;
+	uint64_t offset; /* 0: not defined */
 	UT_hash_handle hh;
 	char name[]; /* the key */
 };
@@ -61,6 +63,10 @@ static void recharge(struct object_file *obj)
 		now += elfsyms__bytes(obj->syms);
 	if (obj->calls)
 		now += callsite__bytes(obj->calls);
+	if (obj->starts)
+		now += funcstarts__bytes(obj->starts);
+	if (obj->dwarf)
+		now += inlines__bytes(obj->dwarf);
 	if (now >= obj->bytes) {
 		obj->cache->budget.used += now - obj->bytes;
 		obj->bytes = now;
@@ -74,6 +80,8 @@ const char *left_out_name(unsigned int bit)
 	return bit == LEFT_OUT_SYMBOLS ? "symbols" :
 	       bit == LEFT_OUT_DEBUG   ? "debug symbols" :
 	       bit == LEFT_OUT_CALLS   ? "call sites" :
+	       bit == LEFT_OUT_STARTS  ? "function starts" :
+	       bit == LEFT_OUT_DWARF   ? "DWARF" :
 					 "cached names";
 }
 
@@ -95,32 +103,90 @@ static void left_out(struct object_file *obj, unsigned int what)
 				  size, sizeof(size)));
 }
 
+/* The length of the target's root in obj's path ("/proc/PID/root"), 0 when none. */
+static int root_len(const struct object_file *obj)
+{
+	const char *root_end = strstr(obj->open_path, "/root/");
+
+	return !strncmp(obj->open_path, "/proc/", 6) && root_end ? root_end - obj->open_path + 5 :
+								   0;
+}
+
+/* Is the file at path the one a debug link names: its CRC32 the one recorded? */
+static bool crc_matches(const char *path, uint32_t want)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0, NULL, 0);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, n);
+	close(fd);
+	return n == 0 && crc == want;
+}
+
+/*
+ * Its separate debug file, looked for where gdb looks, in the target's mount namespace:
+ * /usr/lib/debug/.build-id/xx/yyyy.debug (Debian's -dbg packages), then the file its
+ * .gnu_debuglink names beside it, in .debug/ beside it, or under /usr/lib/debug.
+ */
+static char *find_debug_file(const struct object_file *obj)
+{
+	const char *id = elfsyms__build_id(obj->syms), *name = object_file__name(obj), *link;
+	int root = root_len(obj), dir_len;
+	uint32_t crc;
+	char path[4096];
+
+	if (id && strlen(id) >= 3) {
+		snprintf(path, sizeof(path), "%.*s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
+			 obj->open_path, id, id + 2);
+		if (!access(path, R_OK))
+			return strdup(path);
+	}
+	link = elfsyms__debuglink(obj->syms, &crc);
+	if (!link || !strrchr(name, '/'))
+		return NULL;
+	dir_len = strrchr(name, '/') - name;
+	for (int where = 0; where < 3; where++) {
+		snprintf(path, sizeof(path), where == 0 ? "%.*s%.*s/%s" :
+					     where == 1 ? "%.*s%.*s/.debug/%s" :
+							  "%.*s/usr/lib/debug%.*s/%s",
+			 root, obj->open_path, dir_len, name, link);
+		/* Not the file itself: a debug link may name its own file. */
+		if (strcmp(path + root, name) && !access(path, R_OK) && crc_matches(path, crc))
+			return strdup(path);
+	}
+	return NULL;
+}
+
 /*
  * A stripped library's static functions (glibc's start_thread, __libc_start_call_main)
- * are named in its separate debug file, found by build id, when a -dbg package has it.
- * It is looked for where the file was found, in the target's mount namespace.
+ * are named in its separate debug file, when a -dbg package has it, or else in its
+ * MiniDebugInfo (.gnu_debugdata).
  */
 static void load_debug_symbols(struct object_file *obj)
 {
-	const char *id = elfsyms__build_id(obj->syms);
-	const char *root_end = strstr(obj->open_path, "/root/");
-	char path[4096];
-	int root_len = 0, err;
 	uint64_t room;
+	int err;
 
-	if (!id || strlen(id) < 3)
-		return;
-	if (!strncmp(obj->open_path, "/proc/", 6) && root_end)
-		root_len = root_end - obj->open_path + 5;
-	snprintf(path, sizeof(path), "%.*s/usr/lib/debug/.build-id/%.2s/%s.debug", root_len,
-		 obj->open_path, id, id + 2);
+	obj->debug_path = find_debug_file(obj);
 	/* Its table replaces the stripped file's, whose bytes it may use too. */
 	room = budget__room(&obj->cache->budget, obj->bytes) + elfsyms__table_bytes(obj->syms);
-	err = elfsyms__load_debug_within(obj->syms, path, room);
+	if (obj->debug_path) {
+		err = elfsyms__load_debug_within(obj->syms, obj->debug_path, room);
+		if (!err)
+			log_debug("symbols of %s from %s", obj->open_path, obj->debug_path);
+	} else {
+		room = budget__room(&obj->cache->budget, obj->bytes);
+		err = elfsyms__load_debugdata_within(obj->syms, obj->read_path, room);
+		if (!err)
+			log_debug("symbols of %s from its .gnu_debugdata", obj->open_path);
+	}
 	if (err == -EFBIG)
 		left_out(obj, LEFT_OUT_DEBUG);
-	if (!err)
-		log_debug("symbols of %s from %s", obj->open_path, path);
 	recharge(obj);
 }
 
@@ -240,7 +306,7 @@ const struct callsite *object_file__calls(struct object_file *obj)
 }
 
 /* Room for one more cached entry of size bytes; else, once, the file is told why not. */
-static bool cache_room(struct object_file *obj, size_t size)
+bool object_file__cache_room(struct object_file *obj, size_t size)
 {
 	uint64_t room = budget__room(&obj->cache->budget, obj->bytes);
 
@@ -260,13 +326,50 @@ static void cache_unroom(struct object_file *obj, size_t size)
 	recharge(obj);
 }
 
+const struct funcstarts *object_file__starts(struct object_file *obj)
+{
+	if (!obj->starts_tried) {
+		obj->starts_tried = true;
+		obj->starts = funcstarts__load_within(obj->read_path,
+						      budget__room(&obj->cache->budget, obj->bytes));
+		if (!obj->starts && errno == EFBIG)
+			left_out(obj, LEFT_OUT_STARTS);
+		recharge(obj);
+	}
+	return obj->starts;
+}
+
+struct inlines *object_file__dwarf(struct object_file *obj)
+{
+	uint64_t room;
+	int err;
+
+	if (!obj->dwarf_tried) {
+		obj->dwarf_tried = true;
+		room = budget__room(&obj->cache->budget, obj->bytes);
+		/* Its own DWARF (a program built with -g), else its debug file's. */
+		obj->dwarf = inlines__open_within(obj->read_path, room);
+		err = obj->dwarf ? 0 : errno;
+		if (err == ENOENT && !obj->debug_path && obj->syms)
+			obj->debug_path = find_debug_file(obj);
+		if (err == ENOENT && obj->debug_path) {
+			obj->dwarf = inlines__open_within(obj->debug_path, room);
+			err = obj->dwarf ? 0 : errno;
+		}
+		if (err == EFBIG)
+			left_out(obj, LEFT_OUT_DWARF);
+		recharge(obj);
+	}
+	return obj->dwarf;
+}
+
 static struct call_answer *answer_for(struct object_file *obj, uint64_t ret_offset)
 {
 	const struct callsite *cs = object_file__calls(obj);
 	struct call_answer *a;
 
 	HASH_FIND(hh, obj->answers, &ret_offset, sizeof(ret_offset), a);
-	if (a || !cs || !cache_room(obj, sizeof(*a)))
+	if (a || !cs || !object_file__cache_room(obj, sizeof(*a)))
 		return a;
 	a = calloc(1, sizeof(*a));
 	if (!a) {
@@ -302,27 +405,32 @@ bool object_file__direct_target(struct object_file *obj, uint64_t ret_offset, ui
 	return true;
 }
 
-bool object_file__defines(struct object_file *obj, const char *name)
+uint64_t object_file__offset_of(struct object_file *obj, const char *name)
 {
 	struct defined_name *d;
 	size_t len = strlen(name);
 
 	if (!obj->syms)
-		return false;
+		return 0;
 	HASH_FIND(hh, obj->defined, name, len, d);
 	if (d)
-		return d->defined;
-	if (!cache_room(obj, sizeof(*d) + len + 1))
-		return elfsyms__offset_of(obj->syms, name) != 0;
+		return d->offset;
+	if (!object_file__cache_room(obj, sizeof(*d) + len + 1))
+		return elfsyms__offset_of(obj->syms, name);
 	d = malloc(sizeof(*d) + len + 1);
 	if (!d) {
 		cache_unroom(obj, sizeof(*d) + len + 1);
-		return elfsyms__offset_of(obj->syms, name) != 0;
+		return elfsyms__offset_of(obj->syms, name);
 	}
 	memcpy(d->name, name, len + 1);
-	d->defined = elfsyms__offset_of(obj->syms, name) != 0;
+	d->offset = elfsyms__offset_of(obj->syms, name);
 	HASH_ADD(hh, obj->defined, name, len, d);
-	return d->defined;
+	return d->offset;
+}
+
+bool object_file__defines(struct object_file *obj, const char *name)
+{
+	return object_file__offset_of(obj, name) != 0;
 }
 
 static void forget_answers(struct object_file *obj)
@@ -348,6 +456,11 @@ void symcache__free(struct symcache *cache)
 		return;
 	HASH_ITER(hh, cache->files, f, tmp) {
 		HASH_DEL(cache->files, f);
+		naming__forget(&f->obj);
+		strpool__clear(&f->obj.names);
+		inlines__free(f->obj.dwarf);
+		funcstarts__free(f->obj.starts);
+		free(f->obj.debug_path);
 		elfsyms__free(f->obj.syms);
 		forget_answers(&f->obj);
 		callsite__free(f->obj.calls);

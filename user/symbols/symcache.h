@@ -13,10 +13,14 @@
 #include "budget.h"
 #include "elfsyms.h"
 #include "callsite.h"
+#include "funcstarts.h"
+#include "inlines.h"
 #include "procmaps.h"
+#include "strpool.h"
 
 struct call_answer;
 struct defined_name;
+struct named_site;
 struct symcache;
 
 /* What a file did not get for the budget (object_file.left_out). */
@@ -25,6 +29,9 @@ enum {
 	LEFT_OUT_DEBUG = 1 << 1,   /* its separate debug file's symbols */
 	LEFT_OUT_CALLS = 1 << 2,   /* its call sites (entry points told apart by the caller) */
 	LEFT_OUT_CACHE = 1 << 3,   /* answers no longer cached: read again each new stack */
+	LEFT_OUT_STARTS = 1 << 4,  /* its function starts (.eh_frame): unnamed code by offset */
+	LEFT_OUT_DWARF = 1 << 5,   /* its DWARF: no inlined functions, no source lines */
+	LEFT_OUT_LAST = LEFT_OUT_DWARF,
 };
 
 struct object_file {
@@ -41,6 +48,13 @@ struct object_file {
 	bool calls_tried;
 	struct call_answer *answers; /* what call sites were found to call, by return offset */
 	struct defined_name *defined; /* names looked up in syms, and whether it defines them */
+	char *debug_path;	 /* its separate debug file, found by build id or debug link */
+	struct funcstarts *starts; /* loaded on first use */
+	bool starts_tried;
+	struct inlines *dwarf;	 /* its own DWARF or its debug file's, loaded on first use */
+	bool dwarf_tried;
+	struct named_site *named; /* naming.c's answers, by address */
+	struct strpool names;	 /* the strings of those answers */
 	struct symcache *cache;
 	uint64_t bytes;	      /* charged to the budget: all of the above */
 	uint64_t cache_bytes; /* of which answers and defined names */
@@ -71,6 +85,14 @@ struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t
  */
 struct object_file *symcache__get_mapped(struct symcache *cache, pid_t pid,
 					 const struct mapping *m);
+/* Its function starts and its DWARF, loaded on first use; NULL when there are none. */
+const struct funcstarts *object_file__starts(struct object_file *obj);
+struct inlines *object_file__dwarf(struct object_file *obj);
+/*
+ * Room for a cached entry of size bytes more (charged to the file: true), else false, and
+ * the file is told once that its answers are no longer cached.
+ */
+bool object_file__cache_room(struct object_file *obj, size_t size);
 /* Its call sites, loaded on first use; NULL when they cannot be read. */
 const struct callsite *object_file__calls(struct object_file *obj);
 
@@ -80,7 +102,9 @@ const struct callsite *object_file__calls(struct object_file *obj);
  */
 const char *object_file__callee(struct object_file *obj, uint64_t ret_offset);
 bool object_file__direct_target(struct object_file *obj, uint64_t ret_offset, uint64_t *target);
-/* Does the file define the function name (elfsyms__offset_of != 0)? Remembered per name. */
+/* Where the file defines the function name (elfsyms__offset_of), 0 if not; remembered. */
+uint64_t object_file__offset_of(struct object_file *obj, const char *name);
+/* Does the file define the function name (object_file__offset_of != 0)? */
 bool object_file__defines(struct object_file *obj, const char *name);
 
 #endif

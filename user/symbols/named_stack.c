@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include "named_stack.h"
+
+/* A function of the stack, where tail calls are looked for: the file, and its start. */
+struct function_at {
+	struct object_file *obj;
+	const struct mapping *m;
+	uint64_t start;
+	bool start_known;
+	const char *name; /* its source name */
+};
+
+static const struct mapping *mapping_of(const struct stack_context *ctx, __u64 pc)
+{
+	const struct mapping *m = procmaps__find(ctx->maps, pc);
+
+	return m && m->executable ? m : NULL;
+}
+
+static bool same_file(const struct mapping *m, uint64_t dev, uint64_t inode)
+{
+	return m->dev == dev && m->inode == inode;
+}
+
+static struct named_stack_frame *push(struct named_stack *st, const struct stack_context *ctx,
+				      const struct mapping *m, uint64_t offset)
+{
+	struct named_stack_frame *f;
+
+	if (st->nr >= NAMED_STACK_MAX)
+		return NULL;
+	f = &st->frames[st->nr++];
+	*f = (struct named_stack_frame){
+		.m = m,
+		.offset = offset,
+		.in_executable = same_file(m, ctx->exe_dev, ctx->exe_inode),
+		.in_allocator = same_file(m, ctx->alloc->dev, ctx->alloc->inode),
+	};
+	return f;
+}
+
+/*
+ * The function the call instruction before ret_offset (in obj, mapped at m) calls: a direct
+ * call's target, or the definition of the symbol its PLT stub or GOT slot names, looked for
+ * first where the function below it on the stack lies, then in every file mapped.
+ */
+static bool callee_of(const struct stack_context *ctx, struct object_file *obj,
+		      const struct mapping *m, uint64_t ret_offset, const struct function_at *inner,
+		      struct function_at *out)
+{
+	const char *name;
+	uint64_t at;
+
+	*out = (struct function_at){ .obj = obj, .m = m, .start_known = true };
+	if (object_file__direct_target(obj, ret_offset, &out->start))
+		return true;
+	if (!(name = object_file__callee(obj, ret_offset)))
+		return false;
+	if (inner->obj && (at = object_file__offset_of(inner->obj, name))) {
+		*out = (struct function_at){ inner->obj, inner->m, at, true, NULL };
+		return true;
+	}
+	for (size_t i = 0; i < ctx->maps->nr; i++) {
+		const struct mapping *mm = &ctx->maps->maps[i];
+		struct object_file *o;
+
+		if (!mm->executable || mm->path[0] != '/' ||
+		    !(o = symcache__get_mapped(ctx->cache, ctx->pid, mm)))
+			continue;
+		if ((at = object_file__offset_of(o, name))) {
+			*out = (struct function_at){ o, mm, at, true, NULL };
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The call before a return address called a function other than the one the stack shows
+ * below it: that function ended in a jump (a tail call) and is put back, as tail_called.
+ * (libstdc++'s operator delete jumps to free; MPI_Finalize to ompi_mpi_finalize.)
+ */
+static int put_back_tail_call(struct named_stack *st, const struct stack_context *ctx,
+			      struct object_file *obj, const struct mapping *m, uint64_t ret_offset,
+			      const struct function_at *inner, bool inner_is_entry)
+{
+	struct function_at callee;
+	struct named_frame name;
+	struct named_stack_frame *f;
+
+	if (!inner->obj || !callee_of(ctx, obj, m, ret_offset, inner, &callee))
+		return 0;
+	if (callee.obj == inner->obj && (!inner->start_known || callee.start == inner->start))
+		return 0;
+	/* The allocator's own ways into its entry points are its business. */
+	if (inner_is_entry && same_file(callee.m, ctx->alloc->dev, ctx->alloc->inode) &&
+	    !same_file(callee.m, ctx->exe_dev, ctx->exe_inode))
+		return 0;
+	if (!naming__at(callee.obj, callee.start, &name, 1))
+		return -ENOMEM;
+	/* foo jumping to its own split-off part foo.part.0 is one function of the source. */
+	if (inner->name && !strcmp(name.function, inner->name))
+		return 0;
+	if (!(f = push(st, ctx, callee.m, callee.start)))
+		return 0;
+	f->name = name;
+	f->name.inlined = false;
+	f->tail_called = true;
+	return 0;
+}
+
+/* Frame 0: the entry point the program called (free, not its alias cfree). */
+static int name_entry_point(struct named_stack *st, const struct stack_context *ctx,
+			    enum ht_func func, __u64 pc, struct function_at *fn)
+{
+	const struct mapping *m = mapping_of(ctx, pc);
+	struct object_file *obj = m ? symcache__get_mapped(ctx->cache, ctx->pid, m) : NULL;
+	struct named_stack_frame *f;
+
+	*fn = (struct function_at){ .name = ht_func_names[func] };
+	if (!m)
+		return 0;
+	f = push(st, ctx, m, pc - m->start + m->offset);
+	f->in_allocator = true;
+	f->name.function = ht_func_names[func];
+	if (obj && obj->syms)
+		f->name.symbol = elfsyms__lookup(obj->syms, f->offset);
+	*fn = (struct function_at){ obj, m, ctx->alloc->offsets[func], true, ht_func_names[func] };
+	return 0;
+}
+
+int named_stack__build(const struct stack_context *ctx, enum ht_func func, const __u64 *pcs,
+		       __u32 nr, struct named_stack *st)
+{
+	struct named_frame names[NAMING_MAX_CHAIN];
+	struct function_at inner;
+	int err;
+
+	memset(st, 0, offsetof(struct named_stack, frames));
+	st->nr = 0;
+	st->valid = 1;
+	if (!nr)
+		return 0;
+	err = name_entry_point(st, ctx, func, pcs[0], &inner);
+	if (err || !st->nr)
+		return err;
+	for (__u32 i = 1; i < nr; i++) {
+		/* A return address may lie past the end of a call to a noreturn function. */
+		const struct mapping *m = mapping_of(ctx, pcs[i] - 1);
+		struct object_file *obj;
+		uint64_t off, code;
+		size_t n;
+
+		if (!m) {
+			st->cut = true;
+			break; /* not code: everything beyond is unreliable */
+		}
+		obj = symcache__get_mapped(ctx->cache, ctx->pid, m);
+		if (!obj)
+			return -ENOMEM; /* its only failure */
+		off = pcs[i] - m->start + m->offset;
+		/* A signal handler's return address is the trampoline's first byte, exact. */
+		code = obj->syms && !elfsyms__lookup(obj->syms, off - 1) &&
+				       elfsyms__lookup(obj->syms, off) ?
+			       off :
+			       off - 1;
+		st->valid = i + 1;
+		st->end_dev = m->dev;
+		st->end_inode = m->inode;
+		err = put_back_tail_call(st, ctx, obj, m, off, &inner, i == 1);
+		if (err)
+			return err;
+		n = naming__at(obj, code, names, NAMING_MAX_CHAIN);
+		if (!n)
+			return -ENOMEM;
+		for (size_t j = 0; j < n; j++) {
+			struct named_stack_frame *f = push(st, ctx, m, off);
+
+			if (f)
+				f->name = names[j];
+		}
+		if (i == 1)
+			st->caller_symbol = names[n - 1].symbol;
+		inner = (struct function_at){ .obj = obj, .m = m, .name = names[n - 1].function };
+		inner.start_known = naming__function_start(obj, code, &inner.start);
+	}
+	return 0;
+}

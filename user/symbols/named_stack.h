@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * A call's raw stack (the probed entry point, then return addresses) as the frames a user
+ * reads: each named by naming.h, a return address whose code has inlined functions giving
+ * one frame per function, and a function that left the stack by a tail call put back where
+ * the call instruction before a return address shows it. Attribution and --stacks (and the
+ * call tree) work on these frames.
+ */
+#ifndef HEAPTAP_NAMED_STACK_H
+#define HEAPTAP_NAMED_STACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "allocator.h"
+#include "heaptap_types.h"
+#include "naming.h"
+#include "procmaps.h"
+#include "symcache.h"
+
+/* Room for every raw frame, its inlined functions and the tail calls found. */
+#define NAMED_STACK_MAX (HT_MAX_FRAMES * 3)
+
+struct named_stack_frame {
+	struct named_frame name;
+	const struct mapping *m; /* the mapping of its code */
+	/*
+	 * File offset of its pc: frame 0's entry point, a return address, or where a function
+	 * found by its tail call starts.
+	 */
+	uint64_t offset;
+	bool in_executable; /* in the program's main executable */
+	bool in_allocator;  /* in the object that provides malloc */
+	bool tail_called;   /* not on the stack: it tail-called the next inner frame */
+};
+
+/* What naming a stack needs of its process, which outlives the call. */
+struct stack_context {
+	pid_t pid;
+	struct symcache *cache;
+	const struct procmaps *maps; /* its code mappings */
+	const struct allocator *alloc;
+	uint64_t exe_dev, exe_inode;
+};
+
+struct named_stack {
+	struct named_stack_frame frames[NAMED_STACK_MAX]; /* [0] the entry point, outwards */
+	size_t nr;
+	uint32_t valid;	      /* raw frames in a mapping, the entry point included */
+	bool cut;	      /* a frame lay in no mapping: everything beyond was dropped */
+	uint64_t end_dev, end_inode; /* the file of the outermost raw frame (0: none) */
+	const char *caller_symbol; /* raw symbol of raw frame 1's function, or NULL */
+};
+
+/*
+ * Name the stack pcs[0, nr) of a call to func (already told apart from its aliases). 0, or
+ * -ENOMEM.
+ */
+int named_stack__build(const struct stack_context *ctx, enum ht_func func, const __u64 *pcs,
+		       __u32 nr, struct named_stack *out);
+
+#endif
