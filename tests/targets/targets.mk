@@ -151,3 +151,21 @@ $(TARGET_DIR)/bigeh: tests/targets/bigeh.c tests/targets/budget.h \
 $(TARGET_DIR)/manylibs: tests/targets/manylibs.c tests/targets/budget.h | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(NOFP_CFLAGS) $< -ldl -o $@
+
+# Names (tests/integration/test_names.c): a library as -O2 -g builds it, with clones, a
+# split-off cold part, an inlined helper, tail calls to malloc and C++ (names_c.c says which).
+NAMES_CFLAGS := -O2 -g -Wall -Wextra -Werror -fPIC
+TEST_TARGETS += $(TARGET_DIR)/names $(TARGET_DIR)/libnames.so
+
+$(TARGET_DIR)/libnames.so: tests/targets/names_c.c tests/targets/names_cpp.cc \
+		tests/targets/names.h | $(TARGET_DIR)
+	$(call msg,CXX,$@)
+	$(Q)$(CC) $(NAMES_CFLAGS) -Itests/targets -c tests/targets/names_c.c -o $@.c.o
+	$(Q)g++ $(NAMES_CFLAGS) -Itests/targets -c tests/targets/names_cpp.cc -o $@.cc.o
+	$(Q)g++ -shared $@.c.o $@.cc.o -o $@
+	$(Q)rm -f $@.c.o $@.cc.o
+
+$(TARGET_DIR)/names: tests/targets/names.cc tests/targets/names.h $(TARGET_DIR)/libnames.so
+	$(call msg,CXX,$@)
+	$(Q)g++ -O2 -g -Wall -Wextra -Werror -Itests/targets $< -L$(TARGET_DIR) -lnames \
+		$(TARGET_RPATH) -o $@

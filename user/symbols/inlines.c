@@ -142,7 +142,23 @@ size_t inlines__at(struct inlines *in, uint64_t vaddr, struct inline_frame *out,
 
 	if (!max || !dwarf_addrdie(in->dwarf, vaddr, &cu))
 		return 0;
+	/*
+	 * dwarf_getscopes goes on, past an inlined function, to where its abstract definition
+	 * lies: the functions it was inlined into are its DIE's parents in the tree instead.
+	 */
 	nr_scopes = dwarf_getscopes(&cu, vaddr, &scopes);
+	for (int i = 0; i < nr_scopes; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+			Dwarf_Die innermost = scopes[i];
+
+			free(scopes);
+			scopes = NULL;
+			nr_scopes = dwarf_getscopes_die(&innermost, &scopes);
+			break;
+		}
+	}
 	for (int i = 0; i < nr_scopes && n < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 

@@ -126,7 +126,10 @@ static int name_entry_point(struct named_stack *st, const struct stack_context *
 	f = push(st, ctx, m, pc - m->start + m->offset);
 	f->in_allocator = true;
 	f->name.function = ht_func_names[func];
-	if (obj && obj->syms)
+	/* Its raw symbol too is the name called, where the file defines it there. */
+	if (obj && object_file__offset_of(obj, ht_func_names[func]) == f->offset)
+		f->name.symbol = ht_func_names[func];
+	else if (obj && obj->syms)
 		f->name.symbol = elfsyms__lookup(obj->syms, f->offset);
 	*fn = (struct function_at){ obj, m, ctx->alloc->offsets[func], true, ht_func_names[func] };
 	return 0;
@@ -176,10 +179,16 @@ int named_stack__build(const struct stack_context *ctx, enum ht_func func, const
 		n = naming__at(obj, code, names, NAMING_MAX_CHAIN);
 		if (!n)
 			return -ENOMEM;
+		/*
+		 * Inlined frames only where room is left for every raw frame still to come and
+		 * its tail call: a deep C++ stack loses inlined frames, never its outer frames.
+		 */
 		for (size_t j = 0; j < n; j++) {
-			struct named_stack_frame *f = push(st, ctx, m, off);
+			struct named_stack_frame *f;
 
-			if (f)
+			if (j + 1 < n && st->nr + 1 + 2 * (nr - i) > NAMED_STACK_MAX)
+				continue;
+			if ((f = push(st, ctx, m, off)))
 				f->name = names[j];
 		}
 		if (i == 1)

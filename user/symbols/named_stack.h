@@ -19,7 +19,7 @@
 #include "symcache.h"
 
 /* Room for every raw frame, its inlined functions and the tail calls found. */
-#define NAMED_STACK_MAX (HT_MAX_FRAMES * 3)
+#define NAMED_STACK_MAX (HT_MAX_FRAMES * 4)
 
 struct named_stack_frame {
 	struct named_frame name;

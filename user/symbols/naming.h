@@ -37,7 +37,7 @@
 #define NAMING_PROGRAM "(program)"
 
 /* At most this many functions inlined into one another at one address are told apart. */
-#define NAMING_MAX_CHAIN 8
+#define NAMING_MAX_CHAIN 16
 
 struct named_frame {
 	const char *function; /* the source name */
