@@ -40,16 +40,23 @@ Test(top, batch_json_ends_with_the_truth)
 			 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
 	json_object *snapshot, *process, *want_threads;
 	size_t lines;
+	double started, ended, at;
 
 	require_bpf();
+	started = time(NULL);
 	cr_assert(eq(int, wait_status(spawn(argv, scratch_file("out.jsonl", out, sizeof(out)), NULL),
 				      60),
 		     0), "top -b ends by itself once its targets have exited");
+	ended = time(NULL) + 1;
 	line = last_line(out, &lines);
 	cr_assert(line != NULL && lines >= 1);
 	snapshot = json_tokener_parse(line);
 	cr_assert(snapshot != NULL, "not one JSON report per line: %s", line);
 	cr_assert(eq(int, json_object_get_int(get(snapshot, "heaptap")), 1));
+	/* Each snapshot says when it was taken, in Unix seconds. */
+	at = json_object_get_double(get(snapshot, "timestamp"));
+	cr_expect(at >= started && at <= ended, "timestamp %.3f not within the run [%.0f, %.0f]",
+		  at, started, ended);
 	process = json_object_array_get_idx(get(snapshot, "processes"), 0);
 	cr_assert(process != NULL);
 	cr_expect(json_object_get_boolean(get(process, "exited")));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <sys/wait.h>
+#include <time.h>
 #include <json-c/json.h>
 #include "report.h"
 
@@ -194,6 +195,14 @@ void report_json(FILE *out, struct session *s)
 void report_json_line(FILE *out, struct session *s)
 {
 	json_object *root = report_object(s);
+	struct timespec now;
+	char text[32];
+
+	/* When the snapshot was taken: Unix time in seconds, to the millisecond. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(text, sizeof(text), "%lld.%03ld", (long long)now.tv_sec, now.tv_nsec / 1000000);
+	json_object_object_add(root, "timestamp",
+			       json_object_new_double_s(now.tv_sec + now.tv_nsec / 1e9, text));
 
 	fprintf(out, "%s\n",
 		json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |

@@ -11,13 +11,9 @@ static void print_balance(FILE *out, const char *indent, const struct balance *b
 		     ", requested = %" PRIu64 "\n",
 		indent, b->current, b->min, b->max, b->requested);
 	fputs(indent, out);
-	for (int f = 0, shown = 0; f < HT_NR_FUNCS; f++) {
-		/* The four DMATP counted always; the rest when they happened. */
-		if (b->calls[f] || f == HT_MALLOC || f == HT_REALLOC || f == HT_MEMALIGN ||
-		    f == HT_FREE)
-			fprintf(out, "%s%s: %" PRIu64, shown++ ? ", " : "", ht_func_names[f],
-				b->calls[f]);
-	}
+	/* Every entry point, in one order, whether called or not: the same columns everywhere. */
+	for (int f = 0; f < HT_NR_FUNCS; f++)
+		fprintf(out, "%s%s: %" PRIu64, f ? ", " : "", ht_func_names[f], b->calls[f]);
 	fputc('\n', out);
 }
 
