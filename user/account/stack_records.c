@@ -6,8 +6,8 @@
 #include "stack_records.h"
 
 /*
- * "library\0offset\0function\0symbol\0file\0line\0" per frame (an inlined frame's
- * line negative; a missing string empty), then the completeness flag.
+ * "library\0offset\0function\0symbol\0file\0line kind\0" per frame (kind: 'i' inlined,
+ * 't' tail-called, 'f' else; a missing string empty), then the completeness flag.
  */
 static char *serialize(const struct stack_frame *frames, size_t nr, bool complete, size_t *len)
 {
@@ -27,7 +27,8 @@ static char *serialize(const struct stack_frame *frames, size_t nr, bool complet
 		fputc('\0', f);
 		fputs(frames[i].file ? frames[i].file : "", f);
 		fputc('\0', f);
-		fprintf(f, "%d", frames[i].inlined ? -1 - frames[i].line : frames[i].line);
+		fprintf(f, "%d %c", frames[i].line,
+			frames[i].inlined ? 'i' : frames[i].tail_called ? 't' : 'f');
 		fputc('\0', f);
 	}
 	fputc(complete ? 'c' : 'i', f);
@@ -76,6 +77,7 @@ struct stack_record *stack_records__intern(struct stack_records *r,
 		p += strlen(p) + 1;
 		rec->frames[i].line = frames[i].line;
 		rec->frames[i].inlined = frames[i].inlined;
+		rec->frames[i].tail_called = frames[i].tail_called;
 		p += strlen(p) + 1;
 	}
 	rec->nr = nr;

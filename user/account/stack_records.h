@@ -24,6 +24,7 @@ struct stack_frame {
 	const char *file;     /* source file, NULL when unknown */
 	int line;	      /* 0 when unknown */
 	bool inlined;	      /* inlined into the next frame */
+	bool tail_called;     /* not on the stack: it tail-called the next inner frame */
 };
 
 struct stack_record {

@@ -27,6 +27,8 @@ static json_object *stack_json(pid_t pid, const struct stack_record *rec)
 			json_object_object_add(f, "line", json_object_new_int(fr->line));
 		if (fr->inlined)
 			json_object_object_add(f, "inlined", json_object_new_boolean(true));
+		if (fr->tail_called)
+			json_object_object_add(f, "tail_call", json_object_new_boolean(true));
 		json_object_array_add(frames, f);
 	}
 	json_object_object_add(o, "frames", frames);

@@ -21,11 +21,12 @@ struct inline_frame {
 
 /*
  * The DWARF of the ELF file at path, when it has .debug_info and its debug sections,
- * inflated, take at most max_bytes (else NULL with errno EFBIG; ENOENT: no DWARF).
+ * inflated, with what libelf and libdw keep besides, take at most max_bytes (else NULL with
+ * errno EFBIG; ENOENT: no DWARF).
  */
 struct inlines *inlines__open_within(const char *path, size_t max_bytes);
 void inlines__free(struct inlines *in);
-/* What it was charged: the debug sections' inflated sizes. */
+/* What it was charged: the debug sections' inflated sizes, libelf's and libdw's own. */
 size_t inlines__bytes(const struct inlines *in);
 /*
  * The functions at vaddr, innermost first: the inlined ones, then the function that holds

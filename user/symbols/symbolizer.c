@@ -275,6 +275,7 @@ static struct stack_record *record_stack(struct symbolizer *s, const struct name
 			.file = f->name.file,
 			.line = f->name.line,
 			.inlined = f->name.inlined,
+			.tail_called = f->tail_called,
 		};
 	}
 	rec = stack_records__intern(s->records, described, st->nr, complete);
