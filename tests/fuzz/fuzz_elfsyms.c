@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * ELF symbols as heaptap reads them from a target's files: through the symbol cache (the
- * file's .symtab or .dynsym, PT_LOADs, PT_INTERP, build id and the debug file it names),
- * then the same bytes read again as a separate debug file.
+ * file's .symtab or .dynsym, PT_LOADs, PT_INTERP, build id, debug link and the debug file
+ * they name, MiniDebugInfo), names as naming.h makes them (labels, .eh_frame function
+ * starts, DWARF inline chains, demangling), then the same bytes read again as a separate
+ * debug file.
  */
 #include <string.h>
 #include "elfsyms.h"
 #include "fuzz_file.h"
+#include "naming.h"
 #include "symcache.h"
 
 /* Every name handed out must be a readable C string: ASan checks the bytes strlen reads. */
@@ -15,10 +18,25 @@ static size_t touch(const char *s)
 	return s ? strlen(s) : 0;
 }
 
-static void query(const struct elfsyms *syms, const uint8_t *data, size_t size)
+/* Every frame naming.h gives for the code at off. */
+static void name(struct object_file *obj, uint64_t off)
+{
+	struct named_frame frames[NAMING_MAX_CHAIN];
+	size_t n = naming__at(obj, off, frames, NAMING_MAX_CHAIN);
+
+	for (size_t i = 0; i < n; i++) {
+		touch(frames[i].function);
+		touch(frames[i].symbol);
+		touch(frames[i].file);
+	}
+}
+
+static void query(struct object_file *obj, const uint8_t *data, size_t size)
 {
 	static const char *const names[] = { "malloc", "free", "main", "_start", "" };
+	const struct elfsyms *syms = obj->syms;
 	size_t step = size / 32 + 1;
+	uint64_t start;
 
 	/* Offsets the file itself holds are the ones its symbols are likeliest to cover. */
 	for (size_t i = 0; i + 4 <= size; i += step) {
@@ -27,6 +45,9 @@ static void query(const struct elfsyms *syms, const uint8_t *data, size_t size)
 		memcpy(&off, data + i, sizeof(off));
 		touch(elfsyms__lookup(syms, off));
 		touch(elfsyms__lookup(syms, i));
+		touch(elfsyms__label_before(syms, off, &start));
+		name(obj, off);
+		name(obj, i);
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		touch(elfsyms__lookup(syms, elfsyms__offset_of(syms, names[i])));
@@ -45,13 +66,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	obj = symcache__get(cache, 1 /* dev */, 1 /* inode */, path);
 	if (obj && obj->syms) {
-		query(obj->syms, data, size);
+		query(obj, data, size);
 		/*
 		 * Inputs of odd length are read again as the debug file of a stripped library:
 		 * one parse for the others keeps the fuzzer fast.
 		 */
-		if (size % 2 && elfsyms__load_debug(obj->syms, path) == 0)
-			query(obj->syms, data, size);
+		if (size % 2 && elfsyms__load_debug(obj->syms, path) == 0) {
+			naming__forget(obj); /* its answers came from the old table */
+			query(obj, data, size);
+		}
 	}
 	symcache__free(cache);
 	return 0;
