@@ -8,7 +8,6 @@
 #include <unistd.h>
 #include "elf_limits.h"
 #include "elfsyms_internal.h"
-#include "source_name.h"
 
 /* Build ids are 16 or 20 bytes; longer ones name no debug file. */
 #define MAX_BUILD_ID 64
@@ -19,79 +18,6 @@
 static bool fits_more(const struct elfsyms *s, size_t bytes)
 {
 	return s->other_bytes <= s->max_bytes && bytes <= s->max_bytes - s->other_bytes;
-}
-
-/* Between aliases: fewest leading underscores, then GLOBAL, WEAK, LOCAL. */
-static int preference_of(const char *name, int bind)
-{
-	int underscores = strspn(name, "_");
-	int binding = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-
-	return underscores * 4 + binding;
-}
-
-/* Labels name a frame only where nothing else does: after every function at their address. */
-#define LABEL_PREFERENCE 1000
-/* A profiling alias (PMPI_Send) after the public name at its address (MPI_Send). */
-#define PROFILING_ALIAS_PREFERENCE 100
-
-static int by_offset(const void *a, const void *b)
-{
-	const struct symbol *x = a, *y = b;
-
-	if (x->offset != y->offset)
-		return x->offset < y->offset ? -1 : 1;
-	if (x->preference != y->preference)
-		return x->preference - y->preference;
-	return strcmp(x->name, y->name);
-}
-
-/*
- * One address, one name: Open MPI's MPI_Send is a weak alias of the global PMPI_Send, and
- * the user called MPI_Send. Among the names of an address, a P-prefixed copy of another
- * gives way to it.
- */
-static void prefer_public_names(struct elfsyms *s)
-{
-	bool moved = false;
-
-	for (size_t first = 0, end; first < s->nr; first = end) {
-		for (end = first + 1; end < s->nr && s->syms[end].offset == s->syms[first].offset;)
-			end++;
-		for (size_t i = first; i < end && end - first <= 64; i++) {
-			for (size_t j = first; j < end; j++) {
-				if (j != i && !s->syms[i].label &&
-				    source_name__is_profiling_alias(s->syms[i].name,
-								    s->syms[j].name)) {
-					s->syms[i].preference += PROFILING_ALIAS_PREFERENCE;
-					moved = true;
-					break;
-				}
-			}
-		}
-	}
-	if (moved)
-		qsort(s->syms, s->nr, sizeof(*s->syms), by_offset);
-}
-
-void elfsyms_sort(struct elfsyms *s)
-{
-	if (s->nr)
-		qsort(s->syms, s->nr, sizeof(*s->syms), by_offset);
-	prefer_public_names(s);
-}
-
-/* A NOTYPE symbol in code, not an assembler's local name: a label worth knowing. */
-static bool is_code_label(Elf *elf, const GElf_Sym *sym, const char *name)
-{
-	Elf_Scn *scn;
-	GElf_Shdr sh;
-
-	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE || !name[0] || name[0] == '.' ||
-	    name[0] == '$' || sym->st_shndx >= SHN_LORESERVE)
-		return false;
-	scn = elf_getscn(elf, sym->st_shndx);
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
 /* vaddr -> file offset through the PT_LOAD segment holding it; false if none does. */
@@ -227,7 +153,7 @@ int elfsyms_load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 			continue;
 		}
 		type = GELF_ST_TYPE(sym.st_info);
-		out->label = is_code_label(elf, &sym, s->names + sym.st_name);
+		out->label = elfsyms_is_code_label(elf, &sym, s->names + sym.st_name);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && !out->label)
 			continue;
 		if (!file_offset_of(s, sym.st_value, &out->offset))
@@ -236,8 +162,8 @@ int elfsyms_load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 		/* "malloc@@GLIBC_2.2.5" in static programs' tables: the base name is the name. */
 		s->names[sym.st_name + strcspn(out->name, "@")] = '\0';
 		out->size = out->label ? 0 : sym.st_size;
-		out->preference = preference_of(out->name, GELF_ST_BIND(sym.st_info)) +
-				  (out->label ? LABEL_PREFERENCE : 0);
+		out->preference = elfsyms_preference(out->name, GELF_ST_BIND(sym.st_info),
+						     out->label);
 		s->nr++;
 	}
 	elfsyms_sort(s);

@@ -112,9 +112,13 @@ int elfsyms__load_debug_within(struct elfsyms *s, const char *debug_path, size_t
 	return 0;
 }
 
-/* xz-decompress in[0, in_size) into at most max_out bytes: 0, -EFBIG, -ENOEXEC, -ENOMEM. */
-static int unxz(const uint8_t *in, size_t in_size, size_t max_out, uint8_t **out,
-		size_t *out_size)
+/*
+ * xz-decompress in[0, in_size) into at most max_out bytes, the decoder itself taking at most
+ * max_decoder for the while it runs (xz's default dictionary: 8 MiB): 0, -EFBIG, -ENOEXEC,
+ * -ENOMEM.
+ */
+static int unxz(const uint8_t *in, size_t in_size, size_t max_out, size_t max_decoder,
+		uint8_t **out, size_t *out_size)
 {
 	lzma_stream strm = LZMA_STREAM_INIT;
 	size_t cap = in_size * 4 < max_out ? in_size * 4 : max_out;
@@ -122,8 +126,7 @@ static int unxz(const uint8_t *in, size_t in_size, size_t max_out, uint8_t **out
 	lzma_ret ret;
 	int err = 0;
 
-	/* The decoder's own memory within the budget too. */
-	if (lzma_stream_decoder(&strm, max_out, 0) != LZMA_OK)
+	if (lzma_stream_decoder(&strm, max_decoder, 0) != LZMA_OK)
 		return -ENOMEM;
 	strm.next_in = in;
 	strm.avail_in = in_size;
@@ -214,7 +217,8 @@ int elfsyms__load_debugdata_within(struct elfsyms *s, const char *path, size_t m
 	scn = elf ? elfsyms_find_named_section(elf, ".gnu_debugdata") : NULL;
 	data = scn ? elf_rawdata(scn, NULL) : NULL;
 	if (data && data->d_buf)
-		err = unxz(data->d_buf, data->d_size, max_bytes / 2, &image, &image_size);
+		err = unxz(data->d_buf, data->d_size, max_bytes / 2, max_bytes, &image,
+			   &image_size);
 	if (elf)
 		elf_end(elf);
 	close(fd);

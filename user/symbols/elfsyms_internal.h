@@ -52,5 +52,9 @@ Elf_Scn *elfsyms_find_named_section(Elf *elf, const char *name);
 int elfsyms_load_debug_names(struct elfsyms *s, Elf *elf);
 /* Sort by offset, the preferred name first among the names of one address. */
 void elfsyms_sort(struct elfsyms *s);
+/* A symbol's preference among the names of its address (lower is better). */
+int elfsyms_preference(const char *name, int bind, bool label);
+/* A NOTYPE symbol in code, not an assembler's local name: a label worth knowing. */
+bool elfsyms_is_code_label(Elf *elf, const GElf_Sym *sym, const char *name);
 
 #endif

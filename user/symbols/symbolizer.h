@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * From a call's raw stack to the group it is charged to, for one process: frames are
- * validated against the process's executable mappings, named from the files' symbols, and
- * the attribution rule picks the naming frame. Results are cached per distinct stack.
+ * validated against the process's executable mappings, named by named_stack.h (inlined
+ * functions and tail calls included, naming.h's rules), and the attribution rule picks the
+ * naming frame. Results are cached per distinct stack; --stacks records keep every frame.
  */
 #ifndef HEAPTAP_SYMBOLIZER_H
 #define HEAPTAP_SYMBOLIZER_H
@@ -18,7 +19,11 @@
 struct resolved_call {
 	enum ht_func func;    /* the entry point called, aliases told apart by the call site */
 	const char *library;  /* path of the naming frame's object, as mapped */
-	const char *function; /* its symbol, or "object+0xoffset" when none covers it */
+	/*
+	 * Its source name (naming.h), or under the entry rule NAMING_PROGRAM ("(program)")
+	 * for the program's own direct calls, library then the allocator's
+	 */
+	const char *function;
 	bool complete;	      /* the stack reached a start-up frame */
 	uint64_t end_dev, end_inode; /* the file of its outermost frame (0: none), where it ends */
 	bool internal;	      /* the allocator's own housekeeping, not a call of the program */
