@@ -18,7 +18,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 # Debian packages the build and the tests need; `make deps` installs whichever is missing.
 DEB_PACKAGES := clang llvm make pkg-config bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	liblzma-dev libiberty-dev g++ libjson-c-dev uthash-dev libncurses-dev libcriterion-dev openmpi-bin libopenmpi-dev tmux \
-	libc6-dbg libcap-dev libcap2-bin util-linux passwd
+	libc6-dbg libcap-dev libcap2-bin util-linux passwd libzydis-dev
 
 ifeq ($(V),1)
 	Q =
@@ -35,8 +35,9 @@ CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 # libpsx before libcap: then libcap changes capabilities in every thread, not just one.
 LIBS_PKG := libbpf libelf libdw zlib liblzma json-c ncurses libpsx libcap
 PKG_CFLAGS = $(shell pkg-config --cflags $(LIBS_PKG) 2>/dev/null)
-# libiberty (the demangler binutils and GDB use) has no .pc file.
-PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty
+# libiberty (the demangler binutils and GDB use) and Zydis (probe sites' disassembler) have
+# no .pc file.
+PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty -lZydis
 
 # Frame pointers: perf shows where heaptap itself spends its time.
 CFLAGS ?= -O2 -g -fno-omit-frame-pointer

@@ -78,7 +78,8 @@ SEC("uprobe")
 int BPF_KPROBE(alloc_entry)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 func = bpf_get_attach_cookie(ctx);
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 func = HT_COOKIE_FUNC(cookie);
 	struct ht_call_event *ev;
 	struct inflight *in;
 	bool fresh = false;
@@ -115,7 +116,9 @@ int BPF_KPROBE(alloc_entry)
 		ev->freed_usable = usable_size(ev->args[0], &ev->flags);
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	ev->stack.pid = ev->pid;
-	ev->stack.nr = unwind_user_stack(ctx, ev->pid, ev->stack.frames, &ev->flags);
+	/* Frame 0 is the entry, even when the probe sits past it: the same stacks either way. */
+	ev->stack.nr = unwind_user_stack(ctx, HT_COOKIE_SKIP(cookie), ev->pid, ev->stack.frames,
+					 &ev->flags);
 	ev->stack_id = stack_id_of(&ev->stack, &fresh);
 	if (fresh)
 		ev->flags |= HT_F_STACK_NEW;

@@ -225,11 +225,16 @@ static long unwind_step(__u64 index, void *ctx)
 	return step_by_frame_pointer(st, index == 0) ? 0 : 1;
 }
 
-static __always_inline __u32 unwind_user_stack(struct pt_regs *regs, __u32 pid, __u64 *frames,
-					       __u32 *flags)
+/*
+ * skip: how far past its function's entry the probe sits. The instructions skipped wrote
+ * none of rsp, rbp and the arguments, so the registers are the entry's and so is its
+ * unwind row: the walk starts from the entry's address.
+ */
+static __always_inline __u32 unwind_user_stack(struct pt_regs *regs, __u32 skip, __u32 pid,
+					       __u64 *frames, __u32 *flags)
 {
 	struct user_unwind_state st = {
-		.pc = PT_REGS_IP(regs),
+		.pc = PT_REGS_IP(regs) - skip,
 		.sp = PT_REGS_SP(regs),
 		.bp = PT_REGS_FP(regs),
 		.frames = frames,

@@ -22,6 +22,15 @@ enum ht_func {
 	HT_NR_FUNCS,
 };
 
+/*
+ * An allocator probe's attach cookie: its entry point (enum ht_func) in the low 32 bits,
+ * and in the high 32 how many bytes past the function's first instruction the probe sits
+ * (user/trace/probe_site.h). The unwinder starts from the entry, as if probed there.
+ */
+#define HT_COOKIE(func, skip) ((__u64)(skip) << 32 | (__u32)(func))
+#define HT_COOKIE_FUNC(cookie) ((__u32)(cookie))
+#define HT_COOKIE_SKIP(cookie) ((__u32)((cookie) >> 32))
+
 /* Frames kept per call: deep enough for MPI stacks, small enough for the ring buffer. */
 #define HT_MAX_FRAMES 127
 #define HT_COMM_LEN 16

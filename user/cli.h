@@ -25,7 +25,7 @@ enum exit_status {
 	EXIT_NOT_FOUND = 127,	   /* run: no such command */
 };
 
-enum subcommand { CMD_RUN, CMD_ATTACH, CMD_TOP };
+enum subcommand { CMD_RUN, CMD_ATTACH, CMD_TOP, CMD_SITES };
 
 struct options {
 	enum subcommand cmd;
@@ -46,6 +46,7 @@ struct options {
 	struct budget_limits table_budget;  /* --table-budget */
 	struct budget_limits symbol_budget; /* --symbol-budget */
 	const char *stacks_path; /* --stacks */
+	const char *file;	 /* sites FILE */
 	bool verbose;
 };
 

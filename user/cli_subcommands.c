@@ -84,9 +84,16 @@ static const struct argp_option top_options[] = {
 	{},
 };
 
+static const struct argp_option sites_options[] = {
+	{ "pid", 'p', "PID", 0, "the allocator this process calls (default: the C library "
+				"heaptap itself runs with)" },
+	{},
+};
+
 static int check_run(struct options *o);
 static int check_attach(struct options *o);
 static int check_top(struct options *o);
+static int check_sites(struct options *o);
 
 /* To add a subcommand: its options, a check, and a line here; main() runs it. */
 const struct cli_subcommand cli_subcommands[] = {
@@ -129,6 +136,23 @@ const struct cli_subcommand cli_subcommands[] = {
 		       "p pauses; ? helps; q quits. heaptap --help lists the exit statuses.",
 		.command_follows = true,
 		.check = check_top,
+	},
+	{
+		.name = "sites",
+		.prog = "heaptap sites",
+		.summary = "show where heaptap probes each allocator entry point, and why",
+		.cmd = CMD_SITES,
+		.options = sites_options,
+		.args_doc = "[-p PID | FILE]",
+		.doc = "Show, for each malloc-family entry point of an allocator (the one PID "
+		       "calls, the one in FILE, or heaptap's own C library), its first "
+		       "instructions, where heaptap places its probe and the rule that chose "
+		       "the place. The kernel emulates a few instructions (push of a register, "
+		       "relative jumps and calls, nop) and single-steps every other probed one "
+		       "at the price of a second trap: heaptap probes the first emulated "
+		       "instruction when what it skips changes nothing its probe reads.\v"
+		       "Offsets are file offsets. Needs no privilege for FILE.",
+		.check = check_sites,
 	},
 };
 
@@ -257,6 +281,10 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 	case OPT_SYMBOL_BUDGET:
 		return parse_budget(c, "--symbol-budget", arg, SYMBOL_BUDGET_MAX, &o->symbol_budget);
 	case ARGP_KEY_ARG:
+		if (c->sub->cmd == CMD_SITES && !o->file) {
+			o->file = arg;
+			return 0;
+		}
 		if (!c->sub->command_follows)
 			return cli_usage_error(c->sub, "%s takes no argument, and '%s' is not an "
 					       "option", c->sub->name, arg);
@@ -306,5 +334,16 @@ static int check_top(struct options *o)
 					     "--follow -- COMMAND");
 	if (o->command && !o->follow)
 		return cli_usage_error(top, "%s", "top runs a command only with --follow or --mpi");
+	return 0;
+}
+
+static int check_sites(struct options *o)
+{
+	const struct cli_subcommand *sites = sub_of(CMD_SITES);
+
+	if (o->file && o->nr_pids)
+		return cli_usage_error(sites, "%s", "sites reads -p PID or a FILE, not both");
+	if (o->nr_pids > 1)
+		return cli_usage_error(sites, "%s", "sites reads one process: -p PID");
 	return 0;
 }

@@ -12,6 +12,7 @@
 int cmd_run(const struct options *opts);
 int cmd_attach(const struct options *opts);
 int cmd_top(const struct options *opts);
+int cmd_sites(const struct options *opts);
 
 /* The program execvp would run for name, and the ELF the kernel loads for it (a script's
  * interpreter). EXIT_OK, or an exit status after saying why in one line. */

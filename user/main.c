@@ -16,6 +16,11 @@ int main(int argc, char **argv)
 		return status;
 	log_verbose = opts.verbose;
 	log_setup_libbpf();
+	/* It reads files and loads nothing: it needs no privilege, nor the kernel's features. */
+	if (opts.cmd == CMD_SITES) {
+		status = cmd_sites(&opts);
+		goto cleanup;
+	}
 	/* First, while heaptap is one thread: capabilities are per thread. */
 	if (privilege_init())
 		return EXIT_FAILURE_INTERNAL;

@@ -426,6 +426,26 @@ uint64_t elfsyms__offset_of(const struct elfsyms *s, const char *name)
 	return 0;
 }
 
+uint64_t elfsyms__size_at(const struct elfsyms *s, uint64_t off)
+{
+	size_t lo = 0, hi = s->nr;
+	uint64_t size = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].offset < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->nr && s->syms[lo].offset == off; lo++) {
+		if (s->syms[lo].size > size)
+			size = s->syms[lo].size;
+	}
+	return size;
+}
+
 const char *elfsyms__interp(const struct elfsyms *s)
 {
 	return s->interp;

@@ -51,6 +51,8 @@ bool elfsyms__file_offset_of(const struct elfsyms *syms, uint64_t vaddr, uint64_
  * does not define it. Versioned names match their base name ("malloc@@GLIBC_2.2.5").
  */
 uint64_t elfsyms__offset_of(const struct elfsyms *syms, const char *name);
+/* Size of the function at file offset off (the largest of its aliases'), 0 if unknown. */
+uint64_t elfsyms__size_at(const struct elfsyms *syms, uint64_t file_offset);
 
 /* True when the symbols came from a .symtab, static functions included. */
 bool elfsyms__full(const struct elfsyms *syms);

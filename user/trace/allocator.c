@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "allocator.h"
+#include "probe_site.h"
 
 static const char *basename_of(const char *path)
 {
@@ -44,8 +45,10 @@ void allocator__from_object(const char *path, const struct object_file *obj,
 	out->inode = obj->inode;
 	/* A static program linked with glibc carries glibc's malloc, and its chunk headers. */
 	out->glibc = is_glibc(path) || elfsyms__offset_of(obj->syms, "_int_malloc");
-	for (int f = 0; f < HT_NR_FUNCS; f++)
+	for (int f = 0; f < HT_NR_FUNCS; f++) {
 		out->offsets[f] = elfsyms__offset_of(obj->syms, ht_func_names[f]);
+		out->sites[f] = probe_site__place(obj, out->offsets[f]);
+	}
 }
 
 int allocator__find(pid_t pid, const struct procmaps *maps, struct symcache *cache,

@@ -20,6 +20,8 @@ struct allocator {
 	bool glibc;	      /* block sizes can be read from glibc chunk headers */
 	/* File offset of each entry point, 0 when the object lacks it. */
 	uint64_t offsets[HT_NR_FUNCS];
+	/* Where its probes go (probe_site.h): offsets[f], or a few bytes past it. */
+	uint64_t sites[HT_NR_FUNCS];
 };
 
 /*

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "procfs.h"
 #include "privilege.h"
+#include "probe_site.h"
 #include "procmaps.h"
 #include "rank.h"
 #include "session_internal.h"
@@ -141,7 +142,8 @@ int session__attach(struct session *s, pid_t pid)
 	loader = loader_of(s, pid, &maps);
 	if (loader)
 		err = tracer__attach_loader(s->tracer, pid, loader->read_path,
-					    elfsyms__offset_of(loader->syms, "_dl_debug_state"));
+					    probe_site__place(loader, elfsyms__offset_of(
+						    loader->syms, "_dl_debug_state")));
 	if (!err)
 		goto cleanup;
 forget:
@@ -234,7 +236,8 @@ static int prepare_program(struct session *s, struct target *t)
 	if (!loader || !loader->syms || !elfsyms__offset_of(loader->syms, "_dl_debug_state"))
 		return -ENOENT;
 	return tracer__attach_loader(s->tracer, t->pid, loader->read_path,
-				     elfsyms__offset_of(loader->syms, "_dl_debug_state"));
+				     probe_site__place(loader, elfsyms__offset_of(loader->syms,
+										  "_dl_debug_state")));
 }
 
 /*

@@ -327,12 +327,16 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
 		if (!alloc->offsets[f] || allocator__is_alias(alloc, f))
 			continue;
-		entries[nr_entries] = alloc->offsets[f];
-		entry_funcs[nr_entries++] = f;
+		/*
+		 * Both probes on the site: the return address is still at [rsp] there. The
+		 * cookie tells the entry program how far past the entry it sits.
+		 */
+		entries[nr_entries] = alloc->sites[f];
+		entry_funcs[nr_entries++] = HT_COOKIE(f, alloc->sites[f] - alloc->offsets[f]);
 		/* free reports at its entry; it has nothing to return. */
 		if (f != HT_FREE) {
-			returns[nr_returns] = alloc->offsets[f];
-			return_funcs[nr_returns++] = f;
+			returns[nr_returns] = alloc->sites[f];
+			return_funcs[nr_returns++] = HT_COOKIE(f, alloc->sites[f] - alloc->offsets[f]);
 		}
 	}
 	if (nr_entries == 0)
