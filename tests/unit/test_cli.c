@@ -103,7 +103,7 @@ Test(cli, an_option_of_another_subcommand_is_refused)
 	expect_usage("-d (an option of attach)", &o,
 		     parse(&o, "run", "-d", "5", "--", "true", NULL));
 	expect_usage("--duration", &o, parse(&o, "run", "--duration=5", "--", "true", NULL));
-	expect_usage("-p (an option of attach and top)", &o,
+	expect_usage("-p (an option of attach, top and sites)", &o,
 		     parse(&o, "run", "-p", "1", "--", "true", NULL));
 	expect_usage("--follow", &o, parse(&o, "attach", "-p", "1", "--follow", NULL));
 	expect_usage("-b", &o, parse(&o, "attach", "-p", "1", "-b", NULL));
@@ -186,7 +186,7 @@ Test(cli, each_subcommand_checks_the_whole)
 {
 	struct options o;
 
-	expect_usage("name a subcommand: run, attach or top", &o, parse(&o, NULL));
+	expect_usage("name a subcommand: run, attach, top or sites", &o, parse(&o, NULL));
 	expect_usage("name a subcommand", &o, parse(&o, "-v", NULL));
 	expect_usage("unknown subcommand 'frob'", &o, parse(&o, "frob", NULL));
 	expect_usage("run needs a command", &o, parse(&o, "run", "--follow", NULL));
@@ -196,6 +196,11 @@ Test(cli, each_subcommand_checks_the_whole)
 	expect_usage("not both", &o, parse(&o, "top", "-p", "1", "--follow", "--", "x", NULL));
 	expect_usage("only with --follow", &o, parse(&o, "top", "--", "x", NULL));
 	expect_usage("top watches", &o, parse(&o, "top", "-b", NULL));
+	expect_usage("not both", &o, parse(&o, "sites", "-p", "1", "/lib/libc.so.6", NULL));
+	expect_usage("one process", &o, parse(&o, "sites", "-p", "1,2", NULL));
+	expect_usage("'b'", &o, parse(&o, "sites", "a", "b", NULL));
+	cr_assert(eq(int, parse(&o, "sites", "/lib/libc.so.6", NULL), EXIT_OK), "%s", errors);
+	cr_expect(eq(str, (char *)o.file, "/lib/libc.so.6"));
 	cr_assert(eq(int, parse(&o, "top", "--mpi", NULL), EXIT_OK), "%s", errors);
 	cr_expect(o.mpi_only && o.interval == 1.0 && o.rule == ATTRIBUTE_ENTRY);
 	cli_free(&o);
