@@ -259,6 +259,21 @@ void gt_edge_cases(void)
 	p = gt_call_malloc(512 << 10);	     /* mmapped: its header says so */
 	p = gt_call_realloc(p, 600 << 10);
 	gt_call_free(p);
+	/*
+	 * Every early return of the entry points: each must be counted once, wherever the
+	 * probe sits in the function (heaptap sites).
+	 */
+	gt_call_calloc(SIZE_MAX, 2);		     /* fails: overflow */
+	p = gt_call_malloc(100);
+	gt_call_realloc(p, SIZE_MAX);		     /* fails: p stays */
+	gt_call_free(p);
+	gt_call_free(gt_call_memalign(8, 24));	     /* small alignment: glibc calls malloc */
+	gt_call_memalign(64, SIZE_MAX);		     /* fails */
+	gt_call_aligned_alloc(64, SIZE_MAX);	     /* fails */
+	gt_call_posix_memalign(64, SIZE_MAX);	     /* ENOMEM */
+	gt_call_valloc(SIZE_MAX);		     /* fails */
+	gt_call_pvalloc(SIZE_MAX);		     /* fails: rounding up overflows */
+	gt_call_free(gt_call_reallocarray(NULL, 3, 40)); /* reaches realloc, then malloc */
 }
 
 /*
