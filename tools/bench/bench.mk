@@ -20,6 +20,10 @@ $(BENCH_DIR)/malloc_loop_nofp: tools/bench/malloc_loop.c | $(BENCH_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls $< -o $@
 
+$(BENCH_DIR)/entry_loop: tools/bench/entry_loop.c | $(BENCH_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -D_GNU_SOURCE $< -o $@
+
 $(BENCH_DIR)/mpi_start: tools/bench/mpi_start.c | $(BENCH_DIR)
 	$(call msg,MPICC,$@)
 	$(Q)$(MPICC) -O2 -g $< -o $@
@@ -42,8 +46,9 @@ $(BENCH_DIR)/empty_probes: tools/bench/empty_probes.c $(BENCH_DIR)/empty.skel.h 
 
 # The other figures first, so that the run ends with the per-pair heaptap/empty line.
 bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DIR)/empty_probes \
-		$(BENCH_DIR)/unwind_cost $(BENCH_DIR)/mpi_start
+		$(BENCH_DIR)/unwind_cost $(BENCH_DIR)/mpi_start $(BENCH_DIR)/entry_loop
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/many.sh
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/sites.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/depth.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/attach.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/mpi_start.sh

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * empty_probes [--follow | --mpi] -- COMMAND [ARGS...]: run COMMAND under the probes
- * heaptap places, with programs that do nothing.
+ * empty_probes [--entries] [--only FUNC] [--follow | --mpi] -- COMMAND [ARGS...]: run
+ * COMMAND under the probes heaptap places, with programs that do nothing.
+ *
+ * The probes sit where heaptap places them (user/trace/probe_site.h), or with --entries
+ * on the functions' first instructions, where every other tracer places them. --only FUNC
+ * probes that one entry point of the C library (malloc, free...) and no other.
  *
  * Alone: the C library's allocator probes on COMMAND's process (entry probes on the ten
  * entry points, one per address, and return probes on all but free), as perf links.
@@ -29,6 +33,7 @@
 #include "allocator.h"
 #include "elfsyms.h"
 #include "empty.skel.h"
+#include "probe_site.h"
 #include "procmaps.h"
 #include "rank.h"
 #include "symcache.h"
@@ -76,19 +81,35 @@ static const struct mapping *own_mapping(const struct procmaps *maps, const char
 	return NULL;
 }
 
+/* Which entry points get probes (--only), and where (--entries). */
+static int only_func = -1;
+static bool at_entries;
+
+static bool probed_func(const struct allocator *libc, int f)
+{
+	if (only_func >= 0)
+		return f == only_func && libc->offsets[f];
+	return libc->offsets[f] && !allocator__is_alias(libc, f);
+}
+
+static uint64_t probe_offset(const struct allocator *libc, int f)
+{
+	return at_entries ? libc->offsets[f] : libc->sites[f];
+}
+
 static int attach_empty(struct empty_bpf *skel, pid_t pid, const struct allocator *libc)
 {
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
 		LIBBPF_OPTS(bpf_uprobe_opts, ret_opts, .retprobe = true);
 
-		if (!libc->offsets[f] || allocator__is_alias(libc, f))
+		if (!probed_func(libc, f))
 			continue;
 		if (!bpf_program__attach_uprobe_opts(skel->progs.empty_entry, pid, libc->path,
-						     libc->offsets[f], NULL))
+						     probe_offset(libc, f), NULL))
 			return -errno;
 		if (f != HT_FREE &&
 		    !bpf_program__attach_uprobe_opts(skel->progs.empty_return, pid, libc->path,
-						     libc->offsets[f], &ret_opts))
+						     probe_offset(libc, f), &ret_opts))
 			return -errno;
 	}
 	return 0;
@@ -102,11 +123,11 @@ static int attach_multi(struct follower *fl, struct probed *p)
 	int fd;
 
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
-		if (!fl->libc->offsets[f] || allocator__is_alias(fl->libc, f))
+		if (!probed_func(fl->libc, f))
 			continue;
-		entries[nr_entries++] = fl->libc->offsets[f];
+		entries[nr_entries++] = probe_offset(fl->libc, f);
 		if (f != HT_FREE)
-			returns[nr_returns++] = fl->libc->offsets[f];
+			returns[nr_returns++] = probe_offset(fl->libc, f);
 	}
 	fd = uprobe_multi__attach(bpf_program__fd(fl->skel->progs.multi_entry), fl->libc->path,
 				  entries, cookies, nr_entries, p->pid, false);
@@ -265,13 +286,27 @@ int main(int argc, char **argv)
 	pid_t pid;
 	char go;
 
-	if (argc > 1 && (!strcmp(argv[1], "--follow") || !strcmp(argv[1], "--mpi"))) {
-		following = true;
-		fl.ranks_only = !strcmp(argv[1], "--mpi");
-		cmd++;
+	for (; cmd < argc && strcmp(argv[cmd], "--"); cmd++) {
+		if (!strcmp(argv[cmd], "--follow") || !strcmp(argv[cmd], "--mpi")) {
+			following = true;
+			fl.ranks_only = !strcmp(argv[cmd], "--mpi");
+		} else if (!strcmp(argv[cmd], "--entries")) {
+			at_entries = true;
+		} else if (!strcmp(argv[cmd], "--only") && cmd + 1 < argc) {
+			for (only_func = 0; only_func < HT_NR_FUNCS; only_func++) {
+				if (!strcmp(ht_func_names[only_func], argv[cmd + 1]))
+					break;
+			}
+			if (only_func == HT_NR_FUNCS)
+				break;
+			cmd++;
+		} else {
+			break;
+		}
 	}
 	if (argc < cmd + 2 || strcmp(argv[cmd], "--")) {
-		fprintf(stderr, "usage: empty_probes [--follow | --mpi] -- COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: empty_probes [--entries] [--only FUNC] [--follow | --mpi] "
+				"-- COMMAND [ARGS...]\n");
 		return 2;
 	}
 	cmd++;
@@ -285,6 +320,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	allocator__from_object(m->path, obj, &libc);
+	if (!at_entries) /* where heaptap probes it: its first instruction, a ret */
+		fl.loader_offset = probe_site__place(loader, fl.loader_offset);
 	fl.libc = &libc;
 	fl.loader_path = ld->path;
 	skel = empty_bpf__open();

@@ -9,6 +9,8 @@
 #              loader's _dl_debug_state) through uprobe_multi links, with programs that
 #              do nothing
 #   heaptap    heaptap run --mpi
+#   entries    heaptap run --mpi with every probe on its function's entry
+#              (HEAPTAP_PROBE_AT=entry): what the probe sites change here
 # The floor is what any per-process uprobe tracer of these calls must cost: every trap in
 # every rank from its first call, and placing the probes. It holds each program the job
 # execs once, at exec, for as long as placing its links takes (its stderr says how long:
@@ -46,7 +48,7 @@ if [ "$traced" != "$ranks" ]; then
 	exit 1
 fi
 
-untraced=() empty=() traced=() holds=()
+untraced=() empty=() traced=() holds=() entries=()
 for ((r = 1; r <= rounds; r++)); do
 	wait_for_no_rank_watchers
 	u=$(elapsed "$ok" "${job[@]}")
@@ -54,20 +56,25 @@ for ((r = 1; r <= rounds; r++)); do
 	expect_err "followed, $ranks probed, [1-9][0-9]* probe hits" "empty_probes --mpi"
 	held=$(sed -n 's/.* held \([0-9.]*\) ms in all.*/\1/p' "$err")
 	t=$(elapsed "$ok" "$heaptap" run --mpi -o /dev/null -- "${job[@]}")
-	untraced+=("$u") empty+=("$e") traced+=("$t") holds+=("$held")
-	echo "round $r/$rounds: untraced $u  empty $e (held $held ms)  heaptap $t s" >&2
+	n=$(HEAPTAP_PROBE_AT=entry elapsed "$ok" "$heaptap" run --mpi -o /dev/null -- "${job[@]}")
+	untraced+=("$u") empty+=("$e") traced+=("$t") holds+=("$held") entries+=("$n")
+	echo "round $r/$rounds: untraced $u  empty $e (held $held ms)  heaptap $t s" \
+		" entries $n s" >&2
 done
 
 u=$(printf '%s\n' "${untraced[@]}" | median)
 e=$(printf '%s\n' "${empty[@]}" | median)
 t=$(printf '%s\n' "${traced[@]}" | median)
 h=$(printf '%s\n' "${holds[@]}" | median)
+n=$(printf '%s\n' "${entries[@]}" | median)
 echo "mpirun -np $ranks start (MPI_Init, 10 Alltoall, MPI_Finalize)," \
 	"median of $rounds interleaved rounds"
 printf 'untraced  %.2f s\n' "$u"
 printf 'empty     %.2f s (of which held at exec: %.1f ms)\n' "$e" "$h"
 printf 'heaptap   %.2f s\n' "$t"
-awk -v t="$t" -v e="$e" -v u="$u" 'BEGIN {
+printf 'entries   %.2f s (heaptap, every probe on its entry)\n' "$n"
+awk -v t="$t" -v e="$e" -v u="$u" -v n="$n" 'BEGIN {
+	printf "mpi-start heaptap/entries %.2f\n", t / n
 	printf "mpi-start empty/untraced %.1f\n", e / u
 	printf "mpi-start heaptap/untraced %.1f\n", t / u
 	printf "mpi-start heaptap/empty %.2f\n", t / e }'

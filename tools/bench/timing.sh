@@ -59,3 +59,14 @@ wait_for_no_rank_watchers() {
 	done
 	echo "bench: warning: another heaptap watches for MPI ranks: figures may be off" >&2
 }
+
+# The same for the loops that print "ns_per_call X" (entry_loop).
+ns_call() {
+	local out
+	if ! out=$("$@" 2>"$err") || ! grep -q '^ns_per_call ' <<<"$out"; then
+		echo "bench: failed: $*" >&2
+		tail -5 "$err" >&2
+		exit 1
+	fi
+	awk '/^ns_per_call / { print $2 }' <<<"$out"
+}
