@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # make bench: eight processes at full speed (events lost?) and the live view's own cost;
-# unwinding ~20 frames through code without frame pointers, tables vs frame pointers vs
-# empty probes, and the table build cost of an MPI rank's libraries; attaching to and
-# detaching from many processes, and following 100 short commands; an MPI job's start;
-# then heaptap's cost per malloc+free pair next to untraced and empty probes. Each section
-# ends with its ratio or figure line.
+# each entry point's probe cost at its entry and at heaptap's site, and a single-stepped
+# hit against an emulated one; unwinding ~20 frames through code without frame pointers,
+# tables vs frame pointers vs empty probes vs probes on entries, and the table build cost
+# of an MPI rank's libraries; attaching to and detaching from many processes, and
+# following 100 short commands; an MPI job's start; then heaptap's cost per malloc+free
+# pair next to untraced and empty probes at entries and at sites. Each section ends with
+# its ratio or figure line.
 BENCH_DIR := $(OUTPUT)/bench
 MPICC ?= mpicc
 
