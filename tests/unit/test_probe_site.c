@@ -172,7 +172,7 @@ Test(probe_site, the_kernels_emulated_instructions)
 	} cases[] = {
 		{ { 0x55 }, 1, true },			     /* push %rbp */
 		{ { 0x41, 0x54 }, 2, true },		     /* push %r12 */
-		{ { 0x48, 0x55 }, 2, false },		     /* rex.W push: not the kernel's form */
+		{ { 0x48, 0x55 }, 2, false },		     /* rex.W push: not the kernel's */
 		{ { 0x90 }, 1, true },			     /* nop */
 		{ { 0x66, 0x90 }, 2, false },		     /* xchg %ax,%ax */
 		{ { 0x0f, 0x1f, 0x00 }, 3, false },	     /* nopl: only newer kernels */
@@ -213,9 +213,12 @@ static int64_t expected_skip(const uint8_t *b)
 	for (int step = 0; step < 4; step++) {
 		const uint8_t *c = b + skip;
 
-		if ((c[0] >= 0x50 && c[0] <= 0x57) || (c[0] == 0x41 && c[1] >= 0x50 && c[1] <= 0x57))
-			return skip;
-		if ((c[0] >= 0x70 && c[0] <= 0x7f) || (c[0] == 0x0f && c[1] >= 0x80 && c[1] <= 0x8f))
+		bool push = (c[0] >= 0x50 && c[0] <= 0x57) ||
+			    (c[0] == 0x41 && c[1] >= 0x50 && c[1] <= 0x57);
+		bool jcc = (c[0] >= 0x70 && c[0] <= 0x7f) ||
+			   (c[0] == 0x0f && c[1] >= 0x80 && c[1] <= 0x8f);
+
+		if (push || jcc)
 			return skip;
 		if (c[0] == 0x48 && c[1] == 0x85 && c[2] == 0xff)
 			skip += 3;

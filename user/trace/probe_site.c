@@ -35,8 +35,10 @@ static void decoder_init(struct decoder *d)
 	ZydisFormatterSetProperty(&d->fmt, ZYDIS_FORMATTER_PROP_FORCE_RELATIVE_RIPREL, ZYAN_TRUE);
 	ZydisFormatterSetProperty(&d->fmt, ZYDIS_FORMATTER_PROP_ADDR_PADDING_ABSOLUTE,
 				  ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&d->fmt, ZYDIS_FORMATTER_PROP_DISP_PADDING, ZYDIS_PADDING_DISABLED);
-	ZydisFormatterSetProperty(&d->fmt, ZYDIS_FORMATTER_PROP_IMM_PADDING, ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&d->fmt, ZYDIS_FORMATTER_PROP_DISP_PADDING,
+				  ZYDIS_PADDING_DISABLED);
+	ZydisFormatterSetProperty(&d->fmt, ZYDIS_FORMATTER_PROP_IMM_PADDING,
+				  ZYDIS_PADDING_DISABLED);
 	ZydisFormatterSetProperty(&d->fmt, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, ZYAN_FALSE);
 }
 
@@ -140,7 +142,8 @@ static void show(const struct decoder *d, const uint8_t *code, size_t len, uint6
 	size_t off = 0;
 	struct insn i;
 
-	while (out->nr_insns < PROBE_SITE_SHOWN && off < len && decode(d, code + off, len - off, &i)) {
+	while (out->nr_insns < PROBE_SITE_SHOWN && off < len &&
+	       decode(d, code + off, len - off, &i)) {
 		struct probe_insn *p = &out->insns[out->nr_insns++];
 
 		p->offset = entry + off;

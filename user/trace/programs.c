@@ -141,9 +141,10 @@ int session__attach(struct session *s, pid_t pid)
 	/* Later dlopen()s: the loader tells us, and the symbolizer rereads the maps. */
 	loader = loader_of(s, pid, &maps);
 	if (loader)
-		err = tracer__attach_loader(s->tracer, pid, loader->read_path,
-					    probe_site__place(loader, elfsyms__offset_of(
-						    loader->syms, "_dl_debug_state")));
+		err = tracer__attach_loader(
+			s->tracer, pid, loader->read_path,
+			probe_site__place(loader, elfsyms__offset_of(loader->syms,
+								     "_dl_debug_state")));
 	if (!err)
 		goto cleanup;
 forget:
@@ -202,6 +203,7 @@ static int prepare_program(struct session *s, struct target *t)
 	struct object_file *exe, *loader;
 	const char *interp;
 	struct stat st;
+	uint64_t hook;
 	int err;
 
 	snprintf(exe_path, sizeof(exe_path), "/proc/%d/exe", t->pid);
@@ -235,9 +237,9 @@ static int prepare_program(struct session *s, struct target *t)
 	loader = symcache__get(s->cache, st.st_dev, st.st_ino, interp_path);
 	if (!loader || !loader->syms || !elfsyms__offset_of(loader->syms, "_dl_debug_state"))
 		return -ENOENT;
+	hook = elfsyms__offset_of(loader->syms, "_dl_debug_state");
 	return tracer__attach_loader(s->tracer, t->pid, loader->read_path,
-				     probe_site__place(loader, elfsyms__offset_of(loader->syms,
-										  "_dl_debug_state")));
+				     probe_site__place(loader, hook));
 }
 
 /*

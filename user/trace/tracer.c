@@ -325,6 +325,8 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	if (probed_already(t, &tl->allocator, alloc->dev, alloc->inode, 0))
 		return 0;
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
+		uint64_t cookie = HT_COOKIE(f, alloc->sites[f] - alloc->offsets[f]);
+
 		if (!alloc->offsets[f] || allocator__is_alias(alloc, f))
 			continue;
 		/*
@@ -332,11 +334,11 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 		 * cookie tells the entry program how far past the entry it sits.
 		 */
 		entries[nr_entries] = alloc->sites[f];
-		entry_funcs[nr_entries++] = HT_COOKIE(f, alloc->sites[f] - alloc->offsets[f]);
+		entry_funcs[nr_entries++] = cookie;
 		/* free reports at its entry; it has nothing to return. */
 		if (f != HT_FREE) {
 			returns[nr_returns] = alloc->sites[f];
-			return_funcs[nr_returns++] = HT_COOKIE(f, alloc->sites[f] - alloc->offsets[f]);
+			return_funcs[nr_returns++] = cookie;
 		}
 	}
 	if (nr_entries == 0)
