@@ -331,4 +331,7 @@ void cli_free(struct options *opts)
 	free(opts->pids);
 	opts->pids = NULL;
 	opts->nr_pids = 0;
+	free(opts->inputs);
+	opts->inputs = NULL;
+	opts->nr_inputs = 0;
 }

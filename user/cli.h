@@ -25,7 +25,7 @@ enum exit_status {
 	EXIT_NOT_FOUND = 127,	   /* run: no such command */
 };
 
-enum subcommand { CMD_RUN, CMD_ATTACH, CMD_TOP, CMD_SITES };
+enum subcommand { CMD_RUN, CMD_ATTACH, CMD_TOP, CMD_SITES, CMD_REPORT, CMD_COMPARE };
 
 struct options {
 	enum subcommand cmd;
@@ -47,6 +47,12 @@ struct options {
 	struct budget_limits symbol_budget; /* --symbol-budget */
 	const char *stacks_path; /* --stacks */
 	const char *file;	 /* sites FILE */
+	bool tree;		 /* --tree: the call tree in the text report */
+	unsigned depth;		 /* --depth: its levels shown (0: all) */
+	const char *under;	 /* --under: the function it starts at */
+	const char **inputs;	 /* report, compare: the report files named */
+	size_t nr_inputs;
+	const char *html_path;	 /* compare --html */
 	bool verbose;
 };
 

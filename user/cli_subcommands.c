@@ -23,6 +23,14 @@
 					   "built without frame pointers) or fp (frame "       \
 					   "pointers only: cheaper, wrong where they are missing)" }
 
+/* The call tree in the text report (report_tree.c). */
+#define OPTION_TREE                                                                          \
+	{ "tree", OPT_TREE, NULL, 0, "also print each process's inclusive call tree, sorted by " \
+				     "max" },                                                   \
+	{ "depth", OPT_DEPTH, "N", 0, "with --tree: show N levels of it" },                      \
+	{ "under", OPT_UNDER, "FUNCTION", 0, "with --tree: start at FUNCTION, wherever it is "   \
+					     "called (its places summed)" }
+
 /* What heaptap keeps of a target's files (budget.h): the defaults suit any real job. */
 #define OPTION_BUDGETS                                                                       \
 	{ "table-budget", OPT_TABLE_BUDGET, "FILE[,TOTAL]", 0,                                  \
@@ -44,6 +52,7 @@ static const struct argp_option run_options[] = {
 	OPTION_JSON_FILE,
 	{ "output", 'o', "FILE", 0, "write the text report to FILE instead of standard error" },
 	OPTION_STACKS,
+	OPTION_TREE,
 	{ "follow", OPT_FOLLOW, NULL, 0, "trace every process COMMAND starts too, each from its "
 					  "first instruction (mpirun and its ranks)" },
 	{ "mpi", OPT_MPI, NULL, 0, "like --follow, but trace only the processes with an MPI "
@@ -62,6 +71,7 @@ static const struct argp_option attach_options[] = {
 	OPTION_JSON_FILE,
 	{ "output", 'o', "FILE", 0, "write the text report to FILE instead of standard output" },
 	OPTION_STACKS,
+	OPTION_TREE,
 	OPTION_UNWIND,
 	OPTION_BUDGETS,
 	{},
@@ -90,10 +100,35 @@ static const struct argp_option sites_options[] = {
 	{},
 };
 
+static const struct argp_option report_options[] = {
+	OPTION_TREE,
+	{ "json", OPT_JSON, "FILE", 0, "write the processes and their trees (as --tree, --depth "
+				       "and --under select) as JSON" },
+	{ "output", 'o', "FILE", 0, "write the text to FILE instead of standard output" },
+	{},
+};
+
+static const struct argp_option compare_options[] = {
+	{ "under", OPT_UNDER, "FUNCTION", 0, "compare the calls below FUNCTION (default: below "
+					     "each entry function, the program's first call into "
+					     "a library)" },
+	{ "depth", OPT_DEPTH, "N", 0, "compare N levels, FUNCTION's own included (default 3)" },
+	{ "by", OPT_BY, "KEY", 0, "what the runs differ in: world_size (the default, and the "
+				  "only one)" },
+	{ "json", OPT_JSON, "FILE", 0, "also write the comparison as JSON "
+				       "(schema \"heaptap_compare\": 1)" },
+	{ "html", OPT_HTML, "FILE", 0, "also write it as a web page, a plot per growing "
+				       "function" },
+	{},
+};
+
 static int check_run(struct options *o);
+static int check_tree_options(const struct cli_subcommand *sub, struct options *o);
 static int check_attach(struct options *o);
 static int check_top(struct options *o);
 static int check_sites(struct options *o);
+static int check_report(struct options *o);
+static int check_compare(struct options *o);
 
 /* To add a subcommand: its options, a check, and a line here; main() runs it. */
 const struct cli_subcommand cli_subcommands[] = {
@@ -153,6 +188,34 @@ const struct cli_subcommand cli_subcommands[] = {
 		       "instruction when what it skips changes nothing its probe reads.\v"
 		       "Offsets are file offsets. Needs no privilege for FILE.",
 		.check = check_sites,
+	},
+	{
+		.name = "report",
+		.prog = "heaptap report",
+		.summary = "print a report heaptap wrote (--json), its call trees with --tree",
+		.cmd = CMD_REPORT,
+		.options = report_options,
+		.args_doc = "FILE.json",
+		.doc = "Read a JSON report heaptap wrote and print each process's totals, and with "
+		       "--tree its call tree. Needs no privileges.",
+		.takes_files = true,
+		.check = check_report,
+	},
+	{
+		.name = "compare",
+		.prog = "heaptap compare",
+		.summary = "which functions grow with the number of processes, across reports",
+		.cmd = CMD_COMPARE,
+		.options = compare_options,
+		.args_doc = "REPORT.json...",
+		.doc = "Compare JSON reports of one program run at different process counts: for "
+		       "each call-tree node below FUNCTION, the median over ranks of its current "
+		       "and max bytes per run, and a least-squares line max = a + b*p through "
+		       "them. b is bytes_per_process; a function grows when b*p at the largest p "
+		       "is at least 10% of its max there and R^2 is at least 0.8. Sorted by "
+		       "growth. Needs no privileges.",
+		.takes_files = true,
+		.check = check_compare,
 	},
 };
 
@@ -280,9 +343,41 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 		return parse_budget(c, "--table-budget", arg, TABLE_BUDGET_MAX, &o->table_budget);
 	case OPT_SYMBOL_BUDGET:
 		return parse_budget(c, "--symbol-budget", arg, SYMBOL_BUDGET_MAX, &o->symbol_budget);
+	case OPT_TREE:
+		o->tree = true;
+		return 0;
+	case OPT_DEPTH:
+		errno = 0;
+		o->depth = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' || o->depth == 0 ||
+		    o->depth > 1000)
+			return cli_usage_error(c->sub, "--depth wants a number of levels (1 to "
+					       "1000), not '%s'", arg);
+		return 0;
+	case OPT_UNDER:
+		if (!arg[0])
+			return cli_usage_error(c->sub, "%s", "--under wants a function's name");
+		o->under = arg;
+		return 0;
+	case OPT_BY:
+		if (strcmp(arg, "world_size"))
+			return cli_usage_error(c->sub, "--by must be world_size, not '%s'", arg);
+		return 0;
+	case OPT_HTML:
+		o->html_path = arg;
+		return 0;
 	case ARGP_KEY_ARG:
 		if (c->sub->cmd == CMD_SITES && !o->file) {
 			o->file = arg;
+			return 0;
+		}
+		if (c->sub->takes_files) {
+			const char **grown = realloc(o->inputs, (o->nr_inputs + 1) * sizeof(*grown));
+
+			if (!grown)
+				return cli_usage_error(c->sub, "%s", "out of memory");
+			o->inputs = grown;
+			o->inputs[o->nr_inputs++] = arg;
 			return 0;
 		}
 		if (!c->sub->command_follows)
@@ -313,6 +408,35 @@ static int check_run(struct options *o)
 	if (!o->command)
 		return cli_usage_error(sub_of(CMD_RUN), "%s",
 				       "run needs a command: heaptap run [OPTION...] -- COMMAND");
+	return check_tree_options(sub_of(CMD_RUN), o);
+}
+
+/* --depth and --under shape the tree --tree prints. */
+static int check_tree_options(const struct cli_subcommand *sub, struct options *o)
+{
+	if ((o->depth || o->under) && !o->tree)
+		return cli_usage_error(sub, "%s", "--depth and --under shape the call tree: add "
+					     "--tree");
+	return 0;
+}
+
+static int check_report(struct options *o)
+{
+	const struct cli_subcommand *sub = sub_of(CMD_REPORT);
+
+	if (o->nr_inputs != 1)
+		return cli_usage_error(sub, "%s", "report reads one file: heaptap report "
+					     "FILE.json");
+	return check_tree_options(sub, o);
+}
+
+static int check_compare(struct options *o)
+{
+	if (o->nr_inputs < 2)
+		return cli_usage_error(sub_of(CMD_COMPARE), "%s", "compare needs two or more "
+				       "reports, of runs at different process counts");
+	if (!o->depth)
+		o->depth = 3;
 	return 0;
 }
 
@@ -320,7 +444,7 @@ static int check_attach(struct options *o)
 {
 	if (!o->nr_pids && !o->mpi_only)
 		return cli_usage_error(sub_of(CMD_ATTACH), "%s", "attach needs -p PID or --mpi");
-	return 0;
+	return check_tree_options(sub_of(CMD_ATTACH), o);
 }
 
 static int check_top(struct options *o)

@@ -19,6 +19,11 @@ enum {
 	OPT_STACKS,
 	OPT_TABLE_BUDGET,
 	OPT_SYMBOL_BUDGET,
+	OPT_TREE,
+	OPT_DEPTH,
+	OPT_UNDER,
+	OPT_BY,
+	OPT_HTML,
 };
 
 struct cli_subcommand {
@@ -35,6 +40,8 @@ struct cli_subcommand {
 	 * (run, top): heaptap's options end there. Else arguments and options may mix.
 	 */
 	bool command_follows;
+	/* Its arguments are files (report, compare), kept in opts->inputs. */
+	bool takes_files;
 	/* The options as a whole, once all are parsed: 0, or cli_usage_error()'s value. */
 	int (*check)(struct options *o);
 };

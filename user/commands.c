@@ -16,7 +16,6 @@ int open_session(const struct options *opts, struct session **s)
 		.follow = opts->follow,
 		.mpi_only = opts->mpi_only,
 		.unwind_tables = !opts->frame_pointers,
-		.record_stacks = opts->stacks_path != NULL,
 		.table_budget = opts->table_budget,
 		.symbol_budget = opts->symbol_budget,
 	};
@@ -46,7 +45,9 @@ int open_outputs(const struct options *opts, struct outputs *out)
 	};
 	int err;
 
-	*out = (struct outputs){};
+	*out = (struct outputs){
+		.tree = { .show = opts->tree, .depth = opts->depth, .under = opts->under },
+	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (!files[i].path)
 			continue;
@@ -77,15 +78,35 @@ void close_outputs(struct outputs *out)
 	report_file__close(&out->stacks);
 }
 
+/* The text report, and the trees when --tree asks. */
+static void report_text_and_trees(FILE *f, struct session *s, const struct outputs *out)
+{
+	report_text(f, s);
+	if (out->tree.show)
+		report_trees(f, s, &out->tree);
+}
+
+static void json_report(FILE *f, struct session *s, const struct outputs *out)
+{
+	(void)out;
+	report_json(f, s);
+}
+
+static void stacks_report(FILE *f, struct session *s, const struct outputs *out)
+{
+	(void)out;
+	report_stacks(f, s);
+}
+
 /* Write one report into its file and close it. 0 or -errno. */
-static int write_report(struct report_file *rf, struct session *s,
-			void (*report)(FILE *, struct session *))
+static int write_report(struct report_file *rf, struct session *s, const struct outputs *out,
+			void (*report)(FILE *, struct session *, const struct outputs *))
 {
 	FILE *f = report_file__begin(rf);
 	int err = f ? 0 : -errno;
 
 	if (f)
-		report(f, s);
+		report(f, s, out);
 	if (report_file__close(rf) && !err)
 		err = -EIO;
 	return err;
@@ -96,19 +117,19 @@ int write_reports(struct session *s, struct outputs *out, FILE *default_out)
 	int err, status = EXIT_OK;
 
 	if (!out->text.f) {
-		report_text(default_out, s);
-	} else if ((err = write_report(&out->text, s, report_text))) {
+		report_text_and_trees(default_out, s, out);
+	} else if ((err = write_report(&out->text, s, out, report_text_and_trees))) {
 		/* The text report is small: better on the terminal than lost. */
 		log_error("cannot write %s: %s; the report follows", out->text.path,
 			  strerror(-err));
-		report_text(default_out, s);
+		report_text_and_trees(default_out, s, out);
 		status = EXIT_FAILURE_INTERNAL;
 	}
-	if (out->json.f && (err = write_report(&out->json, s, report_json))) {
+	if (out->json.f && (err = write_report(&out->json, s, out, json_report))) {
 		log_error("cannot write %s: %s", out->json.path, strerror(-err));
 		status = EXIT_FAILURE_INTERNAL;
 	}
-	if (out->stacks.f && (err = write_report(&out->stacks, s, report_stacks))) {
+	if (out->stacks.f && (err = write_report(&out->stacks, s, out, stacks_report))) {
 		log_error("cannot write %s: %s", out->stacks.path, strerror(-err));
 		status = EXIT_FAILURE_INTERNAL;
 	}

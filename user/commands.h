@@ -13,6 +13,8 @@ int cmd_run(const struct options *opts);
 int cmd_attach(const struct options *opts);
 int cmd_top(const struct options *opts);
 int cmd_sites(const struct options *opts);
+int cmd_report(const struct options *opts);
+int cmd_compare(const struct options *opts);
 
 /* The program execvp would run for name, and the ELF the kernel loads for it (a script's
  * interpreter). EXIT_OK, or an exit status after saying why in one line. */
@@ -31,9 +33,10 @@ int attach_all(struct session *s, const pid_t *pids, size_t nr);
 /* Shared by both: start a session, or say in one line why not. */
 int open_session(const struct options *opts, struct session **s);
 
-/* The report files the options name: -o, --json, --stacks. */
+/* The report files the options name: -o, --json, --stacks; and what --tree adds. */
 struct outputs {
 	struct report_file text, json, stacks;
+	struct tree_opts tree;
 };
 /* Open them before any target is touched: EXIT_OK, or EXIT_USAGE after one line. */
 int open_outputs(const struct options *opts, struct outputs *out);

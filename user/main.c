@@ -15,6 +15,11 @@ int main(int argc, char **argv)
 	if (status != EXIT_OK)
 		return status;
 	log_verbose = opts.verbose;
+	/* Reading reports needs neither privileges nor BPF. */
+	if (opts.cmd == CMD_REPORT || opts.cmd == CMD_COMPARE) {
+		status = opts.cmd == CMD_REPORT ? cmd_report(&opts) : cmd_compare(&opts);
+		goto cleanup;
+	}
 	log_setup_libbpf();
 	/* It reads files and loads nothing: it needs no privilege, nor the kernel's features. */
 	if (opts.cmd == CMD_SITES) {

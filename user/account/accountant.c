@@ -28,6 +28,16 @@ void balance__apply(struct balance *b, enum ht_func func, int64_t delta, uint64_
 	b->calls[func]++;
 }
 
+void balance__add(struct balance *into, const struct balance *b)
+{
+	into->current += b->current;
+	into->min += b->min;
+	into->max += b->max;
+	into->requested += b->requested;
+	for (int f = 0; f < HT_NR_FUNCS; f++)
+		into->calls[f] += b->calls[f];
+}
+
 static struct thread_stats *thread_of(struct process_stats *ps, uint32_t tid)
 {
 	struct thread_stats *t;

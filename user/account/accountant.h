@@ -54,6 +54,11 @@ struct charge {
 };
 
 void balance__apply(struct balance *b, enum ht_func func, int64_t delta, uint64_t requested);
+/*
+ * Add b to into, as if b's calls were into's too: current, requested and calls exactly;
+ * min and max as sums, which bound the true extremes of the merged sequence.
+ */
+void balance__add(struct balance *into, const struct balance *b);
 /* Returns 0 or -ENOMEM (then nothing was charged anywhere). */
 int accountant__charge(struct process_stats *ps, const struct charge *c);
 void accountant__clear(struct process_stats *ps);

@@ -27,11 +27,14 @@ struct stack_frame {
 	bool tail_called;     /* not on the stack: it tail-called the next inner frame */
 };
 
+struct calltree_path;
+
 struct stack_record {
 	struct stack_frame *frames; /* [0] the allocator entry point, outwards */
 	size_t nr;
 	bool complete;
 	uint64_t calls;
+	struct calltree_path *tree_path; /* the call tree's nodes it charges (calltree.h) */
 	char *key; /* the frames, serialized: also owns the strings frames point to */
 	UT_hash_handle hh;
 };

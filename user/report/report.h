@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <json-c/json.h>
+#include "calltree.h"
 #include "session.h"
 
 void report_text(FILE *out, struct session *s);
@@ -19,6 +21,30 @@ void report_json(FILE *out, struct session *s);
 void report_stacks(FILE *out, struct session *s);
 /* The same report on one line (top -b --json). */
 void report_json_line(FILE *out, struct session *s);
+
+/* How --tree shows a call tree. */
+struct tree_opts {
+	bool show;	   /* --tree */
+	unsigned depth;	   /* --depth: levels below the top shown; 0 for all */
+	const char *under; /* --under: start at this function, its occurrences merged */
+};
+
+/* The balance's fields (BAL in the schema) added to o. */
+void report_json_balance(json_object *o, const struct balance *b);
+/*
+ * The tree as the schema's calltree: its nodes, parents first, in the tree's order, down
+ * to depth levels (0: all).
+ */
+json_object *report_calltree_json(const struct calltree *t, unsigned depth);
+/*
+ * The tree as text, indented, sorted by max, as o asks (--depth, --under). 0, or -ENOMEM
+ * (nothing printed).
+ */
+int report_calltree_text(FILE *out, const struct calltree *t, const struct tree_opts *o);
+/* Every target's tree as text, each after a line naming the process. */
+void report_trees(FILE *out, struct session *s, const struct tree_opts *o);
+/* The line naming a process before its tree. */
+void report_tree_heading(FILE *out, int pid, int rank, int world_size, const char *command);
 
 /*
  * A report's file, opened when heaptap starts, so that a bad path fails before any

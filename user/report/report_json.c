@@ -4,7 +4,7 @@
 #include <json-c/json.h>
 #include "report.h"
 
-static void add_balance(json_object *o, const struct balance *b)
+void report_json_balance(json_object *o, const struct balance *b)
 {
 	json_object *calls = json_object_new_object();
 
@@ -49,7 +49,7 @@ static json_object *process_json(struct session *s, const struct target *t)
 			       json_object_new_uint64(t->unsupported_unwinds));
 	json_object_object_add(p, "allocator", t->probed ? json_object_new_string(t->alloc.path) : NULL);
 	json_object_object_add(p, "usable_known", json_object_new_boolean(t->alloc.glibc));
-	add_balance(total, &t->stats.total);
+	report_json_balance(total, &t->stats.total);
 	json_object_object_add(p, "total", total);
 
 	HASH_ITER(hh, t->stats.threads, th, tht) {
@@ -57,14 +57,14 @@ static json_object *process_json(struct session *s, const struct target *t)
 
 		json_object_object_add(o, "tid", json_object_new_int64(th->tid));
 		json_object_object_add(o, "name", json_object_new_string(th->name));
-		add_balance(o, &th->bal);
+		report_json_balance(o, &th->bal);
 		json_object_array_add(threads, o);
 	}
 	HASH_ITER(hh, t->stats.libraries, l, lt) {
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "library", json_object_new_string(l->library));
-		add_balance(o, &l->bal);
+		report_json_balance(o, &l->bal);
 		json_object_array_add(libraries, o);
 	}
 	HASH_ITER(hh, t->stats.functions, f, ft) {
@@ -72,12 +72,14 @@ static json_object *process_json(struct session *s, const struct target *t)
 
 		json_object_object_add(o, "function", json_object_new_string(f->function));
 		json_object_object_add(o, "library", json_object_new_string(f->library));
-		add_balance(o, &f->bal);
+		report_json_balance(o, &f->bal);
 		json_object_array_add(functions, o);
 	}
 	json_object_object_add(p, "threads", threads);
 	json_object_object_add(p, "libraries", libraries);
 	json_object_object_add(p, "functions", functions);
+	json_object_object_add(p, "calltree", report_calltree_json(&t->tree, 0));
+	json_object_object_add(p, "calltree_lost", json_object_new_uint64(t->tree_lost));
 	return p;
 }
 

@@ -37,7 +37,6 @@ int session__new(const struct session_opts *opts, struct session **out)
 	raise_fd_limit();
 	s->rule = opts->rule;
 	s->mpi_only = opts->mpi_only;
-	s->record_stacks = opts->record_stacks;
 	s->cache = symcache__new();
 	if (!s->cache) {
 		err = -ENOMEM;
@@ -75,6 +74,7 @@ static void free_target(struct target *t)
 	symbolizer__free(t->symbolizer);
 	accountant__clear(&t->stats);
 	stack_records__clear(&t->stacks);
+	calltree__clear(&t->tree);
 	stack_ids__clear(&t->stack_ids);
 	free(t);
 }
@@ -128,7 +128,8 @@ struct target *new_target(struct session *s, pid_t pid)
 
 struct stack_records *stack_records_of(struct session *s, struct target *t)
 {
-	return s->record_stacks ? &t->stacks : NULL;
+	(void)s;
+	return &t->stacks;
 }
 
 struct target *target_of(struct session *s, pid_t pid)
@@ -186,8 +187,13 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 	}
 	if (call.internal)
 		return;
-	if (call.record)
+	if (call.record) {
 		call.record->calls++;
+		if (!call.record->tree_path)
+			call.record->tree_path = calltree__path_of(&t->tree, call.record->frames,
+								   call.record->nr,
+								   call.record->complete);
+	}
 	if (t->alloc.glibc && (ev->flags & HT_F_READ_FAILED))
 		t->lost_events++; /* still counted as a call, but its bytes are unknown */
 	if (!call.complete)
@@ -199,6 +205,10 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 	moved = movement_of(ev, call.func, t->alloc.glibc);
 	memcpy(comm, ev->comm, HT_COMM_LEN);
 	comm[HT_COMM_LEN] = '\0';
+	if (call.record && call.record->tree_path)
+		calltree__charge(call.record->tree_path, call.func, moved.delta, moved.requested);
+	else
+		t->tree_lost++;
 	if (accountant__charge(&t->stats, &(struct charge){
 						  .func = call.func,
 						  .tid = ev->tid,
@@ -365,8 +375,10 @@ size_t session__targets(struct session *s, struct target ***out)
 			s->sorted[i++] = t;
 	}
 	qsort(s->sorted, i, sizeof(*s->sorted), by_pid_then_age);
-	for (size_t k = 0; k < i; k++)
+	for (size_t k = 0; k < i; k++) {
 		accountant__sort(&s->sorted[k]->stats);
+		calltree__sort(&s->sorted[k]->tree);
+	}
 	*out = s->sorted;
 	return i;
 }

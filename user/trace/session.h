@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <uthash.h>
 #include "accountant.h"
+#include "calltree.h"
 #include "heaptap_types.h"
 #include "allocator.h"
 #include "attribution.h"
@@ -38,10 +39,12 @@ struct target {
 	struct symbolizer *symbolizer;
 	struct process_stats stats;
 	struct stack_ids stack_ids;  /* the frames of its call events */
-	struct stack_records stacks; /* with record_stacks */
+	struct stack_records stacks; /* every distinct stack: the tree's, and --stacks */
+	struct calltree tree;
 	uint64_t incomplete_stacks;
 	uint64_t unsupported_unwinds; /* of those, cut at an unwind rule heaptap cannot follow */
 	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */
+	uint64_t tree_lost;   /* calls counted, but not in the call tree (out of memory) */
 	struct ht_losses kernel_losses; /* taken from the kernel when it ended */
 	struct target *next_ended;
 	UT_hash_handle hh;
@@ -62,7 +65,6 @@ struct session_opts {
 	bool follow;   /* trace the processes that targets start, from their exec */
 	bool mpi_only; /* trace only processes that carry an MPI rank (follow the rest) */
 	bool unwind_tables; /* unwind by .eh_frame tables, else by frame pointers only */
-	bool record_stacks; /* keep every distinct stack (--stacks) */
 	struct budget_limits table_budget;  /* bytes of unwind rows (budget.h) */
 	struct budget_limits symbol_budget; /* bytes of symbols and call sites */
 };

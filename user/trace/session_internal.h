@@ -14,7 +14,6 @@ struct session {
 	enum attribution_rule rule;
 	bool mpi_only;
 	struct unwind_maps *unwind; /* NULL: frame pointers only */
-	bool record_stacks;
 	struct target *targets;	    /* live, by pid */
 	struct target *ended;	    /* exited or exec'd, newest first (pids may repeat) */
 	struct untraced *untraced;
@@ -34,7 +33,7 @@ void forget_program(struct session *s, struct target *t);
 /* t's program ended (exit, or exec with calls to report): keep its report, forget it. */
 void end_target(struct session *s, struct target *t);
 struct target *target_of(struct session *s, pid_t pid);
-/* Where the target's stacks are recorded, or NULL when they are not (no --stacks). */
+/* Where the target's stacks are recorded (for its call tree and --stacks). */
 struct stack_records *stack_records_of(struct session *s, struct target *t);
 
 /* programs.c: a target's program changes (exec, loader events) and new processes. */

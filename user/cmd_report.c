@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* heaptap report FILE.json: a report heaptap wrote, printed again, with its call trees. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include "commands.h"
+#include "log.h"
+#include "report_input.h"
+
+static void print_total(FILE *out, const struct balance *b)
+{
+	fprintf(out, "mem_size = %" PRId64 ", mem_min = %" PRId64 ", mem_max = %" PRId64
+		     ", requested = %" PRIu64 "\n",
+		b->current, b->min, b->max, b->requested);
+	for (int f = 0, shown = 0; f < HT_NR_FUNCS; f++)
+		fprintf(out, "%s%s: %" PRIu64, shown++ ? ", " : "", ht_func_names[f], b->calls[f]);
+	fputc('\n', out);
+}
+
+static void print_text(FILE *out, const struct loaded_report *r, const struct tree_opts *tree)
+{
+	fprintf(out, "heaptap report %s (attribution: %s)\n", r->path, r->attribution);
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct loaded_process *p = &r->processes[i];
+
+		fprintf(out, "==== PID %d", p->pid);
+		if (p->rank >= 0)
+			fprintf(out, ", rank %d", p->rank);
+		if (p->world_size >= 0)
+			fprintf(out, " of %d", p->world_size);
+		fprintf(out, ": %s =====\n", p->command);
+		print_total(out, &p->total);
+		if (!tree->show)
+			continue;
+		report_tree_heading(out, p->pid, p->rank, p->world_size, p->command);
+		if (!p->has_tree)
+			fprintf(out, "(this report has no call tree: heaptap older than --tree "
+				     "wrote it)\n");
+		else if (report_calltree_text(out, &p->tree, tree))
+			fprintf(out, "(out of memory: no tree)\n");
+	}
+	fflush(out);
+}
+
+static json_object *int_or_null(int v)
+{
+	return v >= 0 ? json_object_new_int(v) : NULL;
+}
+
+/* The processes, their trees as --under and --depth select. 0 or -ENOMEM. */
+static int print_json(FILE *out, const struct loaded_report *r, const struct tree_opts *tree)
+{
+	json_object *root = json_object_new_object(), *processes = json_object_new_array();
+	int err = 0;
+
+	json_object_object_add(root, "heaptap", json_object_new_int(1));
+	json_object_object_add(root, "attribution", json_object_new_string(r->attribution));
+	for (size_t i = 0; i < r->nr && !err; i++) {
+		const struct loaded_process *p = &r->processes[i];
+		json_object *o = json_object_new_object(), *total = json_object_new_object();
+		struct calltree under = {};
+
+		json_object_object_add(o, "pid", json_object_new_int(p->pid));
+		json_object_object_add(o, "rank", int_or_null(p->rank));
+		json_object_object_add(o, "world_size", int_or_null(p->world_size));
+		json_object_object_add(o, "command", json_object_new_string(p->command));
+		report_json_balance(total, &p->total);
+		json_object_object_add(o, "total", total);
+		if (tree->under && !(err = calltree__under(&p->tree, tree->under, &under)))
+			calltree__sort(&under);
+		json_object_object_add(o, "calltree",
+				       report_calltree_json(tree->under ? &under : &p->tree,
+							    tree->depth));
+		calltree__clear(&under);
+		json_object_array_add(processes, o);
+	}
+	json_object_object_add(root, "processes", processes);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+	fflush(out);
+	return err;
+}
+
+int cmd_report(const struct options *opts)
+{
+	struct tree_opts tree = { .show = opts->tree, .depth = opts->depth, .under = opts->under };
+	struct report_file text = {}, json = {};
+	struct loaded_report r;
+	int status = EXIT_OK, err;
+	FILE *f;
+
+	if ((opts->text_path && (err = report_file__open(&text, opts->text_path))) ||
+	    (opts->json_path && (err = report_file__open(&json, opts->json_path)))) {
+		log_error("cannot write %s: %s", text.f ? opts->json_path : opts->text_path,
+			  strerror(-err));
+		report_file__close(&text);
+		return EXIT_USAGE;
+	}
+	if (loaded_report__read_json(opts->inputs[0], &r)) {
+		report_file__close(&text);
+		report_file__close(&json);
+		return EXIT_USAGE;
+	}
+	f = text.f ? report_file__begin(&text) : stdout;
+	if (f)
+		print_text(f, &r, &tree);
+	if ((text.f || opts->text_path) && (!f || report_file__close(&text))) {
+		log_error("cannot write %s", opts->text_path);
+		status = EXIT_FAILURE_INTERNAL;
+	}
+	if (json.f) {
+		f = report_file__begin(&json);
+		if (!f || print_json(f, &r, &tree) || report_file__close(&json)) {
+			log_error("cannot write %s", opts->json_path);
+			status = EXIT_FAILURE_INTERNAL;
+		}
+	}
+	report_file__close(&json);
+	loaded_report__clear(&r);
+	return status;
+}

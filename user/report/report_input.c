@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* JSON reports read back: only what report and compare use, checked as it is read. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "log.h"
+#include "report_input.h"
+
+static json_object *field(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static bool read_int(json_object *o, const char *key, int *out)
+{
+	json_object *v = field(o, key);
+
+	if (!v || json_object_is_type(v, json_type_null)) {
+		*out = -1;
+		return true;
+	}
+	if (!json_object_is_type(v, json_type_int))
+		return false;
+	*out = json_object_get_int(v);
+	return true;
+}
+
+/* BAL: current, min, max, requested and the calls per entry point. */
+static bool read_balance(json_object *o, struct balance *b)
+{
+	json_object *calls = field(o, "calls");
+	const char *keys[] = { "current", "min", "max", "requested" };
+	int64_t values[4];
+
+	for (int i = 0; i < 4; i++) {
+		json_object *v = field(o, keys[i]);
+
+		if (!v || !json_object_is_type(v, json_type_int))
+			return false;
+		values[i] = json_object_get_int64(v);
+	}
+	*b = (struct balance){ .current = values[0], .min = values[1], .max = values[2],
+			       .requested = (uint64_t)values[3] };
+	if (!calls || !json_object_is_type(calls, json_type_object))
+		return false;
+	for (int f = 0; f < HT_NR_FUNCS; f++) {
+		json_object *n = field(calls, ht_func_names[f]);
+
+		if (n && !json_object_is_type(n, json_type_int))
+			return false;
+		b->calls[f] = n ? (uint64_t)json_object_get_int64(n) : 0;
+	}
+	return true;
+}
+
+/* One node: its path, outermost first, and its balance. */
+static int read_node(struct calltree *t, json_object *o)
+{
+	json_object *path = field(o, "path");
+	struct calltree_node *node = NULL;
+	size_t n;
+
+	if (!path || !json_object_is_type(path, json_type_array) ||
+	    !(n = json_object_array_length(path)))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		json_object *frame = json_object_array_get_idx(path, i);
+		json_object *fn = field(frame, "function"), *lib = field(frame, "library");
+
+		if (!fn || !lib || !json_object_is_type(fn, json_type_string) ||
+		    !json_object_is_type(lib, json_type_string))
+			return -EINVAL;
+		node = calltree__child(t, node, json_object_get_string(lib),
+				       json_object_get_string(fn));
+		if (!node)
+			return -ENOMEM;
+	}
+	return read_balance(o, &node->bal) ? 0 : -EINVAL;
+}
+
+static int read_process(json_object *o, struct loaded_process *p, const char **what)
+{
+	json_object *command = field(o, "command"), *tree = field(o, "calltree");
+	int pid, err;
+
+	*what = "pid, rank or world_size";
+	if (!read_int(o, "pid", &pid) || !read_int(o, "rank", &p->rank) ||
+	    !read_int(o, "world_size", &p->world_size))
+		return -EINVAL;
+	p->pid = pid;
+	*what = "total";
+	if (!field(o, "total") || !read_balance(field(o, "total"), &p->total))
+		return -EINVAL;
+	p->command = strdup(command && json_object_is_type(command, json_type_string) ?
+				    json_object_get_string(command) :
+				    "?");
+	if (!p->command)
+		return -ENOMEM;
+	if (!tree)
+		return 0;
+	*what = "calltree";
+	if (!json_object_is_type(tree, json_type_array))
+		return -EINVAL;
+	p->has_tree = true;
+	for (size_t i = 0; i < json_object_array_length(tree); i++) {
+		err = read_node(&p->tree, json_object_array_get_idx(tree, i));
+		if (err)
+			return err;
+	}
+	calltree__sort(&p->tree);
+	return 0;
+}
+
+int loaded_report__read_json(const char *path, struct loaded_report *out)
+{
+	json_object *root = json_object_from_file(path), *version, *processes, *rule;
+	const char *what = "";
+	int err = 0;
+	size_t n;
+
+	*out = (struct loaded_report){ .path = path };
+	if (!root) {
+		log_error("cannot read %s: %s", path, json_util_get_last_err() ?
+							  json_util_get_last_err() :
+							  "not JSON");
+		return -EINVAL;
+	}
+	version = field(root, "heaptap");
+	processes = field(root, "processes");
+	if (!version || json_object_get_int(version) != 1 || !processes ||
+	    !json_object_is_type(processes, json_type_array)) {
+		log_error("%s is not a heaptap report (no \"heaptap\": 1 with processes): give "
+			  "the file heaptap --json wrote", path);
+		err = -EINVAL;
+		goto cleanup;
+	}
+	rule = field(root, "attribution");
+	out->attribution = strdup(rule ? json_object_get_string(rule) : "entry");
+	n = json_object_array_length(processes);
+	out->processes = calloc(n ? n : 1, sizeof(*out->processes));
+	if (!out->attribution || !out->processes) {
+		err = -ENOMEM;
+		log_error("out of memory reading %s", path);
+		goto cleanup;
+	}
+	for (size_t i = 0; i < n; i++) {
+		err = read_process(json_object_array_get_idx(processes, i), &out->processes[i],
+				   &what);
+		out->nr = i + 1;
+		if (err) {
+			log_error("%s: process %zu: %s %s", path, i,
+				  err == -ENOMEM ? "out of memory reading its" : "bad", what);
+			goto cleanup;
+		}
+	}
+cleanup:
+	json_object_put(root);
+	if (err)
+		loaded_report__clear(out);
+	return err;
+}
+
+void loaded_report__clear(struct loaded_report *r)
+{
+	for (size_t i = 0; i < r->nr; i++) {
+		free(r->processes[i].command);
+		calltree__clear(&r->processes[i].tree);
+	}
+	free(r->processes);
+	free(r->attribution);
+	*r = (struct loaded_report){ .path = r->path };
+}

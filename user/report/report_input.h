@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Reports read back (heaptap report, heaptap compare): the processes of a report heaptap
+ * wrote, with their totals and call trees.
+ */
+#ifndef HEAPTAP_REPORT_INPUT_H
+#define HEAPTAP_REPORT_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "accountant.h"
+#include "calltree.h"
+
+struct loaded_process {
+	int pid, rank, world_size; /* rank, world_size: -1 when not an MPI rank */
+	char *command;
+	struct balance total;
+	bool has_tree; /* the report carried a calltree (older ones did not) */
+	struct calltree tree;
+};
+
+struct loaded_report {
+	const char *path;
+	char *attribution;
+	size_t nr;
+	struct loaded_process *processes;
+};
+
+/*
+ * Read a JSON report heaptap wrote (schema "heaptap": 1). 0, or -errno after one line on
+ * standard error that says what is wrong with the file.
+ */
+int loaded_report__read_json(const char *path, struct loaded_report *out);
+void loaded_report__clear(struct loaded_report *r);
+
+#endif
