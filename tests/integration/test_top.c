@@ -187,6 +187,16 @@ Test(top, the_full_screen_view_in_tmux)
 	screen = screen_with("libgt.so", 20);
 	cr_expect(screen != NULL, "the libraries tab lists libgt.so");
 	free(screen);
+	/* The tree tab: roots collapsed; Enter opens the selected one, the first. */
+	free(tmux("send-keys -t top Tab Tab"));
+	screen = screen_with("+ main (groundtruth)", 20);
+	cr_expect(screen != NULL, "the tree tab shows main, collapsed");
+	free(screen);
+	free(tmux("send-keys -t top Enter"));
+	screen = screen_with("  - ", 20);
+	cr_expect(screen != NULL, "Enter expands the selected node");
+	cr_expect(screen && strstr(screen, "    + ") != NULL, "its children show: %s", screen);
+	free(screen);
 	free(tmux("send-keys -t top m"));
 	screen = screen_with("sort: max", 20);
 	cr_expect(screen != NULL, "sort key m");

@@ -186,7 +186,8 @@ Test(cli, each_subcommand_checks_the_whole)
 {
 	struct options o;
 
-	expect_usage("name a subcommand: run, attach, top or sites", &o, parse(&o, NULL));
+	expect_usage("name a subcommand: run, attach, top, sites, report or compare", &o,
+		     parse(&o, NULL));
 	expect_usage("name a subcommand", &o, parse(&o, "-v", NULL));
 	expect_usage("unknown subcommand 'frob'", &o, parse(&o, "frob", NULL));
 	expect_usage("run needs a command", &o, parse(&o, "run", "--follow", NULL));
@@ -203,6 +204,34 @@ Test(cli, each_subcommand_checks_the_whole)
 	cr_expect(eq(str, (char *)o.file, "/lib/libc.so.6"));
 	cr_assert(eq(int, parse(&o, "top", "--mpi", NULL), EXIT_OK), "%s", errors);
 	cr_expect(o.mpi_only && o.interval == 1.0 && o.rule == ATTRIBUTE_ENTRY);
+	cli_free(&o);
+}
+
+Test(cli, tree_report_and_compare_options)
+{
+	struct options o;
+
+	expect_usage("add --tree", &o, parse(&o, "run", "--depth", "2", "--", "x", NULL));
+	expect_usage("add --tree", &o, parse(&o, "attach", "-p", "1", "--under", "f", NULL));
+	expect_usage("--depth wants a number of levels", &o,
+		     parse(&o, "run", "--tree", "--depth", "-1", "--", "x", NULL));
+	expect_usage("report reads one file", &o, parse(&o, "report", NULL));
+	expect_usage("report reads one file", &o, parse(&o, "report", "a.json", "b.json", NULL));
+	expect_usage("two or more reports", &o, parse(&o, "compare", "a.json", NULL));
+	expect_usage("--by must be world_size", &o,
+		     parse(&o, "compare", "a.json", "b.json", "--by", "rank", NULL));
+	expect_usage("report has no option --html", &o,
+		     parse(&o, "report", "a.json", "--html", "x.html", NULL));
+	cr_assert(eq(int, parse(&o, "run", "--tree", "--depth", "3", "--under", "MPI_Init", "--",
+				"x", NULL),
+		     EXIT_OK), "%s", errors);
+	cr_expect(o.tree && o.depth == 3 && !strcmp(o.under, "MPI_Init"));
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "compare", "a.json", "--under", "f", "b.json", NULL),
+		     EXIT_OK), "%s", errors);
+	cr_expect(eq(sz, o.nr_inputs, 2));
+	cr_expect(o.depth == 3, "compare's default depth");
+	cr_expect(eq(str, (char *)o.inputs[1], "b.json"));
 	cli_free(&o);
 }
 

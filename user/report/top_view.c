@@ -7,15 +7,16 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "commands.h"
+#include "top_tree.h"
 #include "top_view.h"
 
 enum sort_key { SORT_CURRENT, SORT_MAX, SORT_CALLS, SORT_RATE };
 static const char *const sort_names[] = { "current", "max", "calls", "rate" };
-enum tab { TAB_THREADS, TAB_LIBRARIES, TAB_FUNCTIONS, NR_TABS };
+enum tab { TAB_THREADS, TAB_LIBRARIES, TAB_FUNCTIONS, TAB_TREE, NR_TABS };
 
 /* Width of the name column in the opened process: 80 columns less four figures. */
 #define NAME_WIDTH 40
-static const char *const tab_names[] = { "threads", "libraries", "functions" };
+static const char *const tab_names[] = { "threads", "libraries", "functions", "tree" };
 
 /* What a process looked like at the last refresh, for its rates. */
 struct rate {
@@ -31,6 +32,7 @@ struct top_view {
 	size_t selected;  /* row in the process table */
 	pid_t opened;	  /* the process shown in detail, 0 for the table */
 	enum tab tab;
+	struct top_tree *tree; /* the tree tab's state */
 	struct rate *rates;
 	size_t nr_rates;
 	/* For the header: events and heaptap's own CPU over the last refresh. */
@@ -67,6 +69,10 @@ struct top_view *top_view__new(double interval)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) || !initscr())
 		return NULL;
 	v = calloc(1, sizeof(*v));
+	if (v && !(v->tree = top_tree__new())) {
+		free(v);
+		v = NULL;
+	}
 	if (!v) {
 		endwin();
 		return NULL;
@@ -88,6 +94,7 @@ void top_view__free(struct top_view *v)
 	if (!v)
 		return;
 	endwin();
+	top_tree__free(v->tree);
 	free(v->rates);
 	free(v);
 }
@@ -291,6 +298,11 @@ static void draw_process(struct top_view *v, const struct target *t)
 		mvprintw(4, tab * 12, " %s ", tab_names[tab]);
 		attroff(A_REVERSE);
 	}
+	if (v->tab == TAB_TREE) {
+		top_tree__draw(v->tree, &t->tree, 6, LINES - 1);
+		mvprintw(LINES - 1, 0, "Up/Down select  Enter expand  Tab next  Esc back  q quit");
+		return;
+	}
 	if (v->tab == TAB_THREADS) {
 		HASH_ITER(hh, t->stats.threads, th, tht) {
 			if (n == 512)
@@ -335,7 +347,8 @@ static void draw_help(void)
 		"heaptap top keys",
 		"",
 		"  Up/Down   select a process      Enter  open it",
-		"  Tab       next tab (threads, libraries, functions)",
+		"  Tab       next tab (threads, libraries, functions, tree)",
+		"  tree tab: Up/Down select, Enter or Space expand/collapse, + -",
 		"  Esc, Backspace   back to the process table",
 		"  c  sort by current bytes        m  by maximum bytes",
 		"  n  sort by calls                r  by call rate",
@@ -388,6 +401,8 @@ bool top_view__keys(struct top_view *v, struct session *s)
 			v->help = false;
 			continue;
 		}
+		if (v->opened && v->tab == TAB_TREE && top_tree__key(v->tree, key))
+			continue;
 		switch (key) {
 		case 'q':
 			return false;
@@ -418,6 +433,7 @@ bool top_view__keys(struct top_view *v, struct session *s)
 				if (v->selected < n)
 					v->opened = targets[v->selected]->pid;
 				v->tab = TAB_THREADS;
+				top_tree__reset(v->tree);
 			}
 			break;
 		case '\t':
