@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-# make bench: eight processes at full speed (events lost?) and the live view's own cost;
+# make bench: the call tree's cost per call (20 frames deep); eight processes at full speed
+# (events lost?) and the live view's own cost;
 # each entry point's probe cost at its entry and at heaptap's site, and a single-stepped
 # hit against an emulated one; unwinding ~20 frames through code without frame pointers,
 # tables vs frame pointers vs empty probes vs probes on entries, and the table build cost
@@ -34,6 +35,10 @@ $(BENCH_DIR)/unwind_cost: tools/bench/unwind_cost.c $(LIB_OBJS) | $(BENCH_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) -o $@
 
+$(BENCH_DIR)/calltree_cost: tools/bench/calltree_cost.c $(LIB_OBJS) | $(BENCH_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) -o $@
+
 $(BENCH_DIR)/empty.bpf.o: tools/bench/empty.bpf.c vmlinux.h | $(BENCH_DIR)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -48,7 +53,9 @@ $(BENCH_DIR)/empty_probes: tools/bench/empty_probes.c $(BENCH_DIR)/empty.skel.h 
 
 # The other figures first, so that the run ends with the per-pair heaptap/empty line.
 bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DIR)/empty_probes \
-		$(BENCH_DIR)/unwind_cost $(BENCH_DIR)/mpi_start $(BENCH_DIR)/entry_loop
+		$(BENCH_DIR)/unwind_cost $(BENCH_DIR)/mpi_start $(BENCH_DIR)/entry_loop \
+		$(BENCH_DIR)/calltree_cost
+	$(Q)$(BENCH_DIR)/calltree_cost
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/many.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/sites.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/depth.sh
