@@ -2,6 +2,7 @@
 /* heaptap report FILE.json: a report heaptap wrote, printed again, with its call trees. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "commands.h"
 #include "log.h"
@@ -51,14 +52,14 @@ static json_object *int_or_null(int v)
 static int print_json(FILE *out, const struct loaded_report *r, const struct tree_opts *tree)
 {
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
-	int err = 0;
+	struct calltree *under = calloc(r->nr ? r->nr : 1, sizeof(*under));
+	int err = under ? 0 : -ENOMEM;
 
 	json_object_object_add(root, "heaptap", json_object_new_int(1));
 	json_object_object_add(root, "attribution", json_object_new_string(r->attribution));
 	for (size_t i = 0; i < r->nr && !err; i++) {
 		const struct loaded_process *p = &r->processes[i];
 		json_object *o = json_object_new_object(), *total = json_object_new_object();
-		struct calltree under = {};
 
 		json_object_object_add(o, "pid", json_object_new_int(p->pid));
 		json_object_object_add(o, "rank", int_or_null(p->rank));
@@ -66,18 +67,21 @@ static int print_json(FILE *out, const struct loaded_report *r, const struct tre
 		json_object_object_add(o, "command", json_object_new_string(p->command));
 		report_json_balance(total, &p->total);
 		json_object_object_add(o, "total", total);
-		if (tree->under && !(err = calltree__under(&p->tree, tree->under, &under)))
-			calltree__sort(&under);
+		/* Serialized below: the trees must live until then. */
+		if (tree->under && !(err = calltree__under(&p->tree, tree->under, &under[i])))
+			calltree__sort(&under[i]);
 		json_object_object_add(o, "calltree",
-				       report_calltree_json(tree->under ? &under : &p->tree,
+				       report_calltree_json(tree->under ? &under[i] : &p->tree,
 							    tree->depth));
-		calltree__clear(&under);
 		json_object_array_add(processes, o);
 	}
 	json_object_object_add(root, "processes", processes);
 	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								  JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
+	for (size_t i = 0; under && i < r->nr; i++)
+		calltree__clear(&under[i]);
+	free(under);
 	fflush(out);
 	return err;
 }

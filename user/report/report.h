@@ -33,7 +33,8 @@ struct tree_opts {
 void report_json_balance(json_object *o, const struct balance *b);
 /*
  * The tree as the schema's calltree: its nodes, parents first, in the tree's order, down
- * to depth levels (0: all).
+ * to depth levels (0: all). Written from the tree when the object is serialized: the tree
+ * must live until then.
  */
 json_object *report_calltree_json(const struct calltree *t, unsigned depth);
 /*

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <json-c/printbuf.h>
 #include "report.h"
 
 static uint64_t all_calls(const struct balance *b)
@@ -96,34 +97,65 @@ void report_trees(FILE *out, struct session *s, const struct tree_opts *o)
 	fflush(out);
 }
 
-static json_object *frame_json(const struct calltree_node *n)
+static void put(struct printbuf *pb, const char *s)
 {
-	json_object *f = json_object_new_object();
-
-	json_object_object_add(f, "function", json_object_new_string(n->key.function));
-	json_object_object_add(f, "library", json_object_new_string(n->key.library));
-	return f;
+	printbuf_memappend(pb, s, strlen(s));
 }
 
-/* path holds the nodes above, outermost first. */
-static void add_level(json_object *list, const struct calltree_node *siblings,
-		      const struct calltree_node **path, unsigned level, unsigned depth)
+/* A JSON string: names are ELF symbols and paths, but may hold anything. */
+static void append_string(struct printbuf *pb, const char *s)
+{
+	printbuf_strappend(pb, "\"");
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			sprintbuf(pb, "\\%c", c);
+		else if (c < 0x20)
+			sprintbuf(pb, "\\u%04x", c);
+		else
+			printbuf_memappend(pb, s, 1);
+	}
+	printbuf_strappend(pb, "\"");
+}
+
+struct tree_output {
+	const struct calltree *tree;
+	unsigned depth;
+	const struct calltree_node **path;
+	bool first;
+};
+
+static void append_level(struct printbuf *pb, struct tree_output *o,
+			 const struct calltree_node *siblings, unsigned level)
 {
 	const struct calltree_node *n, *tmp;
 
 	HASH_ITER(hh, siblings, n, tmp) {
-		json_object *o = json_object_new_object(), *p = json_object_new_array();
+		const struct balance *b = &n->bal;
 
-		path[level] = n;
-		for (unsigned i = 0; i <= level; i++)
-			json_object_array_add(p, frame_json(path[i]));
-		json_object_object_add(o, "path", p);
-		report_json_balance(o, &n->bal);
+		o->path[level] = n;
+		put(pb, o->first ? "\n{\"path\":[" : ",\n{\"path\":[");
+		o->first = false;
+		for (unsigned i = 0; i <= level; i++) {
+			put(pb, i ? ",{\"function\":" : "{\"function\":");
+			append_string(pb, o->path[i]->key.function);
+			printbuf_strappend(pb, ",\"library\":");
+			append_string(pb, o->path[i]->key.library);
+			printbuf_strappend(pb, "}");
+		}
+		sprintbuf(pb, "],\"current\":%" PRId64 ",\"min\":%" PRId64 ",\"max\":%" PRId64
+			      ",\"requested\":%" PRIu64 ",\"calls\":{",
+			  b->current, b->min, b->max, b->requested);
+		for (int f = 0; f < HT_NR_FUNCS; f++)
+			sprintbuf(pb, "%s\"%s\":%" PRIu64, f ? "," : "", ht_func_names[f],
+				  b->calls[f]);
+		printbuf_strappend(pb, "}");
 		if (n->merged > 1)
-			json_object_object_add(o, "merged", json_object_new_int64(n->merged));
-		json_object_array_add(list, o);
-		if (!depth || level + 1 < depth)
-			add_level(list, n->children, path, level + 1, depth);
+			sprintbuf(pb, ",\"merged\":%u", n->merged);
+		printbuf_strappend(pb, "}");
+		if (!o->depth || level + 1 < o->depth)
+			append_level(pb, o, n->children, level + 1);
 	}
 }
 
@@ -141,15 +173,44 @@ static unsigned tree_height(const struct calltree_node *siblings)
 	return h;
 }
 
+/*
+ * Tens of thousands of nodes with a path each: written straight from the tree, one node a
+ * line, rather than built as JSON objects first (a frame each: hundreds of MB).
+ */
+static int write_tree(json_object *list, struct printbuf *pb, int level, int flags)
+{
+	struct tree_output *o = json_object_get_userdata(list);
+	unsigned height = tree_height(o->tree->roots);
+
+	(void)level;
+	(void)flags;
+	o->path = calloc(height ? height : 1, sizeof(*o->path));
+	if (!o->path)
+		return -1;
+	o->first = true;
+	printbuf_strappend(pb, "[");
+	append_level(pb, o, o->tree->roots, 0);
+	printbuf_strappend(pb, "]");
+	free(o->path);
+	o->path = NULL;
+	return 0;
+}
+
+static void free_output(json_object *list, void *userdata)
+{
+	(void)list;
+	free(userdata);
+}
+
 json_object *report_calltree_json(const struct calltree *t, unsigned depth)
 {
 	json_object *list = json_object_new_array();
-	unsigned height = tree_height(t->roots);
-	const struct calltree_node **path = calloc(height ? height : 1, sizeof(*path));
+	struct tree_output *o = calloc(1, sizeof(*o));
 
-	if (!path)
+	if (!o)
 		return list;
-	add_level(list, t->roots, path, 0, depth);
-	free(path);
+	o->tree = t;
+	o->depth = depth;
+	json_object_set_serializer(list, write_tree, o, free_output);
 	return list;
 }
