@@ -123,7 +123,7 @@ struct tree_output {
 	const struct calltree *tree;
 	unsigned depth;
 	const struct calltree_node **path;
-	bool first;
+	bool first, pretty;
 };
 
 static void append_level(struct printbuf *pb, struct tree_output *o,
@@ -135,7 +135,9 @@ static void append_level(struct printbuf *pb, struct tree_output *o,
 		const struct balance *b = &n->bal;
 
 		o->path[level] = n;
-		put(pb, o->first ? "\n{\"path\":[" : ",\n{\"path\":[");
+		/* One node a line; none in a report on one line (top -b --json). */
+		put(pb, o->first ? "" : ",");
+		put(pb, o->pretty ? "\n{\"path\":[" : "{\"path\":[");
 		o->first = false;
 		for (unsigned i = 0; i <= level; i++) {
 			put(pb, i ? ",{\"function\":" : "{\"function\":");
@@ -183,7 +185,7 @@ static int write_tree(json_object *list, struct printbuf *pb, int level, int fla
 	unsigned height = tree_height(o->tree->roots);
 
 	(void)level;
-	(void)flags;
+	o->pretty = flags & JSON_C_TO_STRING_PRETTY;
 	o->path = calloc(height ? height : 1, sizeof(*o->path));
 	if (!o->path)
 		return -1;
