@@ -16,6 +16,7 @@ int open_session(const struct options *opts, struct session **s)
 		.follow = opts->follow,
 		.mpi_only = opts->mpi_only,
 		.unwind_tables = !opts->frame_pointers,
+		.detailed_stacks = opts->stacks_path != NULL,
 		.table_budget = opts->table_budget,
 		.symbol_budget = opts->symbol_budget,
 	};

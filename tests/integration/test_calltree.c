@@ -205,7 +205,7 @@ Test(calltree, mpi_init_scaling)
 		cr_expect(eq(int, lines_with(text, "  app_init  (mpi_tree)", NULL), 2), "%s", text);
 		cr_expect(eq(int, lines_with(text, "    peer_table  (mpi_tree)", NULL), 2), "%s",
 			  text);
-		cr_expect(eq(int, lines_with(text, "main", NULL), 0), "--under starts below main");
+		cr_expect(eq(int, lines_with(text, " main  (", NULL), 0), "--under starts below main");
 		free(text);
 	}
 }

@@ -1,90 +1,87 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "stack_records.h"
 
 /*
- * "library\0offset\0function\0symbol\0file\0line kind\0" per frame (kind: 'i' inlined,
- * 't' tail-called, 'f' else; a missing string empty), then the completeness flag.
+ * A record's key is its frames themselves, their strings interned (so compared as
+ * pointers) and every byte set (padding zeroed), after a word for completeness:
+ * one allocation per record, and a lookup is one hash of a few hundred bytes.
  */
-static char *serialize(const struct stack_frame *frames, size_t nr, bool complete, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
+struct record_key {
+	uint64_t complete;
+	struct stack_frame frames[];
+};
 
-	if (!f)
-		return NULL;
+static const char *intern(struct stack_records *r, const char *text)
+{
+	return text ? strpool__intern(&r->names, text) : NULL;
+}
+
+/* frames as r keeps them, into key; false if out of memory. */
+static bool fill_key(struct stack_records *r, const struct stack_frame *frames, size_t nr,
+		     bool complete, struct record_key *key)
+{
+	key->complete = complete;
 	for (size_t i = 0; i < nr; i++) {
-		fputs(frames[i].library, f);
-		fputc('\0', f);
-		fprintf(f, "%" PRIx64, frames[i].offset);
-		fputc('\0', f);
-		fputs(frames[i].function, f);
-		fputc('\0', f);
-		fputs(frames[i].symbol ? frames[i].symbol : "", f);
-		fputc('\0', f);
-		fputs(frames[i].file ? frames[i].file : "", f);
-		fputc('\0', f);
-		fprintf(f, "%d %c", frames[i].line,
-			frames[i].inlined ? 'i' : frames[i].tail_called ? 't' : 'f');
-		fputc('\0', f);
+		struct stack_frame *f = &key->frames[i];
+
+		f->library = intern(r, frames[i].library);
+		f->function = intern(r, frames[i].function);
+		if (!f->library || !f->function)
+			return false;
+		if (!r->detailed)
+			continue;
+		f->offset = frames[i].offset;
+		f->symbol = intern(r, frames[i].symbol);
+		f->file = intern(r, frames[i].file);
+		f->line = frames[i].line;
+		f->inlined = frames[i].inlined;
+		f->tail_called = frames[i].tail_called;
+		if ((frames[i].symbol && !f->symbol) || (frames[i].file && !f->file))
+			return false;
 	}
-	fputc(complete ? 'c' : 'i', f);
-	if (fclose(f)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	return true;
 }
 
 struct stack_record *stack_records__intern(struct stack_records *r,
 					   const struct stack_frame *frames, size_t nr,
 					   bool complete)
 {
-	struct stack_record *rec;
-	size_t len;
-	char *key = serialize(frames, nr, complete, &len), *p;
+	size_t len = sizeof(struct record_key) + nr * sizeof(struct stack_frame);
+	struct stack_record *rec = NULL;
+	struct record_key *key;
 
-	if (!key)
-		return NULL;
-	HASH_FIND(hh, r->by_key, key, len, rec);
-	if (rec) {
-		free(key);
-		return rec;
+	/* Most stacks were seen before: look them up in a scratch key, copied only if new. */
+	if (len > r->scratch_len) {
+		free(r->scratch);
+		r->scratch_len = 0;
+		if (!(r->scratch = malloc(len)))
+			return NULL;
+		r->scratch_len = len;
 	}
-	rec = calloc(1, sizeof(*rec));
+	memset(r->scratch, 0, len);
+	if (!fill_key(r, frames, nr, complete, r->scratch))
+		return NULL;
+	HASH_FIND(hh, r->by_key, r->scratch, len, rec);
 	if (rec)
-		rec->frames = calloc(nr ? nr : 1, sizeof(*rec->frames));
-	if (!rec || !rec->frames) {
-		free(rec);
-		free(key);
-		return NULL;
-	}
-	/* The frames' strings point into the key. */
-	p = key;
-	for (size_t i = 0; i < nr; i++) {
-		rec->frames[i].library = p;
-		p += strlen(p) + 1;
-		rec->frames[i].offset = frames[i].offset;
-		p += strlen(p) + 1;
-		rec->frames[i].function = p;
-		p += strlen(p) + 1;
-		rec->frames[i].symbol = *p ? p : NULL;
-		p += strlen(p) + 1;
-		rec->frames[i].file = *p ? p : NULL;
-		p += strlen(p) + 1;
-		rec->frames[i].line = frames[i].line;
-		rec->frames[i].inlined = frames[i].inlined;
-		rec->frames[i].tail_called = frames[i].tail_called;
-		p += strlen(p) + 1;
-	}
+		return rec;
+	key = malloc(len);
+	rec = calloc(1, sizeof(*rec));
+	if (!key || !rec)
+		goto fail;
+	memcpy(key, r->scratch, len);
+	rec->frames = key->frames;
 	rec->nr = nr;
 	rec->complete = complete;
 	rec->key = key;
 	HASH_ADD_KEYPTR(hh, r->by_key, rec->key, len, rec);
+	r->bytes += sizeof(*rec) + len;
 	return rec;
+fail:
+	free(key);
+	free(rec);
+	return NULL;
 }
 
 void stack_records__clear(struct stack_records *r)
@@ -93,8 +90,12 @@ void stack_records__clear(struct stack_records *r)
 
 	HASH_ITER(hh, r->by_key, rec, tmp) {
 		HASH_DEL(r->by_key, rec);
-		free(rec->frames);
 		free(rec->key);
 		free(rec);
 	}
+	strpool__clear(&r->names);
+	free(r->scratch);
+	r->scratch = NULL;
+	r->scratch_len = 0;
+	r->bytes = 0;
 }

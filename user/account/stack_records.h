@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * The distinct stacks that called the allocator in one process, symbolized, with their
- * call counts (--stacks). Stacks are told apart by their frames' files, offsets and names,
- * so the same code path seen before and after a dlopen() is one record.
+ * call counts: the call tree's paths, and --stacks. Stacks are told apart by their frames'
+ * files and names, so the same code path seen before and after a dlopen() is one record;
+ * detailed records (--stacks) also by each frame's offset, raw symbol and source line.
+ * Without --stacks, the paths through one function's different call sites are one record:
+ * an Open MPI rank has ~25,000 distinct detailed stacks of ~25 frames, too many to keep
+ * for a tree that does not need them.
  */
 #ifndef HEAPTAP_STACK_RECORDS_H
 #define HEAPTAP_STACK_RECORDS_H
@@ -11,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <uthash.h>
+#include "strpool.h"
 
 /*
  * One frame as naming.h names it. A return address whose code has functions inlined at it
@@ -35,15 +40,23 @@ struct stack_record {
 	bool complete;
 	uint64_t calls;
 	struct calltree_path *tree_path; /* the call tree's nodes it charges (calltree.h) */
-	char *key; /* the frames, serialized: also owns the strings frames point to */
+	void *key; /* completeness, then the frames (frames points into it) */
 	UT_hash_handle hh;
 };
 
 struct stack_records {
 	struct stack_record *by_key;
+	bool detailed;	     /* keep offsets, raw symbols, source lines and frame kinds */
+	struct strpool names; /* every string the records' frames point to */
+	size_t bytes;	     /* of records and their frames (not the names) */
+	void *scratch;	     /* the key being looked up */
+	size_t scratch_len;
 };
 
-/* The record for these frames (copied), created with 0 calls if new; NULL if no memory. */
+/*
+ * The record for these frames (copied: without detailed, only their library and function),
+ * created with 0 calls if new; NULL if no memory.
+ */
 struct stack_record *stack_records__intern(struct stack_records *r,
 					   const struct stack_frame *frames, size_t nr,
 					   bool complete);

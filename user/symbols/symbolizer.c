@@ -41,6 +41,7 @@ struct symbolizer {
 	struct strpool names; /* of the libraries and functions calls are charged to */
 	struct stack_records *records;
 	struct named_stack *scratch; /* the stack being resolved: too large for the stack */
+	struct stack_frame *described; /* NAMED_STACK_MAX frames: the stack being recorded */
 };
 
 static void forget(struct cached_stack **table)
@@ -146,7 +147,10 @@ struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
 	s->rule = rule;
 	s->records = records;
 	s->scratch = malloc(sizeof(*s->scratch));
-	if (!s->scratch) {
+	s->described = malloc(NAMED_STACK_MAX * sizeof(*s->described));
+	if (!s->scratch || !s->described) {
+		free(s->scratch);
+		free(s->described);
 		free(s);
 		return NULL;
 	}
@@ -172,6 +176,7 @@ void symbolizer__free(struct symbolizer *s)
 	strpool__clear(&s->names);
 	procmaps__clear(&s->maps);
 	free(s->scratch);
+	free(s->described);
 	free(s);
 }
 
@@ -259,11 +264,8 @@ static bool has_aliases(const struct allocator *a, enum ht_func func)
 static struct stack_record *record_stack(struct symbolizer *s, const struct named_stack *st,
 					 bool complete)
 {
-	struct stack_frame *described = malloc(st->nr * sizeof(*described) + 1);
-	struct stack_record *rec;
+	struct stack_frame *described = s->described;
 
-	if (!described)
-		return NULL;
 	for (size_t i = 0; i < st->nr; i++) {
 		const struct named_stack_frame *f = &st->frames[i];
 
@@ -278,9 +280,7 @@ static struct stack_record *record_stack(struct symbolizer *s, const struct name
 			.tail_called = f->tail_called,
 		};
 	}
-	rec = stack_records__intern(s->records, described, st->nr, complete);
-	free(described);
-	return rec;
+	return stack_records__intern(s->records, described, st->nr, complete);
 }
 
 /* Resolve a stack. *cut: a frame lay in no mapping (a later mapping may name it). */

@@ -36,6 +36,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 		return -ENOMEM;
 	raise_fd_limit();
 	s->rule = opts->rule;
+	s->detailed_stacks = opts->detailed_stacks;
 	s->mpi_only = opts->mpi_only;
 	s->cache = symcache__new();
 	if (!s->cache) {
@@ -116,6 +117,7 @@ struct target *new_target(struct session *s, pid_t pid)
 	t->pid = pid;
 	t->serial = ++s->serials;
 	t->stack_ids.map_fd = tracer__stacks_fd(s->tracer);
+	t->stacks.detailed = s->detailed_stacks;
 	/*
 	 * An ended program's ids include its pid: deleted later, they could take ids from a
 	 * new process that has its pid and its stacks.

@@ -65,6 +65,7 @@ struct session_opts {
 	bool follow;   /* trace the processes that targets start, from their exec */
 	bool mpi_only; /* trace only processes that carry an MPI rank (follow the rest) */
 	bool unwind_tables; /* unwind by .eh_frame tables, else by frame pointers only */
+	bool detailed_stacks; /* keep what --stacks prints of every distinct stack */
 	struct budget_limits table_budget;  /* bytes of unwind rows (budget.h) */
 	struct budget_limits symbol_budget; /* bytes of symbols and call sites */
 };

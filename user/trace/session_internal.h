@@ -13,6 +13,7 @@ struct session {
 	struct symcache *cache;
 	enum attribution_rule rule;
 	bool mpi_only;
+	bool detailed_stacks; /* --stacks: keep each frame's offset, symbol and line */
 	struct unwind_maps *unwind; /* NULL: frame pointers only */
 	struct target *targets;	    /* live, by pid */
 	struct target *ended;	    /* exited or exec'd, newest first (pids may repeat) */
