@@ -18,7 +18,8 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 # Debian packages the build and the tests need; `make deps` installs whichever is missing.
 DEB_PACKAGES := clang llvm make pkg-config bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	liblzma-dev libiberty-dev g++ libjson-c-dev uthash-dev libncurses-dev libcriterion-dev openmpi-bin libopenmpi-dev tmux \
-	libc6-dbg libcap-dev libcap2-bin util-linux passwd libzydis-dev
+	libc6-dbg libcap-dev libcap2-bin util-linux passwd libzydis-dev protobuf-c-compiler \
+	libprotobuf-c-dev libsqlite3-dev libssl-dev
 
 ifeq ($(V),1)
 	Q =
@@ -33,7 +34,8 @@ CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
 # libpsx before libcap: then libcap changes capabilities in every thread, not just one.
-LIBS_PKG := libbpf libelf libdw zlib liblzma json-c ncurses libpsx libcap
+LIBS_PKG := libbpf libelf libdw zlib liblzma json-c ncurses libpsx libcap libprotobuf-c sqlite3 \
+	libcrypto
 PKG_CFLAGS = $(shell pkg-config --cflags $(LIBS_PKG) 2>/dev/null)
 # libiberty (the demangler binutils and GDB use) and Zydis (probe sites' disassembler) have
 # no .pc file.
@@ -46,14 +48,19 @@ WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 USER_DIRS := $(patsubst %/,%,$(wildcard user/*/))
 USER_INCLUDES := -Iuser $(addprefix -I,$(USER_DIRS))
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
-	-Iinclude $(USER_INCLUDES) -I$(OUTPUT) $(PKG_CFLAGS)
+	-Iinclude $(USER_INCLUDES) -I$(OUTPUT) -I$(OUTPUT)/proto $(PKG_CFLAGS)
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -MMD -MP \
 	-I. -Iinclude $(CLANG_BPF_SYS_INCLUDES)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 USER_SRCS := $(wildcard user/*.c user/*/*.c)
-USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
+# The wire protocol's messages, generated from the .proto by protoc-c.
+PROTO := user/cluster/proto/heaptap.proto
+PROTO_C := $(OUTPUT)/proto/heaptap.pb-c.c
+PROTO_H := $(OUTPUT)/proto/heaptap.pb-c.h
+PROTO_OBJ := $(OUTPUT)/proto/heaptap.pb-c.o
+USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS)) $(PROTO_OBJ)
 # Everything but main(), for the unit tests to link against.
 LIB_OBJS := $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
 SKEL := $(OUTPUT)/heaptap.skel.h
@@ -95,7 +102,17 @@ $(SKEL): $(OUTPUT)/heaptap.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name heaptap_bpf > $@
 
-$(OUTPUT)/user/%.o: user/%.c $(SKEL)
+$(PROTO_C) $(PROTO_H) &: $(PROTO)
+	$(call msg,PROTOC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)protoc-c --proto_path=$(dir $(PROTO)) --c_out=$(@D) $(notdir $(PROTO))
+
+# Generated code: not held to the warnings of ours.
+$(PROTO_OBJ): $(PROTO_C)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -std=gnu11 -MMD -MP $(PKG_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/user/%.o: user/%.c $(SKEL) $(PROTO_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@

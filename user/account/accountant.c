@@ -112,6 +112,41 @@ int accountant__charge(struct process_stats *ps, const struct charge *c)
 	return 0;
 }
 
+int accountant__set_thread(struct process_stats *ps, uint32_t tid, const char *name,
+			   const struct balance *b)
+{
+	struct thread_stats *t = thread_of(ps, tid);
+
+	if (!t)
+		return -ENOMEM;
+	if (name)
+		strncpy(t->name, name, sizeof(t->name) - 1);
+	t->bal = *b;
+	return 0;
+}
+
+int accountant__set_library(struct process_stats *ps, const char *library,
+			    const struct balance *b)
+{
+	struct library_stats *l = library_of(ps, library);
+
+	if (!l)
+		return -ENOMEM;
+	l->bal = *b;
+	return 0;
+}
+
+int accountant__set_function(struct process_stats *ps, const char *library,
+			     const char *function, const struct balance *b)
+{
+	struct function_stats *f = function_of(ps, library, function);
+
+	if (!f)
+		return -ENOMEM;
+	f->bal = *b;
+	return 0;
+}
+
 static int by_tid(struct thread_stats *a, struct thread_stats *b)
 {
 	return a->tid < b->tid ? -1 : a->tid > b->tid;

@@ -62,6 +62,16 @@ void balance__add(struct balance *into, const struct balance *b);
 /* Returns 0 or -ENOMEM (then nothing was charged anywhere). */
 int accountant__charge(struct process_stats *ps, const struct charge *c);
 void accountant__clear(struct process_stats *ps);
+/*
+ * Set a group as another heaptap counted it (a stored or streamed run), creating it if
+ * need be. 0 or -ENOMEM.
+ */
+int accountant__set_thread(struct process_stats *ps, uint32_t tid, const char *name,
+			   const struct balance *b);
+int accountant__set_library(struct process_stats *ps, const char *library,
+			    const struct balance *b);
+int accountant__set_function(struct process_stats *ps, const char *library,
+			     const char *function, const struct balance *b);
 /* Calls charged so far, of every kind. */
 uint64_t accountant__calls(const struct process_stats *ps);
 

@@ -47,6 +47,28 @@ void report_trees(FILE *out, struct session *s, const struct tree_opts *o);
 /* The line naming a process before its tree. */
 void report_tree_heading(FILE *out, int pid, int rank, int world_size, const char *command);
 
+/* What a report says of a process beyond its target: counted by a session, or stored. */
+struct process_facts {
+	uint64_t lost_events, holds_skipped;
+	const char *host;  /* NULL: a process of this machine, traced here (not said) */
+	const char *state; /* NULL, or how it ended but by exit: "agent lost", "detached" */
+	uint64_t dropped_messages; /* its agent's updates that never reached the collector */
+};
+
+/* The processes of a run not traced here: stored by a collector, or served by one. */
+struct report_run {
+	enum attribution_rule rule;
+	int64_t id;	 /* the collector's run id */
+	const char *job; /* NULL when its processes have no job id */
+	size_t nr;
+	struct target **targets; /* their groups sorted (accountant__sort) */
+	const struct process_facts *facts; /* one per target */
+};
+
+void report_text_run(FILE *out, const struct report_run *run);
+/* The run as JSON in the report's schema, pretty or on one line. */
+void report_json_run(FILE *out, const struct report_run *run, bool one_line);
+
 /*
  * A report's file, opened when heaptap starts, so that a bad path fails before any
  * target is touched, and written at the end. A file that exists keeps its contents until

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <json-c/json.h>
@@ -17,7 +18,7 @@ void report_json_balance(json_object *o, const struct balance *b)
 	json_object_object_add(o, "calls", calls);
 }
 
-static json_object *process_json(struct session *s, const struct target *t)
+static json_object *process_json(const struct target *t, const struct process_facts *pf)
 {
 	json_object *p = json_object_new_object(), *total = json_object_new_object();
 	json_object *threads = json_object_new_array(), *libraries = json_object_new_array();
@@ -34,6 +35,15 @@ static json_object *process_json(struct session *s, const struct target *t)
 							json_object_new_int(t->mpi.local_rank) : NULL);
 	json_object_object_add(p, "job", t->mpi.job[0] ? json_object_new_string(t->mpi.job) : NULL);
 	json_object_object_add(p, "command", json_object_new_string(t->command));
+	if (pf->host) { /* a run's process: where it ran, and how its tracing ended */
+		json_object_object_add(p, "host", json_object_new_string(pf->host));
+		json_object_object_add(p, "status", json_object_new_string(
+			pf->state ? pf->state : t->exec ? "exec" : t->exited ? "exited" : "running"));
+		json_object_object_add(p, "agent_lost", json_object_new_boolean(
+			pf->state && !strcmp(pf->state, "agent lost")));
+		json_object_object_add(p, "dropped_messages",
+				       json_object_new_uint64(pf->dropped_messages));
+	}
 	json_object_object_add(p, "exited", json_object_new_boolean(t->exited));
 	json_object_object_add(p, "exec", json_object_new_boolean(t->exec));
 	/* How it ended: an exit status, or the signal that killed it (null: not known). */
@@ -41,9 +51,8 @@ static json_object *process_json(struct session *s, const struct target *t)
 					json_object_new_int(WEXITSTATUS(t->exit_code)) : NULL);
 	json_object_object_add(p, "signal", t->exit_known && WIFSIGNALED(t->exit_code) ?
 					json_object_new_int(WTERMSIG(t->exit_code)) : NULL);
-	json_object_object_add(p, "holds_skipped",
-			       json_object_new_uint64(session__holds_skipped(s, t)));
-	json_object_object_add(p, "lost_events", json_object_new_uint64(session__lost_events(s, t)));
+	json_object_object_add(p, "holds_skipped", json_object_new_uint64(pf->holds_skipped));
+	json_object_object_add(p, "lost_events", json_object_new_uint64(pf->lost_events));
 	json_object_object_add(p, "incomplete_stacks", json_object_new_uint64(t->incomplete_stacks));
 	json_object_object_add(p, "unsupported_unwinds",
 			       json_object_new_uint64(t->unsupported_unwinds));
@@ -177,8 +186,14 @@ static json_object *report_object(struct session *s)
 	json_object_object_add(root, "heaptap", json_object_new_int(1));
 	json_object_object_add(root, "attribution",
 			       json_object_new_string(attribution_rule_name(session__rule(s))));
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(processes, process_json(s, targets[i]));
+	for (size_t i = 0; i < n; i++) {
+		struct process_facts pf = {
+			.lost_events = session__lost_events(s, targets[i]),
+			.holds_skipped = session__holds_skipped(s, targets[i]),
+		};
+
+		json_object_array_add(processes, process_json(targets[i], &pf));
+	}
 	json_object_object_add(root, "processes", processes);
 	json_object_object_add(root, "untraced", untraced_json(s));
 	json_object_object_add(root, "unwind_tables", unwind_tables_json(s));
@@ -211,6 +226,26 @@ void report_json_line(FILE *out, struct session *s)
 
 	fprintf(out, "%s\n",
 		json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
+							     JSON_C_TO_STRING_NOSLASHESCAPE));
+	fflush(out);
+	json_object_put(root);
+}
+
+void report_json_run(FILE *out, const struct report_run *run, bool one_line)
+{
+	json_object *root = json_object_new_object(), *processes = json_object_new_array();
+
+	json_object_object_add(root, "heaptap", json_object_new_int(1));
+	json_object_object_add(root, "attribution",
+			       json_object_new_string(attribution_rule_name(run->rule)));
+	json_object_object_add(root, "run", json_object_new_int64(run->id));
+	json_object_object_add(root, "job", run->job ? json_object_new_string(run->job) : NULL);
+	for (size_t i = 0; i < run->nr; i++)
+		json_object_array_add(processes, process_json(run->targets[i], &run->facts[i]));
+	json_object_object_add(root, "processes", processes);
+	fprintf(out, "%s\n",
+		json_object_to_json_string_ext(root, (one_line ? JSON_C_TO_STRING_PLAIN
+							       : JSON_C_TO_STRING_PRETTY) |
 							     JSON_C_TO_STRING_NOSLASHESCAPE));
 	fflush(out);
 	json_object_put(root);

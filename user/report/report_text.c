@@ -17,7 +17,7 @@ static void print_balance(FILE *out, const char *indent, const struct balance *b
 	fputc('\n', out);
 }
 
-static void print_process(FILE *out, struct session *s, const struct target *t)
+static void print_process(FILE *out, const struct target *t, const struct process_facts *pf)
 {
 	const struct thread_stats *th, *tht;
 	const struct library_stats *l, *lt;
@@ -34,7 +34,11 @@ static void print_process(FILE *out, struct session *s, const struct target *t)
 		fprintf(out, ", local rank: %d", t->mpi.local_rank);
 	if (t->mpi.job[0])
 		fprintf(out, ", job: %s", t->mpi.job);
-	if (t->exec)
+	if (pf->host)
+		fprintf(out, ", host: %s", pf->host);
+	if (pf->state)
+		fprintf(out, ", %s", pf->state);
+	else if (t->exec)
 		fprintf(out, ", then exec'd another program");
 	else if (t->exited && t->exit_known && WIFSIGNALED(t->exit_code))
 		fprintf(out, ", killed by signal %d (%s)", WTERMSIG(t->exit_code),
@@ -44,11 +48,15 @@ static void print_process(FILE *out, struct session *s, const struct target *t)
 	else if (t->exited)
 		fprintf(out, ", exited");
 	fputc('\n', out);
-	if (session__holds_skipped(s, t))
+	if (pf->holds_skipped)
 		fprintf(out, "Not held at %" PRIu64 " exec or loader events (heaptap was slow): "
 			     "stacks through what they loaded may be cut\n",
-			session__holds_skipped(s, t));
-	fprintf(out, "Lost events: %" PRIu64 ", incomplete stacks: %" PRIu64, session__lost_events(s, t),
+			pf->holds_skipped);
+	if (pf->dropped_messages)
+		fprintf(out, "Updates its agent dropped (collector unreachable, buffer full): %"
+			     PRIu64 "; the balances are whole, its time series has gaps\n",
+			pf->dropped_messages);
+	fprintf(out, "Lost events: %" PRIu64 ", incomplete stacks: %" PRIu64, pf->lost_events,
 		t->incomplete_stacks);
 	if (t->unsupported_unwinds)
 		fprintf(out, " (%" PRIu64 " cut at an unwind rule heaptap cannot follow)",
@@ -152,8 +160,24 @@ void report_text_processes(FILE *out, struct session *s)
 	size_t n = session__targets(s, &targets);
 
 	fprintf(out, "heaptap report (attribution: %s)\n", attribution_rule_name(session__rule(s)));
-	for (size_t i = 0; i < n; i++)
-		print_process(out, s, targets[i]);
+	for (size_t i = 0; i < n; i++) {
+		struct process_facts pf = {
+			.lost_events = session__lost_events(s, targets[i]),
+			.holds_skipped = session__holds_skipped(s, targets[i]),
+		};
+
+		print_process(out, targets[i], &pf);
+	}
+	fflush(out);
+}
+
+void report_text_run(FILE *out, const struct report_run *run)
+{
+	fprintf(out, "heaptap report (attribution: %s)\n", attribution_rule_name(run->rule));
+	fprintf(out, "Run %" PRId64 "%s%s: %zu process%s\n", run->id, run->job ? ", job " : "",
+		run->job ? run->job : "", run->nr, run->nr == 1 ? "" : "es");
+	for (size_t i = 0; i < run->nr; i++)
+		print_process(out, run->targets[i], &run->facts[i]);
 	fflush(out);
 }
 

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* A batch into the database: its processes, their groups and samples. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "heaptap_types.h"
+#include "store_internal.h"
+#include "store_schema.h"
+
+/* "job:ID" or "agent:UID" */
+#define RUN_KEY_SIZE 128
+
+/* The id of a library's or function's name, added if new. 0 on error. */
+static int64_t name_id(struct store *st, const char *text)
+{
+	size_t len = strlen(text);
+	struct name_id *n;
+	sqlite3_stmt *s;
+	int64_t id = 0;
+
+	HASH_FIND(hh, st->names, text, len, n);
+	if (n)
+		return n->id;
+	s = store_stmt(st, NAME_FIND);
+	store_bind_text(s, 1, text);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (!id) {
+		s = store_stmt(st, NAME_ADD);
+		store_bind_text(s, 1, text);
+		if (store_run(st, s, "add name"))
+			return 0;
+		id = sqlite3_last_insert_rowid(st->db);
+	}
+	n = malloc(sizeof(*n) + len + 1);
+	if (n) {
+		n->id = id;
+		memcpy(n->text, text, len + 1);
+		HASH_ADD(hh, st->names, text, len, n);
+	}
+	return id;
+}
+
+static int put_group(struct store *st, int64_t process, enum store_kind kind, int64_t a,
+		     int64_t b, const char *name, const Heaptap__Balance *bal)
+{
+	sqlite3_stmt *s = store_stmt(st, GROUP_PUT);
+
+	sqlite3_bind_int64(s, 1, process);
+	sqlite3_bind_int(s, 2, kind);
+	sqlite3_bind_int64(s, 3, a);
+	sqlite3_bind_int64(s, 4, b);
+	store_bind_text(s, 5, name);
+	sqlite3_bind_int64(s, 6, bal->current);
+	sqlite3_bind_int64(s, 7, bal->min);
+	sqlite3_bind_int64(s, 8, bal->max);
+	sqlite3_bind_int64(s, 9, (int64_t)bal->requested);
+	for (int f = 0; f < HT_NR_FUNCS; f++)
+		sqlite3_bind_int64(s, 10 + f, f < (int)bal->n_calls ? (int64_t)bal->calls[f] : 0);
+	return store_run(st, s, "store a group");
+}
+
+static int put_groups(struct store *st, int64_t id, const Heaptap__Process *p)
+{
+	int err = 0;
+
+	if (p->total)
+		err = put_group(st, id, STORE_TOTAL, 0, 0, NULL, p->total);
+	for (size_t i = 0; i < p->n_threads && !err; i++)
+		err = put_group(st, id, STORE_THREAD, p->threads[i]->tid, 0, p->threads[i]->name,
+				p->threads[i]->balance);
+	for (size_t i = 0; i < p->n_libraries && !err; i++) {
+		int64_t lib = name_id(st, p->libraries[i]->library);
+
+		err = lib ? put_group(st, id, STORE_LIBRARY, lib, 0, NULL,
+				      p->libraries[i]->balance) : -EIO;
+	}
+	for (size_t i = 0; i < p->n_functions && !err; i++) {
+		const Heaptap__Function *f = p->functions[i];
+		int64_t lib = name_id(st, f->library), fn = name_id(st, f->function);
+
+		err = lib && fn ? put_group(st, id, STORE_FUNCTION, lib, fn, NULL, f->balance)
+				: -EIO;
+	}
+	return err;
+}
+
+/*
+ * The run a new process belongs to: its job's, or (no job id) its agent's. 0 on error.
+ * The run's command: the job's first process's, or the agent's own command line.
+ */
+static int64_t run_of(struct store *st, int64_t agent, const char *job, const char *command,
+		      double now)
+{
+	char key[RUN_KEY_SIZE], attribution[16] = "", agent_command[512] = "";
+	sqlite3_stmt *s = store_stmt(st, AGENT_INFO);
+	int64_t id = 0;
+
+	sqlite3_bind_int64(s, 1, agent);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite3_column_text(s, 0);
+		const char *a = (const char *)sqlite3_column_text(s, 1);
+		const char *uid = (const char *)sqlite3_column_text(s, 2);
+
+		snprintf(agent_command, sizeof(agent_command), "%s", c ? c : "");
+		snprintf(attribution, sizeof(attribution), "%s", a ? a : "");
+		snprintf(key, sizeof(key), "agent:%s", uid ? uid : "?");
+	}
+	sqlite3_reset(s);
+	if (job && job[0])
+		snprintf(key, sizeof(key), "job:%s", job);
+	s = store_stmt(st, RUN_FIND);
+	store_bind_text(s, 1, key);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (id)
+		return id;
+	s = store_stmt(st, RUN_ADD);
+	store_bind_text(s, 1, key);
+	store_bind_text(s, 2, job && job[0] ? job : NULL);
+	store_bind_text(s, 3, job && job[0] ? command : agent_command);
+	sqlite3_bind_double(s, 4, now);
+	store_bind_text(s, 5, attribution);
+	if (store_run(st, s, "add run"))
+		return 0;
+	return sqlite3_last_insert_rowid(st->db);
+}
+
+static char *dup_column(sqlite3_stmt *s, int i)
+{
+	const char *text = (const char *)sqlite3_column_text(s, i);
+
+	return strdup(text ? text : "");
+}
+
+/* The process an agent's key names: known, stored, or added now from its identity. */
+static struct known_process *process_of(struct store *st, int64_t agent, const char *host,
+					const Heaptap__Process *p, double now)
+{
+	const Heaptap__Identity *who = p->identity;
+	struct known_process *kp, probe = { .k = { agent, p->key } };
+	sqlite3_stmt *s;
+
+	HASH_FIND(hh, st->processes, &probe.k, sizeof(probe.k), kp);
+	if (kp)
+		return kp;
+	kp = calloc(1, sizeof(*kp));
+	if (!kp)
+		return NULL;
+	kp->k = probe.k;
+	s = store_stmt(st, PROCESS_FIND);
+	sqlite3_bind_int64(s, 1, agent);
+	sqlite3_bind_int64(s, 2, (int64_t)p->key);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		kp->id = sqlite3_column_int64(s, 0);
+		kp->job = dup_column(s, 1);
+		kp->host = dup_column(s, 2);
+		kp->rank = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 3);
+		kp->pid = sqlite3_column_int(s, 4);
+	}
+	sqlite3_reset(s);
+	if (!kp->id) {
+		/* No identity (an agent that lost its first message): stored as unknown. */
+		const char *job = who ? who->job : NULL;
+		int64_t run = run_of(st, agent, job, who ? who->command : NULL, now);
+
+		s = store_stmt(st, PROCESS_ADD);
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_int64(s, 2, agent);
+		sqlite3_bind_int64(s, 3, (int64_t)p->key);
+		store_bind_text(s, 4, host);
+		if (who) {
+			sqlite3_bind_int(s, 5, who->pid);
+			if (who->rank >= 0)
+				sqlite3_bind_int(s, 6, who->rank);
+			if (who->world_size >= 0)
+				sqlite3_bind_int(s, 7, who->world_size);
+			if (who->local_rank >= 0)
+				sqlite3_bind_int(s, 8, who->local_rank);
+			store_bind_text(s, 9, who->job && who->job[0] ? who->job : NULL);
+			store_bind_text(s, 10, who->command);
+			store_bind_text(s, 11, who->allocator);
+			sqlite3_bind_int(s, 12, who->usable_known);
+		}
+		sqlite3_bind_double(s, 13, now);
+		if (!run || store_run(st, s, "add process")) {
+			free(kp);
+			return NULL;
+		}
+		kp->id = sqlite3_last_insert_rowid(st->db);
+		kp->job = strdup(job ? job : "");
+		kp->host = strdup(host ? host : "");
+		kp->rank = who ? who->rank : -1;
+		kp->pid = who ? who->pid : 0;
+	}
+	if (!kp->job || !kp->host) {
+		free(kp->job);
+		free(kp->host);
+		free(kp);
+		return NULL;
+	}
+	HASH_ADD(hh, st->processes, k, sizeof(kp->k), kp);
+	return kp;
+}
+
+static const char *state_name(Heaptap__State state)
+{
+	switch (state) {
+	case HEAPTAP__STATE__EXITED:
+		return "exited";
+	case HEAPTAP__STATE__EXEC:
+		return "exec";
+	case HEAPTAP__STATE__DETACHED:
+		return "detached";
+	default:
+		return "running";
+	}
+}
+
+static int put_process(struct store *st, int64_t agent, const char *host,
+		       const Heaptap__Process *p, double t, store_on_process on_process, void *ctx)
+{
+	struct known_process *kp = process_of(st, agent, host, p, t);
+	sqlite3_stmt *s;
+
+	if (!kp)
+		return -EIO;
+	s = store_stmt(st, PROCESS_STATUS);
+	sqlite3_bind_int64(s, 1, kp->id);
+	sqlite3_bind_double(s, 2, t);
+	store_bind_text(s, 3, state_name(p->state));
+	if (p->exit_status >= 0)
+		sqlite3_bind_int(s, 4, p->exit_status);
+	if (p->signal >= 0)
+		sqlite3_bind_int(s, 5, p->signal);
+	sqlite3_bind_int64(s, 6, (int64_t)p->lost_events);
+	sqlite3_bind_int64(s, 7, (int64_t)p->incomplete_stacks);
+	sqlite3_bind_int64(s, 8, (int64_t)p->holds_skipped);
+	sqlite3_bind_int64(s, 9, (int64_t)p->unsupported_unwinds);
+	if (store_run(st, s, "process status") || put_groups(st, kp->id, p))
+		return -EIO;
+	if (p->total) {
+		s = store_stmt(st, SAMPLE_ADD);
+		sqlite3_bind_int64(s, 1, kp->id);
+		sqlite3_bind_double(s, 2, t);
+		sqlite3_bind_int64(s, 3, p->total->current);
+		sqlite3_bind_int64(s, 4, p->total->max);
+		if (store_run(st, s, "add sample"))
+			return -EIO;
+	}
+	if (on_process) {
+		struct store_who who = { kp->job, kp->host, kp->rank, kp->pid };
+
+		on_process(ctx, &who, p);
+	}
+	return 0;
+}
+
+int store__apply_batch(struct store *st, int64_t agent, const char *host,
+		       const Heaptap__Batch *b, bool *applied, store_on_process on_process,
+		       void *ctx)
+{
+	sqlite3_stmt *s = store_stmt(st, AGENT_FIND_ID);
+	uint64_t last_seq = 0;
+
+	*applied = false;
+	sqlite3_bind_int64(s, 1, agent);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		last_seq = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	/* A batch sent again (its ack was lost, the collector restarted): stored already. */
+	if (b->seq <= last_seq)
+		return 0;
+	for (size_t i = 0; i < b->n_processes; i++) {
+		if (put_process(st, agent, host, b->processes[i], b->time, on_process, ctx))
+			return -EIO;
+	}
+	s = store_stmt(st, AGENT_SEQ);
+	sqlite3_bind_int64(s, 1, agent);
+	sqlite3_bind_int64(s, 2, (int64_t)b->seq);
+	sqlite3_bind_double(s, 3, b->time);
+	sqlite3_bind_int64(s, 4, (int64_t)b->dropped_messages);
+	if (store_run(st, s, "agent sequence"))
+		return -EIO;
+	*applied = true;
+	return 0;
+}
+
+int64_t store__newest_run(struct store *st)
+{
+	sqlite3_stmt *s;
+	int64_t id = 0;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT max(id) FROM runs", -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return id;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* What store.c, store_batch.c and store_read.c share. */
+#ifndef HEAPTAP_STORE_INTERNAL_H
+#define HEAPTAP_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+#include <uthash.h>
+#include "store.h"
+
+enum stmt {
+	AGENT_FIND, AGENT_FIND_ID, AGENT_ADD, AGENT_HELLO, AGENT_GONE, AGENT_SEQ,
+	LOST_AGENTS, LOST_PROCESSES, STALE_AGENTS,
+	AGENT_INFO, RUN_FIND, RUN_ADD, PROCESS_FIND, PROCESS_ADD, PROCESS_STATUS,
+	NAME_FIND, NAME_ADD, GROUP_PUT, SAMPLE_ADD, NR_STMTS,
+};
+
+/* Names seen, by text: most batches repeat the names of the one before. */
+struct name_id {
+	int64_t id;
+	UT_hash_handle hh;
+	char text[];
+};
+
+/* A process known to this collector: its database id and what metrics call it. */
+struct known_process {
+	struct { int64_t agent; uint64_t key; } k;
+	int64_t id;
+	char *job, *host;
+	int rank, pid;
+	UT_hash_handle hh;
+};
+
+struct store {
+	sqlite3 *db;
+	sqlite3_stmt *stmts[NR_STMTS];
+	struct name_id *names;
+	struct known_process *processes;
+};
+
+/* The statement, reset and ready for its bindings. */
+sqlite3_stmt *store_stmt(struct store *st, enum stmt which);
+/* Run a statement that returns no row. 0 or -EIO (logged). */
+int store_run(struct store *st, sqlite3_stmt *s, const char *what);
+int store_db_error(struct store *st, const char *what);
+void store_bind_text(sqlite3_stmt *s, int i, const char *text);
+/* Is db heaptap's, of a schema this heaptap reads? 0, or -EIO after one line. */
+int store__check_schema(sqlite3 *db, const char *path);
+sqlite3 *store__db(struct store *st);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* Stored runs read back (heaptap report DB.sqlite, the collector's answers to top). */
+#ifndef HEAPTAP_STORE_READ_H
+#define HEAPTAP_STORE_READ_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "run_view.h"
+#include "store.h"
+
+/* The stored runs, a line each: id, job, start, ranks, hosts, processes, command. */
+int store__list_runs(struct store *st, FILE *out);
+/*
+ * Run id (0: the newest) into v: every process (process 0) or only that one; with
+ * totals_only, each process's total without its groups. 0, -ENOENT (no such run), -EIO.
+ */
+int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_only,
+		    struct run_view *v);
+
+#endif

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* The database's schema (README "Cluster" documents it), shared by writer and readers. */
+#ifndef HEAPTAP_STORE_SCHEMA_H
+#define HEAPTAP_STORE_SCHEMA_H
+
+/* Kinds of groups (column kind of groups). */
+enum store_kind { STORE_TOTAL = 0, STORE_THREAD = 1, STORE_LIBRARY = 2, STORE_FUNCTION = 3 };
+
+/* The call counts' columns, in enum ht_func order. */
+#define STORE_CALL_COLUMNS                                                                    \
+	"malloc, calloc, realloc, reallocarray, free, memalign, posix_memalign, "            \
+	"aligned_alloc, valloc, pvalloc"
+
+#define STORE_SCHEMA                                                                          \
+	"CREATE TABLE IF NOT EXISTS agents ("                                                 \
+	"  id INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, host TEXT, command TEXT,"       \
+	"  pid INTEGER, attribution TEXT, first_seen REAL, last_seen REAL,"                  \
+	"  last_seq INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL DEFAULT 'connected',"     \
+	"  dropped_messages INTEGER NOT NULL DEFAULT 0);"                                     \
+	"CREATE TABLE IF NOT EXISTS runs ("                                                   \
+	"  id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, job TEXT, command TEXT,"        \
+	"  started REAL, attribution TEXT);"                                                  \
+	"CREATE TABLE IF NOT EXISTS processes ("                                              \
+	"  id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id),"                \
+	"  agent INTEGER NOT NULL REFERENCES agents(id), key INTEGER NOT NULL,"              \
+	"  host TEXT, pid INTEGER, rank INTEGER, world_size INTEGER, local_rank INTEGER,"    \
+	"  job TEXT, command TEXT, allocator TEXT, usable_known INTEGER,"                    \
+	"  first_seen REAL, last_seen REAL, state TEXT NOT NULL DEFAULT 'running',"          \
+	"  exit_status INTEGER, signal INTEGER, lost_events INTEGER DEFAULT 0,"              \
+	"  incomplete_stacks INTEGER DEFAULT 0, holds_skipped INTEGER DEFAULT 0,"            \
+	"  unsupported_unwinds INTEGER DEFAULT 0, UNIQUE (agent, key));"                     \
+	"CREATE INDEX IF NOT EXISTS processes_of_run ON processes (run);"                     \
+	"CREATE TABLE IF NOT EXISTS names (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);" \
+	"CREATE TABLE IF NOT EXISTS groups ("                                                 \
+	"  process INTEGER NOT NULL REFERENCES processes(id), kind INTEGER NOT NULL,"        \
+	"  a INTEGER NOT NULL, b INTEGER NOT NULL, name TEXT,"                               \
+	"  current INTEGER, min INTEGER, max INTEGER, requested INTEGER,"                    \
+	"  malloc INTEGER, calloc INTEGER, realloc INTEGER, reallocarray INTEGER,"           \
+	"  free INTEGER, memalign INTEGER, posix_memalign INTEGER, aligned_alloc INTEGER,"   \
+	"  valloc INTEGER, pvalloc INTEGER,"                                                 \
+	"  PRIMARY KEY (process, kind, a, b)) WITHOUT ROWID;"                                 \
+	"CREATE TABLE IF NOT EXISTS samples ("                                                \
+	"  process INTEGER NOT NULL REFERENCES processes(id), t REAL NOT NULL,"              \
+	"  current INTEGER NOT NULL, max INTEGER NOT NULL);"                                  \
+	"CREATE INDEX IF NOT EXISTS samples_of_process ON samples (process, t);"             \
+	"CREATE VIEW IF NOT EXISTS balances AS"                                               \
+	"  SELECT g.process, CASE g.kind WHEN 0 THEN 'total' WHEN 1 THEN 'thread'"           \
+	"    WHEN 2 THEN 'library' ELSE 'function' END AS kind,"                              \
+	"    CASE g.kind WHEN 1 THEN g.a END AS tid,"                                          \
+	"    CASE g.kind WHEN 2 THEN l.text WHEN 3 THEN l.text END AS library,"               \
+	"    CASE g.kind WHEN 3 THEN f.text WHEN 1 THEN g.name END AS name,"                  \
+	"    g.current, g.min, g.max, g.requested, " STORE_CALL_COLUMNS                         \
+	"  FROM groups g LEFT JOIN names l ON g.kind IN (2, 3) AND l.id = g.a"                \
+	"  LEFT JOIN names f ON g.kind = 3 AND f.id = g.b;"
+
+#endif
