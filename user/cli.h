@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "attribution.h"
 #include "budget.h"
@@ -25,7 +26,9 @@ enum exit_status {
 	EXIT_NOT_FOUND = 127,	   /* run: no such command */
 };
 
-enum subcommand { CMD_RUN, CMD_ATTACH, CMD_TOP, CMD_SITES, CMD_REPORT, CMD_COMPARE };
+enum subcommand {
+	CMD_RUN, CMD_ATTACH, CMD_TOP, CMD_SITES, CMD_REPORT, CMD_COMPARE, CMD_AGENT, CMD_COLLECT
+};
 
 struct options {
 	enum subcommand cmd;
@@ -54,6 +57,17 @@ struct options {
 	size_t nr_inputs;
 	const char *html_path;	 /* compare --html */
 	bool verbose;
+	/* The cluster's commands (cli_cluster.c). */
+	const char *collector;	   /* agent, top: --collector HOST:PORT */
+	const char *key_path;	   /* agent, collect, top: --key */
+	const char *listen;	   /* collect --listen */
+	const char *db_path;	   /* collect --db; report's FILE */
+	const char *metrics_listen; /* collect --metrics */
+	double client_timeout;	   /* collect: seconds for a handshake, a frame, silence */
+	double lost_after;	   /* collect: seconds before an agent gone is lost */
+	uint64_t buffer_limit;	   /* agent --buffer: bytes of unacknowledged batches */
+	long run_id;		   /* report, top: --run; 0 = the newest */
+	bool list_runs;		   /* report --list */
 };
 
 /*

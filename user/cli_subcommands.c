@@ -91,6 +91,7 @@ static const struct argp_option top_options[] = {
 	OPTION_ATTRIBUTION,
 	OPTION_UNWIND,
 	OPTION_BUDGETS,
+	CLI_TOP_CLUSTER_OPTIONS,
 	{},
 };
 
@@ -105,6 +106,7 @@ static const struct argp_option report_options[] = {
 	{ "json", OPT_JSON, "FILE", 0, "write the processes and their trees (as --tree, --depth "
 				       "and --under select) as JSON" },
 	{ "output", 'o', "FILE", 0, "write the text to FILE instead of standard output" },
+	CLI_REPORT_DB_OPTIONS,
 	{},
 };
 
@@ -195,9 +197,11 @@ const struct cli_subcommand cli_subcommands[] = {
 		.summary = "print a report heaptap wrote (--json), its call trees with --tree",
 		.cmd = CMD_REPORT,
 		.options = report_options,
-		.args_doc = "FILE.json",
+		.args_doc = "FILE.json\nDB.sqlite",
 		.doc = "Read a JSON report heaptap wrote and print each process's totals, and with "
-		       "--tree its call tree. Needs no privileges.",
+		       "--tree its call tree; or print a run stored by heaptap collect (the "
+		       "newest, or --run ID) as the text report, or --json; --list lists the "
+		       "stored runs. Needs no privileges.",
 		.takes_files = true,
 		.check = check_report,
 	},
@@ -216,6 +220,40 @@ const struct cli_subcommand cli_subcommands[] = {
 		       "growth. Needs no privileges.",
 		.takes_files = true,
 		.check = check_compare,
+	},
+	{
+		.name = "agent",
+		.prog = "heaptap agent",
+		.summary = "trace like run or attach, and stream what changes to a collector",
+		.cmd = CMD_AGENT,
+		.options = cli_agent_options,
+		.args_doc = "--collector HOST:PORT --mpi\n--collector HOST:PORT -p PID[,PID...]\n"
+			    "--collector HOST:PORT [--follow|--mpi] [--] COMMAND [ARG...]",
+		.doc = "Trace like run (with a COMMAND) or attach (-p, --mpi), and every -i "
+		       "seconds send each traced process's changes to the collector, and a final "
+		       "report when it ends. With a COMMAND it exits with COMMAND's status once "
+		       "the collector has acknowledged everything (or after waiting 15 s, saying "
+		       "what was not delivered); otherwise it runs until Ctrl-C or SIGTERM (-p: or "
+		       "until the processes exit). While the collector is unreachable it keeps "
+		       "tracing and buffering (--buffer, 64M by default), reconnecting with "
+		       "backoff.\vOne agent per rank: mpirun -np N heaptap agent --collector X -- "
+		       "./app. One per node: heaptap agent --collector X --mpi -- mpirun ... or "
+		       "srun --ntasks-per-node=1 --overlap heaptap agent --collector X --mpi.",
+		.command_follows = true,
+		.check = cli_check_agent,
+	},
+	{
+		.name = "collect",
+		.prog = "heaptap collect",
+		.summary = "receive what agents send and store the runs in an SQLite database",
+		.cmd = CMD_COLLECT,
+		.options = cli_collect_options,
+		.args_doc = "--db FILE.sqlite",
+		.doc = "Accept agents (and top --collector), store what they send in FILE.sqlite "
+		       "and run until Ctrl-C or SIGTERM. Prints 'heaptap: collecting on "
+		       "ADDR:PORT' on standard error once it accepts connections (port 0 takes a "
+		       "free port, and the line shows it).",
+		.check = cli_check_collect,
 	},
 };
 
@@ -390,7 +428,7 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		return c->sub->check(o);
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli_parse_cluster_option(c, key, arg);
 	}
 }
 
@@ -401,6 +439,11 @@ static const struct cli_subcommand *sub_of(enum subcommand cmd)
 			return &cli_subcommands[i];
 	}
 	return NULL;
+}
+
+const struct cli_subcommand *cli_sub_of(enum subcommand cmd)
+{
+	return sub_of(cmd);
 }
 
 static int check_run(struct options *o)
@@ -426,7 +469,7 @@ static int check_report(struct options *o)
 
 	if (o->nr_inputs != 1)
 		return cli_usage_error(sub, "%s", "report reads one file: heaptap report "
-					     "FILE.json");
+					     "FILE.json, or DB.sqlite");
 	return check_tree_options(sub, o);
 }
 
@@ -453,6 +496,13 @@ static int check_top(struct options *o)
 
 	if (o->nr_pids && o->command)
 		return cli_usage_error(top, "%s", "top watches -p PID... or a COMMAND, not both");
+	if (o->collector && (o->nr_pids || o->command || o->mpi_only))
+		return cli_usage_error(top, "%s", "top watches a collector's run or processes "
+					     "here, not both");
+	if (o->collector)
+		return 0;
+	if (o->run_id || o->key_path)
+		return cli_usage_error(top, "%s", "--run and --key go with --collector");
 	if (!o->nr_pids && !o->command && !o->mpi_only)
 		return cli_usage_error(top, "%s", "top watches -p PID..., --mpi, or "
 					     "--follow -- COMMAND");

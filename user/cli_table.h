@@ -24,6 +24,16 @@ enum {
 	OPT_UNDER,
 	OPT_BY,
 	OPT_HTML,
+	OPT_COLLECTOR,
+	OPT_KEY,
+	OPT_LISTEN,
+	OPT_DB,
+	OPT_METRICS,
+	OPT_CLIENT_TIMEOUT,
+	OPT_LOST_AFTER,
+	OPT_BUFFER,
+	OPT_RUN,
+	OPT_LIST,
 };
 
 struct cli_subcommand {
@@ -58,6 +68,23 @@ struct cli_state {
 	const struct cli_subcommand *sub; /* NULL until the subcommand is named */
 	int sub_index;			  /* its position in argv */
 };
+
+/* cli_cluster.c: the options of agent, collect, report, top --collector, and the checks. */
+extern const struct argp_option cli_agent_options[], cli_collect_options[];
+/* report's options for a database (heaptap report DB.sqlite). */
+#define CLI_REPORT_DB_OPTIONS                                                                \
+	{ "run", OPT_RUN, "ID", 0, "DB.sqlite: the run to report (default: the newest)" },   \
+	{ "list", OPT_LIST, NULL, 0, "DB.sqlite: list the stored runs: id, job, start, "     \
+				     "ranks, hosts" }
+#define CLI_TOP_CLUSTER_OPTIONS                                                              \
+	{ "collector", OPT_COLLECTOR, "HOST:PORT", 0, "watch the newest run a collector "      \
+						      "stores, a row per rank" },                \
+	{ "run", OPT_RUN, "ID", 0, "with --collector: that run instead of the newest" },       \
+	{ "key", OPT_KEY, "FILE", 0, "with --collector: the collector's shared key" }
+error_t cli_parse_cluster_option(struct cli_state *c, int key, char *arg);
+int cli_check_agent(struct options *o);
+int cli_check_collect(struct options *o);
+const struct cli_subcommand *cli_sub_of(enum subcommand cmd);
 
 /* The argp parser of every subcommand; state->input is a struct cli_state. */
 error_t cli_parse_option(int key, char *arg, struct argp_state *state);

@@ -15,6 +15,12 @@ int cmd_top(const struct options *opts);
 int cmd_sites(const struct options *opts);
 int cmd_report(const struct options *opts);
 int cmd_compare(const struct options *opts);
+int cmd_agent(const struct options *opts);
+int cmd_collect(const struct options *opts);
+/* heaptap report DB.sqlite */
+int cmd_report_db(const struct options *opts);
+/* top --collector */
+int cmd_top_collector(const struct options *opts);
 
 /* The program execvp would run for name, and the ELF the kernel loads for it (a script's
  * interpreter). EXIT_OK, or an exit status after saying why in one line. */

@@ -5,6 +5,7 @@
 #include "log.h"
 #include "preflight.h"
 #include "privilege.h"
+#include "store_read.h"
 
 int main(int argc, char **argv)
 {
@@ -15,7 +16,17 @@ int main(int argc, char **argv)
 	if (status != EXIT_OK)
 		return status;
 	log_verbose = opts.verbose;
-	/* Reading reports needs neither privileges nor BPF. */
+	/* Reading reports needs neither privileges nor BPF: a JSON file, or a database. */
+	if (opts.cmd == CMD_REPORT && store_is_database(opts.inputs[0])) {
+		status = cmd_report_db(&opts);
+		goto cleanup;
+	}
+	if (opts.cmd == CMD_REPORT && (opts.list_runs || opts.run_id)) {
+		log_error("--list and --run read a database heaptap collect wrote, not %s",
+			  opts.inputs[0]);
+		status = EXIT_USAGE;
+		goto cleanup;
+	}
 	if (opts.cmd == CMD_REPORT || opts.cmd == CMD_COMPARE) {
 		status = opts.cmd == CMD_REPORT ? cmd_report(&opts) : cmd_compare(&opts);
 		goto cleanup;
@@ -29,6 +40,11 @@ int main(int argc, char **argv)
 	/* First, while heaptap is one thread: capabilities are per thread. */
 	if (privilege_init())
 		return EXIT_FAILURE_INTERNAL;
+	/* What reads no process of this machine runs anywhere (a container, an old kernel). */
+	if (opts.cmd == CMD_COLLECT || (opts.cmd == CMD_TOP && opts.collector)) {
+		status = opts.cmd == CMD_COLLECT ? cmd_collect(&opts) : cmd_top_collector(&opts);
+		goto cleanup;
+	}
 	status = preflight_check();
 	if (status != EXIT_OK)
 		goto cleanup;
@@ -38,6 +54,9 @@ int main(int argc, char **argv)
 		break;
 	case CMD_ATTACH:
 		status = cmd_attach(&opts);
+		break;
+	case CMD_AGENT:
+		status = cmd_agent(&opts);
 		break;
 	default:
 		status = cmd_top(&opts);

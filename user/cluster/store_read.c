@@ -11,6 +11,20 @@
 #include "store_read.h"
 #include "store_schema.h"
 
+bool store_is_database(const char *path)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	FILE *f = fopen(path, "rb");
+	bool is;
+
+	if (!f)
+		return false;
+	is = fread(head, 1, sizeof(head), f) == sizeof(head) && !memcmp(head, magic, 16);
+	fclose(f);
+	return is;
+}
+
 int store__check_schema(sqlite3 *db, const char *path)
 {
 	sqlite3_stmt *s;

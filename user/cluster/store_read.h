@@ -8,6 +8,8 @@
 #include "run_view.h"
 #include "store.h"
 
+/* Does the file at path begin as an SQLite database does? */
+bool store_is_database(const char *path);
 /* The stored runs, a line each: id, job, start, ranks, hosts, processes, command. */
 int store__list_runs(struct store *st, FILE *out);
 /*

@@ -160,9 +160,11 @@ int wire_reader__feed(struct wire_reader *r, const uint8_t *data, size_t n, wire
 		body_have = r->have - WIRE_HEADER_SIZE;
 		/* The whole Envelope in what came: decode it where it lies. */
 		if (body_have == 0 && n >= r->length) {
+			uint32_t length = r->length; /* on_msg may change the reader's limit */
+
 			err = deliver(r, data, on_msg, ctx);
-			data += r->length;
-			n -= r->length;
+			data += length;
+			n -= length;
 			if (err)
 				return err;
 			continue;

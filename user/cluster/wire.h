@@ -42,6 +42,11 @@ typedef int (*wire_on_msg)(void *ctx, wire_msg *msg);
 
 void wire_reader__init(struct wire_reader *r, uint32_t limit);
 void wire_reader__release(struct wire_reader *r);
+/* The largest Envelope accepted from now on (once the peer authenticated). */
+static inline void wire_reader__set_limit(struct wire_reader *r, uint32_t limit)
+{
+	r->limit = limit;
+}
 /* Is a frame begun and not whole? */
 static inline bool wire_reader__partial(const struct wire_reader *r)
 {
