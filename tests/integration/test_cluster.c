@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Agents stream a 3-rank Open MPI job into a collector on this machine, one agent per
+ * rank or one around the whole job; the database's report equals what each rank
+ * recorded of itself. The collector killed (SIGKILL) and restarted mid-run loses and
+ * doubles nothing.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "cluster.h"
+#include "driver.h"
+
+TestSuite(cluster, .timeout = 300);
+
+#define RANKS 3
+
+/* Every rank of the stored run exited, of one job, on this host. */
+static void assert_one_finished_job(json_object *report)
+{
+	json_object *processes = get(report, "processes");
+	const char *job = NULL;
+
+	cr_assert(eq(int, json_object_array_length(processes), RANKS), "%s",
+		  json_object_to_json_string(report));
+	cr_expect(eq(int, json_object_get_int(get(report, "heaptap")), 1));
+	for (int rank = 0; rank < RANKS; rank++) {
+		json_object *p = process_of_rank(report, rank);
+
+		cr_assert(p != NULL, "no rank %d", rank);
+		cr_expect(eq(str, (char *)json_object_get_string(get(p, "status")), "exited"));
+		cr_expect(json_object_get_boolean(get(p, "agent_lost")) == 0);
+		cr_expect(eq(int, json_object_get_int(get(p, "world_size")), RANKS));
+		cr_expect(eq(int, json_object_get_int(get(p, "exit_status")), 0));
+		cr_expect(eq(i64, json_object_get_int64(get(p, "dropped_messages")), 0));
+		cr_assert(json_object_get_string(get(p, "job")) != NULL, "rank %d has no job", rank);
+		if (!job)
+			job = json_object_get_string(get(p, "job"));
+		cr_expect(eq(str, (char *)job, (char *)json_object_get_string(get(p, "job"))));
+	}
+}
+
+/* No batch was stored twice: each process has at most one sample per batch time. */
+static void assert_nothing_twice(const char *db)
+{
+	cr_expect(eq(i64, db_integer(db, "SELECT count(*) FROM (SELECT 1 FROM samples "
+					 "GROUP BY process, t HAVING count(*) > 1)"), 0),
+		  "a batch was stored twice");
+	cr_expect(db_intact(db), "PRAGMA integrity_check failed on %s", db);
+}
+
+static int run_mpirun(char *const argv[])
+{
+	char err[256];
+	int status = wait_status(spawn(argv, NULL, scratch_file("mpirun.err", err, sizeof(err))),
+				 240);
+
+	cr_expect(eq(int, status, 0), "mpirun: %s", slurp(err));
+	return status;
+}
+
+Test(cluster, one_agent_per_rank)
+{
+	struct collector_proc c;
+	char target[512], db[256];
+	json_object *report;
+
+	require_bpf();
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
+	{
+		char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
+				 (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+				 "-i", "0.2", "--", (char *)target_path("mpi_workers", target,
+									 sizeof(target)),
+				 "--truth-dir", (char *)scratch_dir(), NULL };
+
+		run_mpirun(argv);
+	}
+	report = stored_report(db, 0);
+	assert_one_finished_job(report);
+	assert_ranks_match_truth(report, RANKS, scratch_dir(), "truth");
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
+	assert_nothing_twice(db);
+	json_object_put(report);
+}
+
+Test(cluster, one_agent_around_the_job)
+{
+	struct collector_proc c;
+	char target[512], db[256];
+	json_object *report;
+
+	require_bpf();
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
+	{
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+				 "--mpi", "--", "mpirun", "--allow-run-as-root", "--oversubscribe",
+				 "-np", "3", (char *)target_path("mpi_workers", target, sizeof(target)),
+				 "--truth-dir", (char *)scratch_dir(), NULL };
+
+		run_mpirun(argv);
+	}
+	report = stored_report(db, 0);
+	assert_one_finished_job(report);
+	assert_ranks_match_truth(report, RANKS, scratch_dir(), "truth");
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
+	assert_nothing_twice(db);
+	json_object_put(report);
+}
+
+/* Wait until every rank wrote its held-<rank>.json. */
+static bool ranks_hold(pid_t mpirun)
+{
+	for (int tries = 0; tries < 6000; tries++) {
+		int held = 0;
+
+		for (int rank = 0; rank < RANKS; rank++) {
+			char name[64], path[256];
+
+			snprintf(name, sizeof(name), "held-%d.json", rank);
+			held += access(scratch_file(name, path, sizeof(path)), F_OK) == 0;
+		}
+		if (held == RANKS)
+			return true;
+		if (kill(mpirun, 0))
+			return false;
+		sleep_ms(20);
+	}
+	return false;
+}
+
+Test(cluster, collector_killed_and_restarted)
+{
+	struct collector_proc c, again;
+	char target[512], db[256], go[256], err[256];
+	json_object *report;
+	pid_t mpirun;
+
+	require_bpf();
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
+	scratch_file("go", go, sizeof(go));
+	{
+		char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
+				 (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+				 "-i", "0.2", "--", (char *)target_path("mpi_workers", target,
+									 sizeof(target)),
+				 "--truth-dir", (char *)scratch_dir(), "--hold", go, NULL };
+
+		mpirun = spawn(argv, NULL, scratch_file("mpirun.err", err, sizeof(err)));
+	}
+	cr_assert(ranks_hold(mpirun), "the ranks did not get to hold their memory: %s",
+		  slurp(err));
+	/* The held state is stored (some batches at least), then the collector dies. */
+	for (int tries = 0; tries < 500 && db_integer(db, "SELECT count(*) FROM processes "
+							  "WHERE rank IS NOT NULL") < RANKS; tries++)
+		sleep_ms(20);
+	sleep_ms(1000);
+	cr_expect(eq(int, collector_stop(&c, SIGKILL), 128 + SIGKILL));
+	/* The ranks free everything and exit while nobody collects: the agents keep it. */
+	cr_assert(fclose(fopen(go, "w")) == 0);
+	sleep_ms(2000);
+	collector_start(&again, db, c.port, NULL);
+	cr_assert(eq(int, wait_status(mpirun, 240), 0), "mpirun: %s", slurp(err));
+	report = stored_report(db, 0);
+	assert_one_finished_job(report);
+	assert_ranks_match_truth(report, RANKS, scratch_dir(), "truth");
+	cr_expect(eq(int, collector_stop(&again, SIGTERM), 0), "%s", slurp(again.err));
+	assert_nothing_twice(db);
+	json_object_put(report);
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * What a collector must survive: an agent killed mid-run (its process is "agent lost"),
+ * and clients that break the protocol or hold the wrong key (each refused with one line,
+ * while a real agent goes on being served and the database stays consistent).
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "auth.h"
+#include "cluster.h"
+#include "driver.h"
+#include "wire.h"
+
+TestSuite(cluster_faults, .timeout = 180);
+
+static void write_key(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	cr_assert(fd >= 0);
+	cr_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	fchmod(fd, mode);
+	close(fd);
+}
+
+Test(cluster_faults, an_agent_killed_leaves_its_process_agent_lost)
+{
+	const char *const extra[] = { "--lost-after", "1", NULL };
+	char target[512], db[256], truth[256], err[256];
+	struct collector_proc c;
+	json_object *report = NULL, *p = NULL;
+	pid_t agent, traced = 0;
+
+	require_bpf();
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, extra);
+	{
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+				 "-i", "0.2", "--", (char *)target_path("groundtruth", target,
+									 sizeof(target)),
+				 "--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)), "--park",
+				 NULL };
+
+		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));
+	}
+	for (int tries = 0; tries < 3000 && access(truth, F_OK); tries++)
+		sleep_ms(20);
+	cr_assert(access(truth, F_OK) == 0, "the target did not run: %s", slurp(err));
+	sleep_ms(1500); /* a few intervals: its figures are stored */
+	kill(agent, SIGKILL);
+	wait_status(agent, 10);
+	for (int tries = 0; tries < 100; tries++) {
+		json_object_put(report);
+		report = stored_report(db, 0);
+		p = json_object_array_get_idx(get(report, "processes"), 0);
+		if (p && json_object_get_boolean(get(p, "agent_lost")))
+			break;
+		sleep_ms(200);
+	}
+	cr_assert(p != NULL);
+	traced = json_object_get_int(get(p, "pid"));
+	kill(traced, SIGKILL);
+	cr_expect(json_object_get_boolean(get(p, "agent_lost")), "%s",
+		  json_object_to_json_string(p));
+	cr_expect(eq(str, (char *)json_object_get_string(get(p, "status")), "agent lost"));
+	cr_expect(json_object_get_boolean(get(p, "exited")) == 0);
+	{
+		json_object *t = load_json(truth);
+
+		assert_threads(get(p, "threads"), get(t, "threads"), "before the agent died");
+		json_object_put(t);
+	}
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0));
+	json_object_put(report);
+}
+
+static int connect_to(int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	return fd;
+}
+
+/* Does the collector close fd within timeout_s (whatever it sent first)? */
+static bool closed_by_collector(int fd, int timeout_s)
+{
+	char buf[4096];
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pfd, 1, timeout_s * 1000) <= 0)
+			return false;
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			return true;
+	}
+}
+
+static void send_bytes(int fd, const void *data, size_t len)
+{
+	cr_assert(send(fd, data, len, MSG_NOSIGNAL) == (ssize_t)len);
+}
+
+static void send_msg(int fd, const wire_msg *msg)
+{
+	uint8_t *frame;
+	size_t len;
+
+	cr_assert(wire_encode(msg, &frame, &len) == 0);
+	send_bytes(fd, frame, len);
+	free(frame);
+}
+
+/* The next message on fd (blocking); NULL at EOF. */
+static wire_msg *read_msg(int fd)
+{
+	uint8_t header[WIRE_HEADER_SIZE], *body;
+	uint32_t len;
+	const char *why;
+	wire_msg *msg;
+
+	if (recv(fd, header, sizeof(header), MSG_WAITALL) != sizeof(header))
+		return NULL;
+	memcpy(&len, header + 4, 4);
+	len = ntohl(len);
+	body = malloc(len);
+	cr_assert(body && recv(fd, body, len, MSG_WAITALL) == (ssize_t)len);
+	msg = wire_decode(body, len, &why);
+	free(body);
+	return msg;
+}
+
+/* An agent that knows the protocol but proves a key it does not share. */
+static bool wrong_key_refused(int port)
+{
+	Heaptap__Envelope env = HEAPTAP__ENVELOPE__INIT;
+	Heaptap__Hello h = HEAPTAP__HELLO__INIT;
+	Heaptap__Auth a = HEAPTAP__AUTH__INIT;
+	struct auth_key wrong = { .len = 20 };
+	uint8_t nonce[WIRE_NONCE_SIZE] = { 1, 2, 3 }, proof[AUTH_PROOF_SIZE];
+	int fd = connect_to(port);
+	wire_msg *msg;
+	bool refused;
+
+	memcpy(wrong.bytes, "not-the-right-key-at-all", 20);
+	h.has_role = h.has_agent_id = h.has_nonce = true;
+	h.agent_id = 42;
+	h.host = "intruder";
+	h.nonce.data = nonce;
+	h.nonce.len = sizeof(nonce);
+	env.body_case = HEAPTAP__ENVELOPE__BODY_HELLO;
+	env.hello = &h;
+	send_msg(fd, &env);
+	msg = read_msg(fd);
+	cr_assert(msg && msg->body_case == HEAPTAP__ENVELOPE__BODY_CHALLENGE);
+	cr_expect(msg->challenge->key_required);
+	auth_proof(&wrong, AUTH_CLIENT, nonce, msg->challenge->nonce.data, WIRE_NONCE_SIZE, proof);
+	wire_msg_free(msg);
+	a.has_proof = true;
+	a.proof.data = proof;
+	a.proof.len = sizeof(proof);
+	env.body_case = HEAPTAP__ENVELOPE__BODY_AUTH;
+	env.auth = &a;
+	send_msg(fd, &env);
+	msg = read_msg(fd);
+	refused = msg && msg->body_case == HEAPTAP__ENVELOPE__BODY_REFUSED;
+	wire_msg_free(msg);
+	refused = refused && closed_by_collector(fd, 10);
+	close(fd);
+	return refused;
+}
+
+Test(cluster_faults, bad_clients_are_refused_and_a_real_agent_is_served)
+{
+	const char *const extra_template[] = { "--key", NULL, "--client-timeout", "2", NULL };
+	const char *extra[5];
+	char key[256], open_key[256], db[256], target[512], truth[256], err[256], *log;
+	static const uint8_t truncated[] = { 'H', 'T', 1, 0, 0, 0, 0, 100, 1, 2, 3, 4 };
+	static const uint8_t huge[] = { 'H', 'T', 1, 0, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t future[] = { 'H', 'T', 9, 0, 0, 0, 0, 4, 1, 2, 3, 4 };
+	struct collector_proc c;
+	int fd, slow, status;
+	json_object *report, *t;
+
+	require_bpf();
+	write_key(scratch_file("key", key, sizeof(key)), "a shared secret of the cluster\n", 0600);
+	memcpy(extra, extra_template, sizeof(extra));
+	extra[1] = key;
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, extra);
+
+	fd = connect_to(c.port);
+	send_bytes(fd, "GET / HTTP/1.0\r\n\r\n", 18);
+	cr_expect(closed_by_collector(fd, 10), "garbage was not refused");
+	close(fd);
+	fd = connect_to(c.port);
+	send_bytes(fd, truncated, sizeof(truncated));
+	shutdown(fd, SHUT_WR);
+	cr_expect(closed_by_collector(fd, 10), "a truncated frame was not refused");
+	close(fd);
+	fd = connect_to(c.port);
+	send_bytes(fd, huge, sizeof(huge));
+	cr_expect(closed_by_collector(fd, 10), "a 4 GiB length was not refused");
+	close(fd);
+	fd = connect_to(c.port);
+	send_bytes(fd, future, sizeof(future));
+	cr_expect(closed_by_collector(fd, 10), "an unknown version was not refused");
+	close(fd);
+	cr_expect(wrong_key_refused(c.port), "a wrong key was not refused");
+	/* A slow client holds its connection while the real agent works. */
+	slow = connect_to(c.port);
+	send_bytes(slow, "HT", 2);
+	{
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+				 "--key", key, "-i", "0.2", "--",
+				 (char *)target_path("groundtruth", target, sizeof(target)),
+				 "--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
+
+		status = wait_status(spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err))),
+				     120);
+	}
+	cr_expect(eq(int, status, 0), "agent: %s", slurp(err));
+	cr_expect(closed_by_collector(slow, 10), "a slow client was not cut");
+	close(slow);
+	report = stored_report(db, 0);
+	t = load_json(truth);
+	assert_threads(get(json_object_array_get_idx(get(report, "processes"), 0), "threads"),
+		       get(t, "threads"), "the real agent");
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0));
+	log = slurp(c.err);
+	cr_expect(strstr(log, "garbage") && strstr(log, "truncated") &&
+			  strstr(log, "bad length") && strstr(log, "protocol version") &&
+			  strstr(log, "wrong key") && strstr(log, "slow client"),
+		  "a refusal was not logged: %s", log);
+	cr_expect(strstr(log, "1 with a wrong key") != NULL, "%s", log);
+	cr_expect(db_intact(db));
+	free(log);
+	json_object_put(report);
+	json_object_put(t);
+
+	/* A key others can read is refused before anything starts. */
+	write_key(scratch_file("open.key", open_key, sizeof(open_key)), "a shared secret again\n",
+		  0644);
+	{
+		char *argv[] = { (char *)heaptap_path(), "collect", "--listen", "127.0.0.1:0",
+				 "--db", db, "--key", open_key, NULL };
+
+		status = wait_status(spawn(argv, NULL, err), 20);
+	}
+	cr_expect(eq(int, status, 2));
+	log = slurp(err);
+	cr_expect(strstr(log, "chmod 600") && lines_with(log, "heaptap:", NULL) == 1, "%s", log);
+	free(log);
+}
