@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev binutils
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) $(WARN) -std=gnu11 -D_GNU_SOURCE \
-	-MMD -MP -Iinclude $(USER_INCLUDES) -Itests/fuzz $(PKG_CFLAGS)
+	-MMD -MP -Iinclude $(USER_INCLUDES) -I$(OUTPUT)/proto -Itests/fuzz $(PKG_CFLAGS)
 
 # Each fuzzer: the parser files it drives (and helpers of tests/fuzz/), its seed corpus, its
 # longest input.
@@ -26,6 +26,12 @@ FUZZ_rank_SRCS := trace/rank trace/procfs
 FUZZ_rank_SEEDS := rank:16384
 FUZZ_procfs_SRCS := trace/procfs
 FUZZ_procfs_SEEDS := procfs:65536
+# The collector's decoder: frames from the network, and the messages' own objects.
+FUZZ_wire_SRCS := cluster/wire cluster/run_wire cluster/run_view cluster/arena \
+	account/accountant symbols/attribution
+FUZZ_wire_EXTRA := quiet_log
+FUZZ_wire_OBJS := $(FUZZ_DIR)/proto/heaptap.pb-c.o
+FUZZ_wire_SEEDS := wire:65536
 
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_NAMES))
@@ -37,7 +43,7 @@ fuzz-deps:
 	$(call install_missing,$(FUZZ_PACKAGES))
 
 # Parser objects built for fuzzing: instrumented for coverage and the sanitizers.
-$(FUZZ_DIR)/obj/%.o: user/%.c
+$(FUZZ_DIR)/obj/%.o: user/%.c | $(PROTO_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
@@ -48,9 +54,15 @@ $(FUZZ_DIR)/%.o: tests/fuzz/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
+# The wire's generated code, instrumented like the rest (not held to our warnings).
+$(FUZZ_DIR)/proto/heaptap.pb-c.o: $(PROTO_C)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -c $< -o $@
+
 define FUZZER_RULE
 $(FUZZ_DIR)/fuzz_$(1): $(FUZZ_DIR)/fuzz_$(1).o $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_$(1)_SRCS)) \
-		$(patsubst %,$(FUZZ_DIR)/%.o,$(FUZZ_$(1)_EXTRA))
+		$(patsubst %,$(FUZZ_DIR)/%.o,$(FUZZ_$(1)_EXTRA)) $(FUZZ_$(1)_OBJS)
 	$$(call msg,FUZZER,$$@)
 	$$(Q)$$(CLANG) $$(FUZZ_SAN) -fsanitize=fuzzer $$^ $$(PKG_LIBS) -o $$@
 endef
@@ -60,7 +72,18 @@ $(FUZZ_SEEDED): tests/fuzz/seeds.sh
 	$(call msg,SEEDS,$(@D))
 	$(Q)tests/fuzz/seeds.sh $(@D) && touch $@
 
-fuzz-build: $(FUZZ_BINS) $(FUZZ_SEEDED)
+# The wire's seeds: frames of a real conversation, written by a program that encodes them.
+WIRE_SEEDS_OBJS := $(FUZZ_DIR)/wire_seeds.o $(patsubst %,$(FUZZ_DIR)/obj/%.o,$(FUZZ_wire_SRCS)) \
+	$(FUZZ_DIR)/quiet_log.o $(FUZZ_wire_OBJS)
+$(FUZZ_DIR)/wire_seeds: $(WIRE_SEEDS_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CLANG) $(FUZZ_SAN) $^ $(PKG_LIBS) -o $@
+
+$(FUZZ_DIR)/corpus/seeds/wire/.done: $(FUZZ_DIR)/wire_seeds
+	$(call msg,SEEDS,$(@D))
+	$(Q)mkdir -p $(@D) && $< $(@D) && touch $@
+
+fuzz-build: $(FUZZ_BINS) $(FUZZ_SEEDED) $(FUZZ_DIR)/corpus/seeds/wire/.done
 
 # Re-run make after fuzz-deps so that a freshly installed runtime is seen.
 fuzz:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,9 +99,14 @@ int wire_encode(const wire_msg *msg, uint8_t **out, size_t *len)
 	return 0;
 }
 
-static int refuse(struct wire_reader *r, const char *fmt, unsigned long a, unsigned long b)
+static int __attribute__((format(printf, 2, 3))) refuse(struct wire_reader *r, const char *fmt,
+							 ...)
 {
-	snprintf(r->error, sizeof(r->error), fmt, a, b);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
 	return -EPROTO;
 }
 
@@ -110,15 +116,15 @@ static int check_header(struct wire_reader *r)
 	uint32_t be;
 
 	if (r->header[0] != 'H' || r->header[1] != 'T')
-		return refuse(r, "garbage: not a heaptap frame (first bytes 0x%02lx%02lx)",
+		return refuse(r, "garbage: not a heaptap frame (first bytes 0x%02x%02x)",
 			      r->header[0], r->header[1]);
 	if (r->header[2] != WIRE_VERSION || r->header[3] != 0)
-		return refuse(r, "protocol version %lu.%lu: this heaptap speaks version 1",
+		return refuse(r, "protocol version %u.%u: this heaptap speaks version 1",
 			      r->header[2], r->header[3]);
 	memcpy(&be, r->header + 4, sizeof(be));
 	r->length = ntohl(be);
 	if (r->length == 0 || r->length > r->limit)
-		return refuse(r, "bad length: a frame of %lu bytes (1 to %lu allowed here)",
+		return refuse(r, "bad length: a frame of %u bytes (1 to %u allowed here)",
 			      r->length, r->limit);
 	return 0;
 }
@@ -156,6 +162,8 @@ int wire_reader__feed(struct wire_reader *r, const uint8_t *data, size_t n, wire
 				return 0;
 			if ((err = check_header(r)))
 				return err;
+			if (!n)
+				return 0;
 		}
 		body_have = r->have - WIRE_HEADER_SIZE;
 		/* The whole Envelope in what came: decode it where it lies. */
@@ -181,8 +189,7 @@ int wire_reader__feed(struct wire_reader *r, const uint8_t *data, size_t n, wire
 			cap = cap < r->length ? cap : r->length;
 			grown = realloc(r->body, cap);
 			if (!grown)
-				return refuse(r, "out of memory for a frame of %lu bytes%.0lu",
-					      r->length, 0);
+				return refuse(r, "out of memory for a frame of %u bytes", r->length);
 			r->body = grown;
 			r->body_cap = cap;
 		}

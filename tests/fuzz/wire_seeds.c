@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Seeds for fuzz_wire: the frames of a real conversation (hello, auth, a batch of
+ * processes with every kind of group, an ack, a run's view), one file each, as the fuzzer
+ * reads them: a chunk size byte, then the frames.
+ * Usage: wire_seeds DIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "run_wire.h"
+#include "wire.h"
+
+static void save(const char *dir, const char *name, const wire_msg *const msgs[], int n,
+		 uint8_t chunk)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fputc(chunk, f);
+	for (int i = 0; i < n; i++) {
+		uint8_t *frame;
+		size_t len;
+
+		if (wire_encode(msgs[i], &frame, &len))
+			exit(1);
+		fwrite(frame, 1, len, f);
+		free(frame);
+	}
+	fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	static uint8_t nonce[WIRE_NONCE_SIZE] = { 7 };
+	Heaptap__Envelope hello = HEAPTAP__ENVELOPE__INIT, auth = HEAPTAP__ENVELOPE__INIT;
+	Heaptap__Envelope batch = HEAPTAP__ENVELOPE__INIT, view = HEAPTAP__ENVELOPE__INIT;
+	Heaptap__Hello h = HEAPTAP__HELLO__INIT;
+	Heaptap__Auth a = HEAPTAP__AUTH__INIT;
+	Heaptap__Batch b = HEAPTAP__BATCH__INIT;
+	struct balance bal = { 100, -20, 4000, 5000, { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 } };
+	struct run_view v = {};
+	struct run_process *rp;
+	struct arena ar = {};
+	Heaptap__Process *p;
+
+	if (argc != 2)
+		return 2;
+	h.has_role = h.has_agent_id = h.has_nonce = h.has_pid = true;
+	h.agent_id = 0x1234;
+	h.host = "node01";
+	h.command = "mpirun -np 4 ./app";
+	h.pid = 77;
+	h.nonce.data = nonce;
+	h.nonce.len = sizeof(nonce);
+	h.attribution = "entry";
+	hello.body_case = HEAPTAP__ENVELOPE__BODY_HELLO;
+	hello.hello = &h;
+	a.has_proof = true;
+	a.proof.data = nonce;
+	a.proof.len = sizeof(nonce);
+	auth.body_case = HEAPTAP__ENVELOPE__BODY_AUTH;
+	auth.auth = &a;
+
+	rp = run_view__add(&v);
+	rp->t.pid = 4321;
+	rp->t.mpi.rank = 2;
+	rp->t.mpi.world_size = 4;
+	snprintf(rp->t.mpi.job, sizeof(rp->t.mpi.job), "4242");
+	snprintf(rp->t.command, sizeof(rp->t.command), "./app --size 8");
+	snprintf(rp->host, sizeof(rp->host), "node01");
+	rp->t.stats.total = bal;
+	accountant__set_thread(&rp->t.stats, 4322, "worker", &bal);
+	accountant__set_library(&rp->t.stats, "/usr/lib/libmpi.so.40", &bal);
+	accountant__set_function(&rp->t.stats, "/usr/lib/libmpi.so.40", "MPI_Init", &bal);
+	view.body_case = HEAPTAP__ENVELOPE__BODY_RUN_VIEW;
+	view.run_view = run_wire__encode(&ar, &v);
+	p = view.run_view->processes[0];
+	b.has_seq = b.has_time = true;
+	b.seq = 3;
+	b.time = 1.7e9;
+	b.n_processes = 1;
+	b.processes = &p;
+	batch.body_case = HEAPTAP__ENVELOPE__BODY_BATCH;
+	batch.batch = &b;
+	{
+		const wire_msg *talk[] = { &hello, &auth, &batch }, *one[] = { &view };
+
+		save(argv[1], "agent-whole", talk, 3, 255);
+		save(argv[1], "agent-small-reads", talk, 3, 6);
+		save(argv[1], "batch", talk + 2, 1, 255);
+		save(argv[1], "run-view", one, 1, 255);
+	}
+	arena_reset(&ar);
+	run_view__clear(&v);
+	return 0;
+}
