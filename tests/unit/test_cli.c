@@ -103,7 +103,7 @@ Test(cli, an_option_of_another_subcommand_is_refused)
 	expect_usage("-d (an option of attach)", &o,
 		     parse(&o, "run", "-d", "5", "--", "true", NULL));
 	expect_usage("--duration", &o, parse(&o, "run", "--duration=5", "--", "true", NULL));
-	expect_usage("-p (an option of attach, top and sites)", &o,
+	expect_usage("-p (an option of attach, top, sites and agent)", &o,
 		     parse(&o, "run", "-p", "1", "--", "true", NULL));
 	expect_usage("--follow", &o, parse(&o, "attach", "-p", "1", "--follow", NULL));
 	expect_usage("-b", &o, parse(&o, "attach", "-p", "1", "-b", NULL));
@@ -186,7 +186,8 @@ Test(cli, each_subcommand_checks_the_whole)
 {
 	struct options o;
 
-	expect_usage("name a subcommand: run, attach, top, sites, report or compare", &o,
+	expect_usage("name a subcommand: run, attach, top, sites, report, compare, agent or collect",
+		     &o,
 		     parse(&o, NULL));
 	expect_usage("name a subcommand", &o, parse(&o, "-v", NULL));
 	expect_usage("unknown subcommand 'frob'", &o, parse(&o, "frob", NULL));
@@ -281,4 +282,45 @@ Test(cli, budgets_default_and_options_change_them)
 						  NULL));
 	expect_usage("--symbol-budget needs an argument", &o,
 		     parse(&o, "attach", "-p", "1", "--symbol-budget", NULL));
+}
+
+Test(cli, the_cluster_commands)
+{
+	struct options o;
+
+	cr_assert(eq(int, parse(&o, "collect", "--db", "x.sqlite", NULL), EXIT_OK), "%s", errors);
+	cr_expect(eq(str, (char *)o.listen, "127.0.0.1:7400"), "loopback by default");
+	cr_expect(o.client_timeout == 30 && o.lost_after == 30);
+	expect_usage("--db", &o, parse(&o, "collect", NULL));
+	expect_usage("HOST:PORT", &o, parse(&o, "collect", "--db", "x", "--listen", "7400", NULL));
+	expect_usage("HOST:PORT", &o, parse(&o, "collect", "--db", "x", "--listen", "h:p", NULL));
+	cr_assert(eq(int, parse(&o, "collect", "--db", "x", "--listen", "[::1]:0", NULL), EXIT_OK),
+		  "%s", errors);
+
+	cr_assert(eq(int, parse(&o, "agent", "--collector", "n1:7400", "-i", "0.5", "--", "app",
+				"-x", NULL), EXIT_OK), "%s", errors);
+	cr_expect(eq(str, o.command[0], "app"));
+	cr_expect(o.interval == 0.5);
+	cr_expect(eq(u64, o.buffer_limit, 64u << 20));
+	expect_usage("--collector", &o, parse(&o, "agent", "--mpi", NULL));
+	expect_usage("one of", &o, parse(&o, "agent", "--collector", "n:1", NULL));
+	expect_usage("one of", &o, parse(&o, "agent", "--collector", "n:1", "-p", "1", "--", "x",
+					 NULL));
+	expect_usage("--buffer", &o, parse(&o, "agent", "--collector", "n:1", "--buffer", "1",
+					   "--mpi", NULL));
+	cr_assert(eq(int, parse(&o, "agent", "--collector", "n:1", "--mpi", "--buffer", "8M",
+				NULL), EXIT_OK), "%s", errors);
+	cr_expect(eq(u64, o.buffer_limit, 8u << 20));
+
+	cr_assert(eq(int, parse(&o, "report", "db.sqlite", "--run", "3", NULL), EXIT_OK), "%s",
+		  errors);
+	cr_expect(eq(str, (char *)o.inputs[0], "db.sqlite"));
+	cr_expect(o.run_id == 3);
+	cli_free(&o);
+	expect_usage("report reads one file", &o, parse(&o, "report", NULL));
+	expect_usage("--run wants", &o, parse(&o, "report", "d", "--run", "0", NULL));
+	cr_assert(eq(int, parse(&o, "top", "--collector", "h:1", "-b", NULL), EXIT_OK), "%s",
+		  errors);
+	expect_usage("not both", &o, parse(&o, "top", "--collector", "h:1", "-p", "1", NULL));
+	expect_usage("go with --collector", &o, parse(&o, "top", "--mpi", "--run", "2", NULL));
 }

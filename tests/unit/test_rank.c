@@ -48,7 +48,14 @@ Test(rank, the_mpi_library_wins_over_the_resource_manager)
 	cr_assert(eq(int, of(ENV("SLURM_PROCID=7\0PMI_RANK=2\0")).rank, 2));
 	cr_assert(eq(int, of(ENV("SLURM_PROCID=7\0PMIX_RANK=5\0")).rank, 5));
 	cr_assert(eq(int, of(ENV("SLURM_PROCID=7\0")).rank, 7));
-	cr_assert(eq(str, of(ENV("SLURM_JOB_ID=9\0PMIX_NAMESPACE=ns\0")).job, "ns"));
+}
+
+Test(rank, a_slurm_job_is_one_job_across_its_steps)
+{
+	cr_assert(eq(str, of(ENV("SLURM_JOB_ID=9\0PMIX_NAMESPACE=slurm.pmix.9.0\0")).job, "9"));
+	cr_assert(eq(str, of(ENV("PMIX_NAMESPACE=ns\0OMPI_MCA_ess_base_jobid=77\0")).job, "ns"));
+	cr_assert(eq(str, of(ENV("OMPI_MCA_ess_base_jobid=77\0PBS_JOBID=12.server\0")).job, "77"));
+	cr_assert(eq(str, of(ENV("PBS_JOBID=12.server\0")).job, "12.server"));
 }
 
 Test(rank, no_rank_or_a_malformed_one)

@@ -14,7 +14,7 @@ const size_t nr_mpi_launcher_names = sizeof(mpi_launcher_names) / sizeof(mpi_lau
 
 enum field { RANK, WORLD_SIZE, LOCAL_RANK, JOB, NR_FIELDS };
 
-/* Within a field, earlier variables win: the MPI library's own before the launcher's. */
+/* Within a field, earlier variables win: for ranks, the MPI library's own before the launcher's. */
 static const struct {
 	enum field field;
 	const char *name;
@@ -29,9 +29,17 @@ static const struct {
 	{ LOCAL_RANK, "OMPI_COMM_WORLD_LOCAL_RANK" },
 	{ LOCAL_RANK, "MPI_LOCALRANKID" },
 	{ LOCAL_RANK, "SLURM_LOCALID" },
+	/*
+	 * A job is the resource manager's first: a Slurm job's steps (srun, or mpirun inside
+	 * salloc) share SLURM_JOB_ID, while each step gets its own PMIx namespace. Then the
+	 * launcher's (Open MPI, PMIx), then other batch systems'.
+	 */
+	{ JOB, "SLURM_JOB_ID" },
 	{ JOB, "PMIX_NAMESPACE" },
 	{ JOB, "OMPI_MCA_ess_base_jobid" },
-	{ JOB, "SLURM_JOB_ID" },
+	{ JOB, "PBS_JOBID" },
+	{ JOB, "LSB_JOBID" },
+	{ JOB, "FLUX_JOB_ID" },
 };
 #define NR_VARIABLES (sizeof(variables) / sizeof(variables[0]))
 

@@ -16,7 +16,9 @@ struct mpi_identity {
 /*
  * From an environment block (NUL-separated NAME=VALUE): Open MPI's OMPI_COMM_WORLD_*,
  * MPICH/Hydra's and Intel MPI's PMI_* and MPI_LOCALRANKID, PMIx's PMIX_RANK and
- * PMIX_NAMESPACE, Slurm's SLURM_*; the MPI library's own word first.
+ * PMIX_NAMESPACE, Slurm's SLURM_*; the MPI library's own word first for ranks. The job:
+ * SLURM_JOB_ID, else PMIX_NAMESPACE, OMPI_MCA_ess_base_jobid, PBS_JOBID, LSB_JOBID,
+ * FLUX_JOB_ID.
  */
 void mpi_identity_from_environ(const char *block, size_t len, struct mpi_identity *out);
 /* Program names of MPI launchers, as the kernel keeps them (at most 15 characters). */
