@@ -7,7 +7,8 @@
 # of an MPI rank's libraries; attaching to and detaching from many processes, and
 # following 100 short commands; an MPI job's start; then heaptap's cost per malloc+free
 # pair next to untraced and empty probes at entries and at sites. Each section ends with
-# its ratio or figure line.
+# its ratio or figure line. First
+# the cluster's: a collector's ingest from simulated agents, an agent's CPU next to attach's.
 BENCH_DIR := $(OUTPUT)/bench
 MPICC ?= mpicc
 
@@ -35,6 +36,10 @@ $(BENCH_DIR)/unwind_cost: tools/bench/unwind_cost.c $(LIB_OBJS) | $(BENCH_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) -o $@
 
+$(BENCH_DIR)/ingest: tools/bench/ingest.c $(LIB_OBJS) | $(BENCH_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) -o $@
+
 $(BENCH_DIR)/calltree_cost: tools/bench/calltree_cost.c $(LIB_OBJS) | $(BENCH_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) -o $@
@@ -54,7 +59,8 @@ $(BENCH_DIR)/empty_probes: tools/bench/empty_probes.c $(BENCH_DIR)/empty.skel.h 
 # The other figures first, so that the run ends with the per-pair heaptap/empty line.
 bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DIR)/empty_probes \
 		$(BENCH_DIR)/unwind_cost $(BENCH_DIR)/mpi_start $(BENCH_DIR)/entry_loop \
-		$(BENCH_DIR)/calltree_cost
+		$(BENCH_DIR)/calltree_cost $(BENCH_DIR)/ingest $(TEST_TARGETS)
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) TARGETS=$(TARGET_DIR) tools/bench/cluster.sh
 	$(Q)$(BENCH_DIR)/calltree_cost
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/many.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/sites.sh

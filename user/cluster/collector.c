@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
@@ -17,6 +18,8 @@
 #define READ_CHUNK (256u << 10)
 /* Pending output a connection may hold (a viewer's answer); a peer that does not read is cut. */
 #define MAX_OUTPUT (64u << 20)
+/* The longest a round of batches stays open while more come: what an ack may wait. */
+#define ROUND_SECONDS 0.05
 
 double collector_now(void)
 {
@@ -320,10 +323,10 @@ static void check_timeouts(struct collector *c)
 static void serve(struct collector *c, volatile sig_atomic_t *stop)
 {
 	struct epoll_event events[256];
-	double next_check = 0;
+	double next_check = 0, round_start = 0;
 
 	while (!*stop) {
-		int n = epoll_wait(c->epfd, events, 256, 250 /* ms */);
+		int n = epoll_wait(c->epfd, events, 256, c->in_round ? 0 : 250 /* ms */);
 
 		if (n < 0 && errno != EINTR) {
 			log_error("epoll_wait: %m");
@@ -344,8 +347,16 @@ static void serve(struct collector *c, volatile sig_atomic_t *stop)
 								EPOLLERR)))
 				read_conn(c, conn);
 		}
-		/* One transaction for the round: every batch read in this turn. */
-		collector_end_round(c);
+		/*
+		 * One transaction for the round: every batch read while more keep coming, up to
+		 * ROUND_SECONDS. A commit (and its fsync) per round, not per batch.
+		 */
+		if (c->in_round && !round_start)
+			round_start = mono();
+		if (n <= 0 || mono() - round_start >= ROUND_SECONDS) {
+			collector_end_round(c);
+			round_start = 0;
+		}
 		if (mono() >= next_check) {
 			check_timeouts(c);
 			collector_end_round(c);
@@ -388,11 +399,17 @@ int collector__run(const struct collector_opts *opts, volatile sig_atomic_t *sto
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 	char name[NET_NAME_SIZE];
 	int status = EXIT_FAILURE_INTERNAL;
+	struct rlimit lim;
 	bool loopback;
 #if HAVE_METRICS
 	struct metrics_server *srv = NULL;
 #endif
 
+	/* A connection per agent: take every descriptor the kernel allows. */
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+		lim.rlim_cur = lim.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &lim);
+	}
 	if (store__open(opts->db_path, false, &c.store))
 		return EXIT_USAGE;
 	/* Agents connected when a previous collector stopped: lost unless they come back. */
