@@ -223,6 +223,10 @@ int collector_handle(struct collector *c, struct conn *conn, wire_msg *msg)
 	int err = -EPROTO;
 
 	c->messages++;
+#if HAVE_METRICS
+	if (c->metrics)
+		metrics__add(c->metrics, METRICS_MESSAGES, 1);
+#endif
 	switch (conn->state) {
 	case CONN_HELLO:
 		if (msg->body_case == HEAPTAP__ENVELOPE__BODY_HELLO)
