@@ -68,6 +68,23 @@ Test(cluster_faults, an_agent_killed_leaves_its_process_agent_lost)
 	}
 	cr_assert(p != NULL);
 	traced = json_object_get_int(get(p, "pid"));
+	/* The live view says the same, through the collector. */
+	{
+		char top[256];
+		char *argv[] = { (char *)heaptap_path(), "top", "--collector", c.endpoint, "-b",
+				 "--json", "-n", "1", NULL };
+		json_object *snapshot, *q;
+
+		cr_expect(eq(int, wait_status(spawn(argv, scratch_file("top.json", top, sizeof(top)),
+						    NULL), 30), 0));
+		snapshot = load_json(top);
+		q = json_object_array_get_idx(get(snapshot, "processes"), 0);
+		cr_expect(q && json_object_get_int(get(q, "pid")) == traced, "%s",
+			  json_object_to_json_string(snapshot));
+		cr_expect(q && json_object_get_boolean(get(q, "agent_lost")));
+		cr_expect(q && json_object_get_string(get(q, "host"))[0]);
+		json_object_put(snapshot);
+	}
 	kill(traced, SIGKILL);
 	cr_expect(json_object_get_boolean(get(p, "agent_lost")), "%s",
 		  json_object_to_json_string(p));
@@ -263,5 +280,40 @@ Test(cluster_faults, bad_clients_are_refused_and_a_real_agent_is_served)
 	cr_expect(eq(int, status, 2));
 	log = slurp(err);
 	cr_expect(strstr(log, "chmod 600") && lines_with(log, "heaptap:", NULL) == 1, "%s", log);
+	free(log);
+}
+
+Test(cluster_faults, a_collector_never_reached_is_said_in_one_line)
+{
+	char target[512], err[256], *log;
+	int status, port;
+
+	require_bpf();
+	{
+		/* A port nobody listens on: bound, then closed. */
+		struct sockaddr_in sa = { .sin_family = AF_INET };
+		socklen_t len = sizeof(sa);
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		cr_assert(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+		getsockname(fd, (struct sockaddr *)&sa, &len);
+		port = ntohs(sa.sin_port);
+		close(fd);
+	}
+	{
+		char endpoint[64];
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", endpoint, "-i", "0.2",
+				 "--", (char *)target_path("groundtruth", target, sizeof(target)),
+				 NULL };
+
+		snprintf(endpoint, sizeof(endpoint), "127.0.0.1:%d", port);
+		status = wait_status(spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err))),
+				     60);
+	}
+	cr_expect(eq(int, status, 0), "the command's status");
+	log = slurp(err);
+	cr_expect(eq(int, lines_with(log, "not delivered", NULL), 1), "%s", log);
+	cr_expect(eq(int, lines_with(log, "Connection refused", NULL), 1), "said once: %s", log);
 	free(log);
 }
