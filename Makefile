@@ -41,6 +41,11 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(LIBS_PKG) 2>/dev/null)
 # no .pc file.
 PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty -lZydis
 
+# The collector's /metrics endpoint (libmicrohttpd), and what its tests start for real: the
+# Prometheus server and promtool, a one-node Slurm cluster with MUNGE, curl to ask them.
+DEB_PACKAGES += libmicrohttpd-dev prometheus munge slurmctld slurmd slurm-client curl
+LIBS_PKG += libmicrohttpd
+
 # Frame pointers: perf shows where heaptap itself spends its time.
 CFLAGS ?= -O2 -g -fno-omit-frame-pointer
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
