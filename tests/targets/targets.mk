@@ -11,7 +11,7 @@ TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/m
 	$(TARGET_DIR)/libplugin.so $(TARGET_DIR)/libgt_nofp.so $(TARGET_DIR)/groundtruth_nofp \
 	$(TARGET_DIR)/stack_chains $(TARGET_DIR)/libmix.so $(TARGET_DIR)/mpi_checksum \
 	$(TARGET_DIR)/checksum_loop $(TARGET_DIR)/gtchild $(TARGET_DIR)/spawner \
-	$(TARGET_DIR)/busy_threads $(TARGET_DIR)/mpi_tree $(TARGET_DIR)/mpi_workers
+	$(TARGET_DIR)/busy_threads $(TARGET_DIR)/mpi_tree $(TARGET_DIR)/mpi_workers $(TARGET_DIR)/env_rank
 DEMO_TARGET := $(TARGET_DIR)/demo
 
 $(TARGET_DIR):
@@ -45,6 +45,11 @@ $(TARGET_DIR)/mpi_workers: tests/targets/mpi_workers.c $(TARGET_DIR)/libgt.so
 	$(call msg,MPICC,$@)
 	$(Q)mpicc $(TARGET_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -lgt $(TARGET_RPATH) \
 		-pthread -o $@
+
+# The same work in a program without MPI: its rank from SLURM_PROCID (or mpirun's variable).
+$(TARGET_DIR)/env_rank: tests/targets/env_rank.c $(TARGET_DIR)/libgt.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -lgt $(TARGET_RPATH) -o $@
 
 $(TARGET_DIR)/demo: tests/targets/demo.c | $(TARGET_DIR)
 	$(call msg,CC,$@)
