@@ -4,11 +4,14 @@
  * read back through its query API, label values included, exactly as they were set.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include "cluster.h"
 #include "driver.h"
 #include "metrics.h"
 #include "prometheus.h"
@@ -111,4 +114,114 @@ Test(prometheus, reads_back_what_the_registry_holds)
 	metrics_server__stop(srv);
 	json_object_put(labels);
 	metrics__free(m);
+}
+
+#define RANKS 3
+
+/* The metrics port the collector announced on standard error ("metrics on ADDR:PORT"). */
+static int metrics_port(const struct collector_proc *c)
+{
+	const char *announce = "heaptap: metrics on 127.0.0.1:";
+	char *text, *line;
+	int port;
+
+	cr_assert(wait_for_text_while(c->err, announce, c->pid, 30),
+		  "the collector never said where its metrics are: %s", slurp(c->err));
+	text = slurp(c->err);
+	line = strstr(text, announce);
+	port = atoi(line + strlen(announce));
+	free(text);
+	return port;
+}
+
+/* Wait until every rank wrote DIR/held-<rank>.json (its truth while it holds memory). */
+static bool ranks_hold(pid_t job)
+{
+	for (int tries = 0; tries < 6000; tries++) {
+		int held = 0;
+
+		for (int rank = 0; rank < RANKS; rank++) {
+			char name[64], path[256];
+
+			snprintf(name, sizeof(name), "held-%d.json", rank);
+			held += access(scratch_file(name, path, sizeof(path)), F_OK) == 0;
+		}
+		if (held == RANKS)
+			return true;
+		if (kill(job, 0))
+			return false;
+		sleep_ms(20);
+	}
+	return false;
+}
+
+/*
+ * The whole way: ranks of an Open MPI job traced by an agent, streamed to the collector,
+ * served on its /metrics, scraped by Prometheus and read back through its query API while
+ * the ranks hold their memory: each rank's libgt balance equals what the rank recorded.
+ */
+Test(prometheus, a_ranks_value_through_the_collector)
+{
+	const char *const extra[] = { "--metrics", "127.0.0.1:0", NULL };
+	struct collector_proc c;
+	struct prometheus *p;
+	char db[256], go[256], err[256], target[512], scrape[64], host[256], job[256] = "";
+	pid_t agent;
+
+	require_bpf();
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, extra);
+	snprintf(scrape, sizeof(scrape), "127.0.0.1:%d", metrics_port(&c));
+	p = prometheus_start((const char *const[]){ scrape, NULL });
+	prometheus_wait_up(p, 30);
+	scratch_file("go", go, sizeof(go));
+	{
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
+				 "0.2", "--mpi", "--", "mpirun", "--allow-run-as-root",
+				 "--oversubscribe", "-np", "3",
+				 (char *)target_path("mpi_workers", target, sizeof(target)),
+				 "--truth-dir", (char *)scratch_dir(), "--hold", go, NULL };
+
+		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));
+	}
+	cr_assert(ranks_hold(agent), "the ranks did not get to hold their memory: %s",
+		  slurp(err));
+	gethostname(host, sizeof(host));
+	for (int rank = 0; rank < RANKS; rank++) {
+		char name[64], path[256], query[256];
+		json_object *held, *labels = NULL;
+		long long want;
+		double got;
+
+		snprintf(name, sizeof(name), "held-%d.json", rank);
+		held = load_json(scratch_file(name, path, sizeof(path)));
+		want = json_object_get_int64(get(get(held, "library"), "current"));
+		cr_assert(want > 0, "rank %d holds nothing: the test would prove nothing", rank);
+		snprintf(query, sizeof(query),
+			 "heaptap_library_current_bytes{rank=\"%d\",library=~\".*/libgt[.]so\"}",
+			 rank);
+		cr_expect(prometheus_wait_value(p, query, want, 60, &got, &labels),
+			  "rank %d: prometheus has %g bytes of libgt.so, the rank holds %lld", rank,
+			  got, want);
+		cr_expect(eq(str, (char *)json_object_get_string(get_opt(labels, "host")), host));
+		/* One job for every rank, as Open MPI named it. */
+		if (!job[0])
+			snprintf(job, sizeof(job), "%s", json_object_get_string(get(labels, "job")));
+		cr_expect(job[0] && strcmp(job, json_object_get_string(get(labels, "job"))) == 0,
+			  "rank %d: job %s, rank 0's %s", rank,
+			  json_object_get_string(get(labels, "job")), job);
+		json_object_put(labels);
+		json_object_put(held);
+	}
+	/* The ranks exit: their series go (their figures stay in the database). */
+	cr_assert(fclose(fopen(go, "w")) == 0);
+	cr_expect(eq(int, wait_status(agent, 240), 0), "agent: %s", slurp(err));
+	{
+		double got;
+
+		cr_expect(prometheus_wait_value(p, "count(heaptap_current_bytes) or vector(0)", 0,
+						60, &got, NULL),
+			  "%g processes still have series after the job ended", got);
+	}
+	prometheus_stop(p);
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
 }
