@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "discovery.h"
 #include "log.h"
 #include "privilege.h"
@@ -25,6 +26,42 @@ static bool is_launcher(pid_t pid)
 		found = !strcmp(comm, mpi_launcher_names[i]);
 	free(comm);
 	return found;
+}
+
+/* The first line of /proc/PID/comm into name; false if it cannot be read. */
+static bool comm_of(pid_t pid, char *name, size_t size)
+{
+	size_t len;
+	char *comm;
+
+	if (procfs_read(pid, "comm", &comm, &len))
+		return false;
+	comm[strcspn(comm, "\n")] = '\0';
+	snprintf(name, size, "%s", comm);
+	free(comm);
+	return true;
+}
+
+/*
+ * Is pid running heaptap's own program? heaptap's guardian (a fork) and other heaptaps
+ * carry the rank of their launcher when srun or mpirun placed them (an agent per node):
+ * they are tracers, never ranks. A heaptap holding more capabilities than this one hides
+ * its executable: then its name tells.
+ */
+static bool is_heaptap(pid_t pid)
+{
+	static struct stat self;
+	static char self_comm[16];
+	char exe[64], comm[16];
+	struct stat st;
+
+	if (!self.st_ino && (stat("/proc/self/exe", &self) ||
+			     !comm_of(getpid(), self_comm, sizeof(self_comm))))
+		return false;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (!stat(exe, &st))
+		return st.st_dev == self.st_dev && st.st_ino == self.st_ino;
+	return comm_of(pid, comm, sizeof(comm)) && !strcmp(comm, self_comm);
 }
 
 /*
@@ -101,7 +138,7 @@ void discovery_rescan(struct session *s)
 			continue;
 		}
 		mpi_identity_of_process(pid, &mpi);
-		if (mpi.rank < 0 || !allowed(s, pid, &permit))
+		if (mpi.rank < 0 || is_heaptap(pid) || !allowed(s, pid, &permit))
 			continue;
 		err = session__attach(s, pid);
 		/* The pid took another process while it was attached: that one is not ours. */
