@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * A real one-node Slurm cluster (Debian's slurm-wlm and munge on 127.0.0.1, started and
- * stopped by tests/integration/slurm_cluster.sh): the ranks of an `srun -n 3` job are found
- * by SLURM_PROCID under slurmstepd, and what heaptap reports of each equals the rank's
- * own truth.
+ * stopped by tests/integration/slurm_cluster.sh): the ranks of an `srun -n 3` job (a program
+ * without MPI: its rank is SLURM_PROCID and nothing else) are found under slurmstepd, by
+ * `heaptap attach --mpi` and by an agent that srun placed on the node, and what heaptap
+ * reports or stores of each equals the rank's own truth.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include "cluster.h"
 #include "driver.h"
 #include "services.h"
 #include "slurm.h"
@@ -100,5 +102,90 @@ Test(slurm, attach_mpi_finds_the_ranks_of_an_srun_job)
 	processes = get(report, "processes");
 	cr_expect(eq(sz, json_object_array_length(processes), RANKS), "only the ranks");
 	expect_ranks_match_truth(processes, scratch_dir());
+	json_object_put(report);
+}
+
+/* Wait until the collector has stored every rank as exited. */
+static bool ranks_stored_exited(const char *db, pid_t agent)
+{
+	for (int tries = 0; tries < 3000; tries++) {
+		if (db_integer(db, "SELECT count(*) FROM processes WHERE rank IS NOT NULL "
+				   "AND state = 'exited'") == RANKS)
+			return true;
+		if (kill(agent, 0))
+			return false;
+		sleep_ms(20);
+	}
+	return false;
+}
+
+/*
+ * The issue's placement: one agent per node started by srun beside the job's allocation
+ * (--ntasks-per-node=1 --overlap), streaming to a collector; then the job's step.
+ */
+Test(slurm, an_agent_placed_by_srun_streams_every_rank)
+{
+	struct collector_proc c;
+	char db[256], agent_err[256], srun_err[256], target[4096], jobid[32];
+	json_object *report;
+	pid_t agent;
+	int job;
+	bool watching;
+
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
+	job = slurm_allocate(RANKS);
+	snprintf(jobid, sizeof(jobid), "--jobid=%d", job);
+	{
+		char *argv[] = { "srun", jobid, "--ntasks-per-node=1", "--overlap", "-n", "1",
+				 (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
+				 "0.2", "--mpi", NULL };
+
+		agent = spawn(argv, NULL, scratch_file("agent.err", agent_err, sizeof(agent_err)));
+	}
+	watching = wait_for_text_while(agent_err, "heaptap: watching for MPI ranks", agent, 60);
+	if (!watching)
+		wait_status(agent, 1);
+	cr_assert(watching, "the agent never started watching: %s", slurp(agent_err));
+	{
+		char *argv[] = { "srun", jobid, "-n", "3", "--overcommit", "--overlap",
+				 (char *)target_path("env_rank", target, sizeof(target)),
+				 "--truth-dir", (char *)scratch_dir(), NULL };
+
+		cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("srun.err", srun_err,
+									   sizeof(srun_err))),
+					      120),
+			     0),
+			  "srun: %s", slurp(srun_err));
+	}
+	cr_expect(ranks_stored_exited(db, agent), "the ranks' ends never reached the collector: %s",
+		  slurp(agent_err));
+	/*
+	 * The agent's step (the allocation's first, 0) gets SIGTERM, as a job's end gives it.
+	 * Not through srun: srun takes SIGTERM as "kill the step", SIGKILL.
+	 */
+	{
+		char step[32];
+		char *argv[] = { "scancel", "--signal=TERM", step, NULL };
+
+		snprintf(step, sizeof(step), "%d.0", job);
+		cr_expect(eq(int, wait_status(spawn(argv, NULL, NULL), 30), 0), "scancel %s", step);
+	}
+	cr_expect(eq(int, wait_status(agent, 60), 0), "agent: %s", slurp(agent_err));
+	report = stored_report(db, 0);
+	cr_expect(eq(sz, json_object_array_length(get(report, "processes")), RANKS),
+		  "only the ranks are stored");
+	expect_ranks_match_truth(get(report, "processes"), scratch_dir());
+	assert_ranks_match_truth(report, RANKS, scratch_dir(), "truth");
+	{
+		char want[32];
+
+		snprintf(want, sizeof(want), "%d", job);
+		cr_expect(eq(str, (char *)json_object_get_string(
+					  get(json_object_array_get_idx(get(report, "processes"), 0),
+					      "job")),
+			     want),
+			  "the run's job is SLURM_JOB_ID");
+	}
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
 	json_object_put(report);
 }
