@@ -30,11 +30,11 @@ static void process_free(struct metrics_process *p)
 
 	HASH_ITER(hh, p->libraries, lib, tmp) {
 		HASH_DEL(p->libraries, lib);
+		free(lib->label);
 		free(lib);
 	}
 	free(p->key);
-	free(p->job);
-	free(p->host);
+	free(p->labels);
 	free(p);
 }
 
@@ -54,13 +54,17 @@ void metrics__free(struct metrics *m)
 
 /*
  * Length-prefixed, so that no job or host name, whatever its bytes, can make two processes
- * one. NULL when out of memory.
+ * one. In buf when it fits (updates come often), else malloc'ed; NULL when out of memory.
  */
-static char *key_of(const struct metrics_who *who)
+static char *key_of(const struct metrics_who *who, char *buf, size_t size)
 {
 	const char *job = who->job ? who->job : "", *host = who->host ? who->host : "";
+	int n = snprintf(buf, size, "%zu:%s%zu:%s%d:%d", strlen(job), job, strlen(host), host,
+			 who->rank, who->pid);
 	char *key;
 
+	if (n >= 0 && (size_t)n < size)
+		return buf;
 	if (asprintf(&key, "%zu:%s%zu:%s%d:%d", strlen(job), job, strlen(host), host, who->rank,
 		     who->pid) < 0)
 		return NULL;
@@ -72,30 +76,28 @@ static struct metrics_process *process_of(struct metrics *m, const struct metric
 					  bool create)
 {
 	struct metrics_process *p;
-	char *key = key_of(who);
+	char buf[256], *key = key_of(who, buf, sizeof(buf));
 
 	if (!key)
 		return NULL;
 	HASH_FIND_STR(m->processes, key, p);
-	if (p || !create) {
-		free(key);
-		return p;
-	}
+	if (p || !create)
+		goto out;
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		free(key);
-		return NULL;
-	}
-	p->key = key;
-	p->job = strdup(who->job ? who->job : "");
-	p->host = strdup(who->host ? who->host : "");
-	p->rank = who->rank;
-	p->pid = who->pid;
-	if (!p->job || !p->host) {
+	if (!p)
+		goto out;
+	p->key = key == buf ? strdup(buf) : key;
+	key = buf; /* p owns it now */
+	p->labels = p->key ? metrics_process_labels(who) : NULL;
+	if (!p->labels) {
 		process_free(p);
-		return NULL;
+		p = NULL;
+		goto out;
 	}
 	HASH_ADD_KEYPTR(hh, m->processes, p->key, strlen(p->key), p);
+out:
+	if (key != buf)
+		free(key);
 	return p;
 }
 
@@ -129,6 +131,10 @@ void metrics__set_library(struct metrics *m, const struct metrics_who *who, cons
 		size_t len = strlen(library);
 
 		lib = calloc(1, sizeof(*lib) + len + 1);
+		if (lib && !(lib->label = metrics_label_value(library))) {
+			free(lib);
+			lib = NULL;
+		}
 		if (lib) {
 			memcpy(lib->name, library, len + 1);
 			HASH_ADD(hh, p->libraries, name[0], len, lib);

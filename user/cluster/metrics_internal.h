@@ -11,14 +11,14 @@
 struct metrics_library {
 	UT_hash_handle hh;
 	int64_t current;
+	char *label; /* the name as a label value, escaped once */
 	char name[];
 };
 
 struct metrics_process {
 	UT_hash_handle hh;
 	char *key; /* job, host, rank and pid, length-prefixed: no two processes share one */
-	char *job, *host;
-	int rank, pid;
+	char *labels; /* job, host, rank and pid as the exposition writes them, escaped once */
 	bool has_totals;
 	int64_t current, max;
 	uint64_t calls[HT_NR_FUNCS];
@@ -45,5 +45,10 @@ struct metrics {
 };
 
 extern const double metrics_db_bounds[METRICS_NR_DB_BUCKETS];
+
+/* value as a label value between its quotes (malloc'ed), or NULL when out of memory. */
+char *metrics_label_value(const char *value);
+/* A process's labels, without braces (malloc'ed), or NULL when out of memory. */
+char *metrics_process_labels(const struct metrics_who *who);
 
 #endif

@@ -5,6 +5,7 @@
  * since job, host and library names come from the agents and their ranks.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "metrics_internal.h"
@@ -43,7 +44,7 @@ static size_t utf8_sequence(const unsigned char *s)
 	return len;
 }
 
-/* A label value between its quotes: \ " and newline escaped, bad UTF-8 bytes as U+FFFD. */
+/* A label value between its quotes: backslash, " and newline escaped, bad UTF-8 bytes as U+FFFD. */
 static void put_label_value(FILE *out, const char *value)
 {
 	const unsigned char *s = (const unsigned char *)value;
@@ -65,36 +66,97 @@ static void put_label_value(FILE *out, const char *value)
 	}
 }
 
-static void put_family(FILE *out, const char *name, const char *type, const char *help)
+/* Labels are escaped when a process or library is first seen, not at every scrape. */
+char *metrics_label_value(const char *value)
 {
-	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	char *text = NULL;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return NULL;
+	put_label_value(out, value);
+	if (fclose(out)) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
-/* A process's labels, without braces. */
-static void put_process_labels(FILE *out, const struct metrics_process *p)
+char *metrics_process_labels(const struct metrics_who *who)
 {
+	char *text = NULL;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+
+	if (!out)
+		return NULL;
 	fputs("job=\"", out);
-	put_label_value(out, p->job);
+	put_label_value(out, who->job ? who->job : "");
 	fputs("\",host=\"", out);
-	put_label_value(out, p->host);
+	put_label_value(out, who->host ? who->host : "");
 	/* Not a rank: an empty value, which Prometheus stores as no label. */
-	if (p->rank >= 0)
-		fprintf(out, "\",rank=\"%d\",pid=\"%d\"", p->rank, p->pid);
+	if (who->rank >= 0)
+		fprintf(out, "\",rank=\"%d\",pid=\"%d\"", who->rank, who->pid);
 	else
-		fprintf(out, "\",rank=\"\",pid=\"%d\"", p->pid);
+		fprintf(out, "\",rank=\"\",pid=\"%d\"", who->pid);
+	if (fclose(out)) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
-static void put_library(FILE *out, const struct metrics_process *p, const char *library,
+/*
+ * The exposition being written: a buffer that doubles (10,000 ranks make tens of MB, and
+ * the registry is locked meanwhile, so no stdio stream that zeroes what it grows).
+ */
+struct text {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static void __attribute__((format(printf, 2, 3))) put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		if (t->failed)
+			return;
+		va_start(ap, fmt);
+		n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->failed = true;
+		} else if ((size_t)n < t->cap - t->len) {
+			t->len += n;
+			return;
+		} else {
+			char *grown = realloc(t->buf, t->cap * 2 + n);
+
+			if (!grown)
+				t->failed = true;
+			else
+				t->buf = grown, t->cap = t->cap * 2 + n;
+		}
+	}
+}
+
+static void put_family(struct text *out, const char *name, const char *type, const char *help)
+{
+	put(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void put_library(struct text *out, const struct metrics_process *p, const char *label,
 			int64_t current)
 {
-	fputs("heaptap_library_current_bytes{", out);
-	put_process_labels(out, p);
-	fputs(",library=\"", out);
-	put_label_value(out, library);
-	fprintf(out, "\"} %" PRId64 "\n", current);
+	put(out, "heaptap_library_current_bytes{%s,library=\"%s\"} %" PRId64 "\n", p->labels,
+		label, current);
 }
 
-static void put_processes(FILE *out, struct metrics *m)
+static void put_processes(struct text *out, struct metrics *m)
 {
 	struct metrics_process *p;
 	unsigned int nr = 0;
@@ -104,9 +166,7 @@ static void put_processes(FILE *out, struct metrics *m)
 	for (p = m->processes; p; p = p->hh.next) {
 		if (!p->has_totals)
 			continue;
-		fputs("heaptap_current_bytes{", out);
-		put_process_labels(out, p);
-		fprintf(out, "} %" PRId64 "\n", p->current);
+		put(out, "heaptap_current_bytes{%s} %" PRId64 "\n", p->labels, p->current);
 		nr++;
 	}
 	put_family(out, "heaptap_max_bytes", "gauge",
@@ -114,17 +174,14 @@ static void put_processes(FILE *out, struct metrics *m)
 	for (p = m->processes; p; p = p->hh.next) {
 		if (!p->has_totals)
 			continue;
-		fputs("heaptap_max_bytes{", out);
-		put_process_labels(out, p);
-		fprintf(out, "} %" PRId64 "\n", p->max);
+		put(out, "heaptap_max_bytes{%s} %" PRId64 "\n", p->labels, p->max);
 	}
 	put_family(out, "heaptap_calls_total", "counter",
 		   "Calls a traced process made to each malloc-family function (op).");
 	for (p = m->processes; p; p = p->hh.next) {
 		for (int f = 0; p->has_totals && f < HT_NR_FUNCS; f++) {
-			fputs("heaptap_calls_total{", out);
-			put_process_labels(out, p);
-			fprintf(out, ",op=\"%s\"} %" PRIu64 "\n", ht_func_names[f], p->calls[f]);
+			put(out, "heaptap_calls_total{%s,op=\"%s\"} %" PRIu64 "\n", p->labels,
+				ht_func_names[f], p->calls[f]);
 		}
 	}
 	put_family(out, "heaptap_library_current_bytes", "gauge",
@@ -135,7 +192,7 @@ static void put_processes(FILE *out, struct metrics *m)
 
 		for (unsigned int i = 0; lib; lib = lib->hh.next, i++) {
 			if (i < METRICS_MAX_LIBRARIES)
-				put_library(out, p, lib->name, lib->current);
+				put_library(out, p, lib->label, lib->current);
 			else
 				others += lib->current;
 		}
@@ -144,7 +201,7 @@ static void put_processes(FILE *out, struct metrics *m)
 	}
 	put_family(out, "heaptap_collector_processes", "gauge",
 		   "Traced processes that have series here.");
-	fprintf(out, "heaptap_collector_processes %u\n", nr);
+	put(out, "heaptap_collector_processes %u\n", nr);
 }
 
 static const struct {
@@ -162,46 +219,45 @@ static const struct {
 				    "Connections that failed authentication." },
 };
 
-static void put_health(FILE *out, struct metrics *m)
+static void put_health(struct text *out, struct metrics *m)
 {
 	uint64_t below = 0;
 
 	put_family(out, "heaptap_collector_agents_connected", "gauge",
 		   "Agents connected to the collector now.");
-	fprintf(out, "heaptap_collector_agents_connected %u\n", m->agents_connected);
+	put(out, "heaptap_collector_agents_connected %u\n", m->agents_connected);
 	for (int c = 0; c < METRICS_NR_COUNTERS; c++) {
 		put_family(out, counters[c].name, "counter", counters[c].help);
-		fprintf(out, "%s %" PRIu64 "\n", counters[c].name, m->counters[c]);
+		put(out, "%s %" PRIu64 "\n", counters[c].name, m->counters[c]);
 	}
 	put_family(out, "heaptap_collector_db_write_seconds", "histogram",
 		   "Time of each database transaction (a batch of agent messages).");
 	for (int i = 0; i < METRICS_NR_DB_BUCKETS; i++) {
 		below += m->db_buckets[i];
-		fprintf(out, "heaptap_collector_db_write_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
+		put(out, "heaptap_collector_db_write_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
 			metrics_db_bounds[i], below);
 	}
-	fprintf(out, "heaptap_collector_db_write_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n",
+	put(out, "heaptap_collector_db_write_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n",
 		m->db_count);
-	fprintf(out, "heaptap_collector_db_write_seconds_sum %.17g\n", m->db_sum);
-	fprintf(out, "heaptap_collector_db_write_seconds_count %" PRIu64 "\n", m->db_count);
+	put(out, "heaptap_collector_db_write_seconds_sum %.17g\n", m->db_sum);
+	put(out, "heaptap_collector_db_write_seconds_count %" PRIu64 "\n", m->db_count);
 }
 
 char *metrics__render(struct metrics *m, size_t *len)
 {
-	char *text = NULL;
-	FILE *out = open_memstream(&text, len);
-	int err;
+	struct text out = { .cap = 64 << 10 };
 
-	if (!out)
+	out.buf = malloc(out.cap);
+	if (!out.buf)
 		return NULL;
 	pthread_mutex_lock(&m->lock);
-	put_processes(out, m);
-	put_health(out, m);
+	put_processes(&out, m);
+	put_health(&out, m);
 	pthread_mutex_unlock(&m->lock);
-	err = ferror(out);
-	if (fclose(out) || err) {
-		free(text);
+	if (out.failed) {
+		free(out.buf);
 		return NULL;
 	}
-	return text;
+	*len = out.len;
+	return out.buf;
 }
