@@ -121,12 +121,13 @@ static bool ranks_stored_exited(const char *db, pid_t agent)
 
 /*
  * The issue's placement: one agent per node started by srun beside the job's allocation
- * (--ntasks-per-node=1 --overlap), streaming to a collector; then the job's step.
+ * (--ntasks-per-node=1 --overlap), streaming to a collector; then the job's step of
+ * target under srun's MPI plugin mpi ("none": a program that only has SLURM_PROCID).
  */
-Test(slurm, an_agent_placed_by_srun_streams_every_rank)
+static void agent_beside_an_srun_job(const char *program, const char *mpi)
 {
 	struct collector_proc c;
-	char db[256], agent_err[256], srun_err[256], target[4096], jobid[32];
+	char db[256], agent_err[256], srun_err[256], target[4096], jobid[32], mpi_arg[32];
 	json_object *report;
 	pid_t agent;
 	int job;
@@ -135,6 +136,7 @@ Test(slurm, an_agent_placed_by_srun_streams_every_rank)
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
 	job = slurm_allocate(RANKS);
 	snprintf(jobid, sizeof(jobid), "--jobid=%d", job);
+	snprintf(mpi_arg, sizeof(mpi_arg), "--mpi=%s", mpi);
 	{
 		char *argv[] = { "srun", jobid, "--ntasks-per-node=1", "--overlap", "-n", "1",
 				 (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
@@ -147,13 +149,13 @@ Test(slurm, an_agent_placed_by_srun_streams_every_rank)
 		wait_status(agent, 1);
 	cr_assert(watching, "the agent never started watching: %s", slurp(agent_err));
 	{
-		char *argv[] = { "srun", jobid, "-n", "3", "--overcommit", "--overlap",
-				 (char *)target_path("env_rank", target, sizeof(target)),
+		char *argv[] = { "srun", jobid, mpi_arg, "-n", "3", "--overcommit", "--overlap",
+				 (char *)target_path(program, target, sizeof(target)),
 				 "--truth-dir", (char *)scratch_dir(), NULL };
 
 		cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("srun.err", srun_err,
 									   sizeof(srun_err))),
-					      120),
+					      180),
 			     0),
 			  "srun: %s", slurp(srun_err));
 	}
@@ -188,4 +190,15 @@ Test(slurm, an_agent_placed_by_srun_streams_every_rank)
 	}
 	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
 	json_object_put(report);
+}
+
+Test(slurm, an_agent_placed_by_srun_streams_every_rank)
+{
+	agent_beside_an_srun_job("env_rank", "none");
+}
+
+/* Open MPI's own ranks under srun (PMIx): MPI_Init and all, the agent placed the same way. */
+Test(slurm, an_agent_beside_an_open_mpi_job_under_srun)
+{
+	agent_beside_an_srun_job("mpi_workers", "pmix");
 }
