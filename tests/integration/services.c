@@ -64,7 +64,8 @@ int http_get(const char *url, const char *name, const char *value, const char *f
 	char param[4096];
 	char *with[] = { "curl", "-sf", "--max-time", "10", "-o", (char *)file, "-G",
 			 "--data-urlencode", param, (char *)url, NULL };
-	char *plain[] = { "curl", "-sf", "--max-time", "10", "-o", (char *)file, (char *)url, NULL };
+	char *plain[] = { "curl", "-sf", "--max-time", "10", "-o", (char *)file, (char *)url,
+			  NULL };
 	int status;
 
 	cr_assert(have_program("curl"), "curl is missing: install Debian's curl (make deps)");

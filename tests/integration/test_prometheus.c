@@ -205,7 +205,8 @@ Test(prometheus, a_ranks_value_through_the_collector)
 		cr_expect(eq(str, (char *)json_object_get_string(get_opt(labels, "host")), host));
 		/* One job for every rank, as Open MPI named it. */
 		if (!job[0])
-			snprintf(job, sizeof(job), "%s", json_object_get_string(get(labels, "job")));
+			snprintf(job, sizeof(job), "%s",
+				 json_object_get_string(get(labels, "job")));
 		cr_expect(job[0] && strcmp(job, json_object_get_string(get(labels, "job"))) == 0,
 			  "rank %d: job %s, rank 0's %s", rank,
 			  json_object_get_string(get(labels, "job")), job);

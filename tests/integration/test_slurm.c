@@ -50,8 +50,8 @@ static void expect_ranks_match_truth(json_object *processes, const char *dir)
 		if (!job)
 			job = json_object_get_string(get(p, "job"));
 		cr_expect(job && *job && strcmp(job, json_object_get_string(get(p, "job"))) == 0,
-			  "rank %d: job %s, rank 0's %s", rank, json_object_get_string(get(p, "job")),
-			  job);
+			  "rank %d: job %s, rank 0's %s", rank,
+			  json_object_get_string(get(p, "job")), job);
 		snprintf(path, sizeof(path), "%s/truth-%d.json", dir, rank);
 		truth = load_json(path);
 		snprintf(what, sizeof(what), "rank %d", rank);
@@ -179,13 +179,11 @@ static void agent_beside_an_srun_job(const char *program, const char *mpi)
 	expect_ranks_match_truth(get(report, "processes"), scratch_dir());
 	assert_ranks_match_truth(report, RANKS, scratch_dir(), "truth");
 	{
+		json_object *first = json_object_array_get_idx(get(report, "processes"), 0);
 		char want[32];
 
 		snprintf(want, sizeof(want), "%d", job);
-		cr_expect(eq(str, (char *)json_object_get_string(
-					  get(json_object_array_get_idx(get(report, "processes"), 0),
-					      "job")),
-			     want),
+		cr_expect(eq(str, (char *)json_object_get_string(get(first, "job")), want),
 			  "the run's job is SLURM_JOB_ID");
 	}
 	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));

@@ -72,8 +72,9 @@ Test(metrics, a_process_and_its_libraries)
 			 "op=\"%s\"}", ht_func_names[f]);
 		cr_expect(eq(i64, value_of(text, series), (long long)some_calls[f]), "%s", series);
 	}
-	cr_expect(eq(i64, value_of(text, "heaptap_library_current_bytes{job=\"4242\",host=\"n01\","
-					 "rank=\"3\",pid=\"1234\",library=\"/usr/lib/libmpi.so.40\"}"),
+	cr_expect(eq(i64,
+		     value_of(text, "heaptap_library_current_bytes{job=\"4242\",host=\"n01\","
+				    "rank=\"3\",pid=\"1234\",library=\"/usr/lib/libmpi.so.40\"}"),
 		     2500));
 	cr_expect(eq(i64, value_of(text, "heaptap_library_current_bytes{job=\"4242\",host=\"n01\","
 					 "rank=\"3\",pid=\"1234\",library=\"/usr/lib/libc.so.6\"}"),
@@ -108,7 +109,8 @@ Test(metrics, each_family_once_with_help_and_type_and_its_samples_together)
 		snprintf(sample, sizeof(sample), "\n%s{", families[i]);
 		h = line_of(text, help);
 		t = line_of(text, type);
-		cr_expect(eq(ptr, (void *)strstr(h + 1, help), NULL), "two HELP for %s", families[i]);
+		cr_expect(eq(ptr, (void *)strstr(h + 1, help), NULL), "two HELP for %s",
+			  families[i]);
 		cr_expect(t > h, "%s: TYPE before HELP", families[i]);
 		first = strstr(text, sample);
 		cr_assert(first != NULL && first > t, "%s: no sample after its TYPE", families[i]);
@@ -133,9 +135,10 @@ Test(metrics, label_values_are_escaped)
 	text = render(m);
 	cr_expect(eq(i64, value_of(text, "heaptap_current_bytes{job=\"a\\\"b\\\\c\\nd\","
 					 "host=\"h\\\\\\\"\",rank=\"\",pid=\"7\"}"), 1));
-	cr_expect(eq(i64, value_of(text, "heaptap_library_current_bytes{job=\"a\\\"b\\\\c\\nd\","
-					 "host=\"h\\\\\\\"\",rank=\"\",pid=\"7\",library=\"/tmp/"
-					 "evil\\\"} 999\\nheaptap_current_bytes{job=\\\"x\\\"} 1\"}"),
+	cr_expect(eq(i64,
+		     value_of(text, "heaptap_library_current_bytes{job=\"a\\\"b\\\\c\\nd\","
+				    "host=\"h\\\\\\\"\",rank=\"\",pid=\"7\",library=\"/tmp/"
+				    "evil\\\"} 999\\nheaptap_current_bytes{job=\\\"x\\\"} 1\"}"),
 		     5));
 	/* The injected sample must not have become a line of its own. */
 	cr_expect(eq(ptr, (void *)strstr(text, "\nheaptap_current_bytes{job=\"x\"}"), NULL));
@@ -245,15 +248,18 @@ Test(metrics, health_counters_and_db_histogram)
 	cr_expect(eq(i64, value_of(text, "heaptap_collector_auth_failures_total"), 1));
 	cr_expect(eq(i64, value_of(text, "heaptap_collector_agents_connected"), 4));
 	/* Cumulative buckets: each counts the writes at or below its bound. */
-	cr_expect(eq(i64, value_of(text, "heaptap_collector_db_write_seconds_bucket{le=\"0.0001\"}"),
+	cr_expect(eq(i64,
+		     value_of(text, "heaptap_collector_db_write_seconds_bucket{le=\"0.0001\"}"),
 		     1));
-	cr_expect(eq(i64, value_of(text, "heaptap_collector_db_write_seconds_bucket{le=\"0.0005\"}"),
+	cr_expect(eq(i64,
+		     value_of(text, "heaptap_collector_db_write_seconds_bucket{le=\"0.0005\"}"),
 		     3));
 	cr_expect(eq(i64, value_of(text, "heaptap_collector_db_write_seconds_bucket{le=\"0.005\"}"),
 		     4));
 	cr_expect(eq(i64, value_of(text, "heaptap_collector_db_write_seconds_bucket{le=\"0.25\"}"),
 		     5));
-	cr_expect(eq(i64, value_of(text, "heaptap_collector_db_write_seconds_bucket{le=\"10\"}"), 5));
+	cr_expect(
+		eq(i64, value_of(text, "heaptap_collector_db_write_seconds_bucket{le=\"10\"}"), 5));
 	cr_expect(eq(i64, value_of(text, "heaptap_collector_db_write_seconds_bucket{le=\"+Inf\"}"),
 		     6));
 	cr_expect(eq(i64, value_of(text, "heaptap_collector_db_write_seconds_count"), 6));
@@ -329,7 +335,8 @@ static int promtool_check(const char *text, char *out, size_t size)
 	status = pclose(p);
 	unlink(path);
 	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-	cr_assert(status != 127, "promtool not found: install Debian's prometheus package (make deps)");
+	cr_assert(status != 127,
+		  "promtool not found: install Debian's prometheus package (make deps)");
 	return status;
 }
 

@@ -162,7 +162,7 @@ static void put_processes(struct text *out, struct metrics *m)
 	unsigned int nr = 0;
 
 	put_family(out, "heaptap_current_bytes", "gauge",
-		   "Usable bytes a traced process holds: allocated minus freed since tracing began.");
+		   "Usable bytes a traced process holds: allocated minus freed since traced.");
 	for (p = m->processes; p; p = p->hh.next) {
 		if (!p->has_totals)
 			continue;
