@@ -48,6 +48,7 @@ struct options {
 	bool frame_pointers; /* --unwind fp: no unwind tables */
 	struct budget_limits table_budget;  /* --table-budget */
 	struct budget_limits symbol_budget; /* --symbol-budget */
+	uint64_t tree_budget;		    /* --tree-budget */
 	const char *stacks_path; /* --stacks */
 	const char *file;	 /* sites FILE */
 	bool tree;		 /* --tree: the call tree in the text report */

@@ -38,7 +38,10 @@
 	  "at most 256M); a file over it is unwound by frame pointers" },                       \
 	{ "symbol-budget", OPT_SYMBOL_BUDGET, "FILE[,TOTAL]", 0,                                \
 	  "memory for symbols and call sites: per file and in all (default 64M,256M); a file "  \
-	  "over it goes unnamed" }
+	  "over it goes unnamed" },                                                             \
+	{ "tree-budget", OPT_TREE_BUDGET, "SIZE", 0,                                            \
+	  "memory for the call trees of processes that ended (default 64M); beyond it the "     \
+	  "oldest ended trees are dropped, and the report says so" }
 
 /* Said by every subcommand that writes reports. */
 #define REPORT_FILES_DOC                                                                     \
@@ -381,6 +384,13 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 		return parse_budget(c, "--table-budget", arg, TABLE_BUDGET_MAX, &o->table_budget);
 	case OPT_SYMBOL_BUDGET:
 		return parse_budget(c, "--symbol-budget", arg, SYMBOL_BUDGET_MAX, &o->symbol_budget);
+	case OPT_TREE_BUDGET:
+		if (budget_size_parse(arg, strlen(arg), TREE_BUDGET_MAX, &o->tree_budget) ||
+		    !o->tree_budget)
+			return cli_usage_error(c->sub, "--tree-budget wants a size above 0 and at "
+					       "most %lluM, such as 16M, not '%s'",
+					       (unsigned long long)(TREE_BUDGET_MAX >> 20), arg);
+		return 0;
 	case OPT_TREE:
 		o->tree = true;
 		return 0;

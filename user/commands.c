@@ -17,6 +17,7 @@ int open_session(const struct options *opts, struct session **s)
 		.mpi_only = opts->mpi_only,
 		.unwind_tables = !opts->frame_pointers,
 		.detailed_stacks = opts->stacks_path != NULL,
+		.tree_budget = opts->tree_budget,
 		.table_budget = opts->table_budget,
 		.symbol_budget = opts->symbol_budget,
 	};

@@ -117,3 +117,19 @@ bool db_intact(const char *db)
 	sqlite3_close(h);
 	return ok;
 }
+
+/* The metrics port the collector announced on standard error ("metrics on ADDR:PORT"). */
+int collector_metrics_port(const struct collector_proc *c)
+{
+	const char *announce = "heaptap: metrics on 127.0.0.1:";
+	char *text, *line;
+	int port;
+
+	cr_assert(wait_for_text_while(c->err, announce, c->pid, 30),
+		  "the collector never said where its metrics are: %s", slurp(c->err));
+	text = slurp(c->err);
+	line = strstr(text, announce);
+	port = atoi(line + strlen(announce));
+	free(text);
+	return port;
+}

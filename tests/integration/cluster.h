@@ -21,6 +21,8 @@ struct collector_proc {
  */
 void collector_start(struct collector_proc *c, const char *db, int port,
 		     const char *const extra[]);
+/* The metrics port it announced ("metrics on 127.0.0.1:PORT", with --metrics). */
+int collector_metrics_port(const struct collector_proc *c);
 /* SIGTERM (or SIGKILL) it and reap it; its exit status. */
 int collector_stop(struct collector_proc *c, int sig);
 

@@ -19,6 +19,7 @@
 #include "auth.h"
 #include "cluster.h"
 #include "driver.h"
+#include "services.h"
 #include "wire.h"
 
 TestSuite(cluster_faults, .timeout = 180);
@@ -33,9 +34,25 @@ static void write_key(const char *path, const char *text, mode_t mode)
 	close(fd);
 }
 
+/* Whether the collector's /metrics has a series of process pid. */
+static bool metrics_name_pid(const struct collector_proc *c, pid_t pid)
+{
+	char url[128], page[256], label[32], *text;
+	bool found;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/metrics", collector_metrics_port(c));
+	cr_assert(eq(int, http_get(url, NULL, NULL, scratch_file("metrics.txt", page,
+								   sizeof(page))), 0));
+	snprintf(label, sizeof(label), "pid=\"%d\"", (int)pid);
+	text = slurp(page);
+	found = strstr(text, label) != NULL;
+	free(text);
+	return found;
+}
+
 Test(cluster_faults, an_agent_killed_leaves_its_process_agent_lost)
 {
-	const char *const extra[] = { "--lost-after", "1", NULL };
+	const char *const extra[] = { "--lost-after", "1", "--metrics", "127.0.0.1:0", NULL };
 	char target[512], db[256], truth[256], err[256];
 	struct collector_proc c;
 	json_object *report = NULL, *p = NULL;
@@ -56,6 +73,11 @@ Test(cluster_faults, an_agent_killed_leaves_its_process_agent_lost)
 		sleep_ms(20);
 	cr_assert(access(truth, F_OK) == 0, "the target did not run: %s", slurp(err));
 	sleep_ms(1500); /* a few intervals: its figures are stored */
+	report = stored_report(db, 0);
+	p = json_object_array_get_idx(get(report, "processes"), 0);
+	cr_assert(p != NULL, "nothing stored: %s", slurp(err));
+	traced = json_object_get_int(get(p, "pid"));
+	cr_expect(metrics_name_pid(&c, traced), "no series of the running process %d", traced);
 	kill(agent, SIGKILL);
 	wait_status(agent, 10);
 	for (int tries = 0; tries < 100; tries++) {
@@ -67,7 +89,8 @@ Test(cluster_faults, an_agent_killed_leaves_its_process_agent_lost)
 		sleep_ms(200);
 	}
 	cr_assert(p != NULL);
-	traced = json_object_get_int(get(p, "pid"));
+	cr_expect(metrics_name_pid(&c, traced) == false,
+		  "the lost agent's process %d still has series", traced);
 	/* The live view says the same, through the collector. */
 	{
 		char top[256];

@@ -398,9 +398,14 @@ static struct soak_sample least(const struct soak_sample *at, int first, int las
 Test(long_run, fifty_mpi_jobs_under_attach_mpi)
 {
 	char bin[4096], json[256], err[256], job_err[256], dir[256], name[64];
-	char *argv[] = { (char *)heaptap_path(), "attach", "--mpi", "--json",
-			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
-			 NULL };
+	/*
+	 * Ended ranks' call trees stay for the report up to --tree-budget, then the oldest go:
+	 * a budget small enough to be reached before job 6, so what grows after is a leak.
+	 */
+	char *argv[] = { (char *)heaptap_path(), "attach", "--mpi", "--tree-budget", "2M",
+			 "--json", (char *)scratch_file("report.json", json, sizeof(json)), "-o",
+			 "/dev/null", NULL };
+	int trees_dropped = 0, trees_kept = 0;
 	char *job[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2",
 			(char *)target_path("mpi_rank", bin, sizeof(bin)), "--truth-dir", dir,
 			NULL };
@@ -479,9 +484,15 @@ Test(long_run, fifty_mpi_jobs_under_attach_mpi)
 			snprintf(what, sizeof(what), "job %d rank %d", j, rank);
 			assert_libgt_functions(get(entry, "functions"),
 					       get(truth, "entry_functions"), what);
+			if (is_true(entry, "calltree_dropped"))
+				trees_dropped++;
+			else if (json_object_array_length(get(entry, "calltree")) > 0)
+				trees_kept++;
 			json_object_put(truth);
 		}
 	}
+	cr_expect(trees_dropped > 0, "the ended trees never exceeded --tree-budget 2M");
+	cr_expect(trees_kept > 0, "no ended rank kept its tree");
 	json_object_put(report);
 }
 

@@ -118,22 +118,6 @@ Test(prometheus, reads_back_what_the_registry_holds)
 
 #define RANKS 3
 
-/* The metrics port the collector announced on standard error ("metrics on ADDR:PORT"). */
-static int metrics_port(const struct collector_proc *c)
-{
-	const char *announce = "heaptap: metrics on 127.0.0.1:";
-	char *text, *line;
-	int port;
-
-	cr_assert(wait_for_text_while(c->err, announce, c->pid, 30),
-		  "the collector never said where its metrics are: %s", slurp(c->err));
-	text = slurp(c->err);
-	line = strstr(text, announce);
-	port = atoi(line + strlen(announce));
-	free(text);
-	return port;
-}
-
 /* Wait until every rank wrote DIR/held-<rank>.json (its truth while it holds memory). */
 static bool ranks_hold(pid_t job)
 {
@@ -170,7 +154,7 @@ Test(prometheus, a_ranks_value_through_the_collector)
 
 	require_bpf();
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, extra);
-	snprintf(scrape, sizeof(scrape), "127.0.0.1:%d", metrics_port(&c));
+	snprintf(scrape, sizeof(scrape), "127.0.0.1:%d", collector_metrics_port(&c));
 	p = prometheus_start((const char *const[]){ scrape, NULL });
 	prometheus_wait_up(p, 30);
 	scratch_file("go", go, sizeof(go));

@@ -157,15 +157,22 @@ static void free_level(struct calltree_node **siblings)
 	}
 }
 
-void calltree__clear(struct calltree *t)
+void calltree__drop_paths(struct calltree *t)
 {
-	free_level(&t->roots);
 	while (t->paths) {
 		struct calltree_path *p = t->paths;
 
 		t->paths = p->next;
+		t->bytes -= sizeof(*p) + p->nr * sizeof(p->nodes[0]);
 		free(p);
 	}
+	t->nr_paths = 0;
+}
+
+void calltree__clear(struct calltree *t)
+{
+	free_level(&t->roots);
+	calltree__drop_paths(t);
 	strpool__clear(&t->names);
 	memset(t, 0, sizeof(*t));
 }

@@ -77,6 +77,8 @@ int calltree__under(const struct calltree *t, const char *function, struct callt
 
 /* Children sorted by max (descending), then by name, at every level. */
 void calltree__sort(struct calltree *t);
+/* Free the paths (the nodes stay): no stack will be charged again. */
+void calltree__drop_paths(struct calltree *t);
 void calltree__clear(struct calltree *t);
 
 #endif

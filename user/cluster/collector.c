@@ -56,10 +56,8 @@ void collector_close(struct collector *c, struct conn *conn, const char *fmt, ..
 			log_error("refused the connection from %s: %s", conn->peer, why);
 		if (conn->state != CONN_READY || !conn->goodbye) {
 			c->refused += conn->state != CONN_READY;
-#if HAVE_METRICS
 			if (c->metrics && conn->state != CONN_READY)
 				metrics__add(c->metrics, METRICS_REJECTED_CONNECTIONS, 1);
-#endif
 		}
 	}
 	if (conn->state == CONN_READY && !conn->viewer) {
@@ -68,10 +66,8 @@ void collector_close(struct collector *c, struct conn *conn, const char *fmt, ..
 		store__agent_gone(c->store, conn->agent, conn->goodbye ? "done" : "disconnected",
 				  collector_now());
 		c->nr_agents--;
-#if HAVE_METRICS
 		if (c->metrics)
 			metrics__set_agents_connected(c->metrics, c->nr_agents);
-#endif
 	}
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, conn->fd, NULL);
 	close(conn->fd);
@@ -171,12 +167,8 @@ void collector_end_round(struct collector *c)
 		return;
 	c->in_round = false;
 	err = store__commit(c->store);
-#if HAVE_METRICS
 	if (c->metrics)
 		metrics__observe_db_write(c->metrics, mono() - t0);
-#else
-	(void)t0;
-#endif
 	for (conn = c->to_ack; conn; conn = next) {
 		Heaptap__Ack ack = HEAPTAP__ACK__INIT;
 		Heaptap__Envelope env = HEAPTAP__ENVELOPE__INIT;
@@ -280,18 +272,14 @@ static void read_conn(struct collector *c, struct conn *conn)
 		return;
 	}
 	c->bytes += n;
-#if HAVE_METRICS
 	if (c->metrics)
 		metrics__add(c->metrics, METRICS_BYTES, n);
-#endif
 	was_partial = wire_reader__partial(&conn->reader);
 	err = wire_reader__feed(&conn->reader, buf, n, on_msg, &f);
 	if (err == -EPROTO && !conn->dead) {
 		c->decode_errors++;
-#if HAVE_METRICS
 		if (c->metrics)
 			metrics__add(c->metrics, METRICS_DECODE_ERRORS, 1);
-#endif
 		collector_close(c, conn, "%s", conn->reader.error);
 	}
 	/* A frame that stays incomplete for long is a slow client's: from when it began. */
@@ -318,6 +306,14 @@ static void check_timeouts(struct collector *c)
 			collector_close(c, conn, "silent for %.0f s (a half-open connection?)",
 					t - conn->last_message);
 	}
+}
+
+/* A lost agent's processes leave /metrics: their figures stopped being true. */
+static void forget_lost(void *ctx, const struct store_who *who)
+{
+	struct metrics_who w = { who->job, who->host, who->rank, who->pid };
+
+	metrics__forget_process(ctx, &w);
 }
 
 static void serve(struct collector *c, volatile sig_atomic_t *stop)
@@ -360,7 +356,8 @@ static void serve(struct collector *c, volatile sig_atomic_t *stop)
 		if (mono() >= next_check) {
 			check_timeouts(c);
 			collector_end_round(c);
-			if (store__mark_lost(c->store, collector_now() - c->opts->lost_after, 0) > 0)
+			if (store__mark_lost(c->store, collector_now() - c->opts->lost_after, 0,
+					     c->metrics ? forget_lost : NULL, c->metrics) > 0)
 				log_info("agents silent for %g s: their processes are \"agent lost\"",
 					 c->opts->lost_after);
 			next_check = mono() + 0.5;
@@ -369,7 +366,6 @@ static void serve(struct collector *c, volatile sig_atomic_t *stop)
 	}
 }
 
-#if HAVE_METRICS
 static int start_metrics(struct collector *c, struct metrics_server **srv)
 {
 	char host[256], port[8];
@@ -380,18 +376,14 @@ static int start_metrics(struct collector *c, struct metrics_server **srv)
 		return EXIT_FAILURE_INTERNAL;
 	}
 	*srv = metrics_server__start(c->metrics, c->opts->metrics_listen);
-	if (!*srv) {
-		log_error("cannot serve metrics on %s (in use? another --metrics ADDR:PORT)",
-			  c->opts->metrics_listen);
-		return EXIT_USAGE;
-	}
+	if (!*srv)
+		return EXIT_USAGE; /* the server said why */
 	if (net_split(c->opts->metrics_listen, host, sizeof(host), port, sizeof(port)))
 		snprintf(host, sizeof(host), "?");
 	log_info("metrics on %s%s%s:%d", strchr(host, ':') ? "[" : "", host,
 		 strchr(host, ':') ? "]" : "", metrics_server__port(*srv));
 	return EXIT_OK;
 }
-#endif
 
 int collector__run(const struct collector_opts *opts, volatile sig_atomic_t *stop)
 {
@@ -401,9 +393,7 @@ int collector__run(const struct collector_opts *opts, volatile sig_atomic_t *sto
 	int status = EXIT_FAILURE_INTERNAL;
 	struct rlimit lim;
 	bool loopback;
-#if HAVE_METRICS
 	struct metrics_server *srv = NULL;
-#endif
 
 	/* A connection per agent: take every descriptor the kernel allows. */
 	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
@@ -413,7 +403,8 @@ int collector__run(const struct collector_opts *opts, volatile sig_atomic_t *sto
 	if (store__open(opts->db_path, false, &c.store))
 		return EXIT_USAGE;
 	/* Agents connected when a previous collector stopped: lost unless they come back. */
-	if (store__mark_lost(c.store, collector_now() - opts->lost_after, collector_now()) < 0)
+	if (store__mark_lost(c.store, collector_now() - opts->lost_after, collector_now(), NULL,
+			     NULL) < 0)
 		goto cleanup;
 	c.listen_fd = net_listen(opts->listen, name, sizeof(name), &loopback);
 	if (c.listen_fd < 0) {
@@ -428,17 +419,9 @@ int collector__run(const struct collector_opts *opts, volatile sig_atomic_t *sto
 	if (!loopback && !opts->key->len)
 		log_error("warning: listening on %s without --key: anyone who reaches it may write "
 			  "to %s", name, opts->db_path);
-#if HAVE_METRICS
 	if (opts->metrics_listen && (status = start_metrics(&c, &srv)) != EXIT_OK)
 		goto cleanup;
 	status = EXIT_FAILURE_INTERNAL;
-#else
-	if (opts->metrics_listen) {
-		log_error("this heaptap was built without metrics: drop --metrics");
-		status = EXIT_USAGE;
-		goto cleanup;
-	}
-#endif
 	log_info("collecting on %s", name);
 	serve(&c, stop);
 	status = EXIT_OK;
@@ -450,11 +433,9 @@ int collector__run(const struct collector_opts *opts, volatile sig_atomic_t *sto
 		log_info("refused %" PRIu64 " connections (%" PRIu64 " with a wrong key, %" PRIu64
 			 " that broke the protocol)", c.refused, c.auth_failures, c.decode_errors);
 cleanup:
-#if HAVE_METRICS
 	if (srv)
 		metrics_server__stop(srv);
 	metrics__free(c.metrics);
-#endif
 	if (c.epfd >= 0)
 		close(c.epfd);
 	if (c.listen_fd >= 0)

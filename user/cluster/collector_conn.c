@@ -90,10 +90,8 @@ static int on_auth(struct collector *c, struct conn *conn, const Heaptap__Auth *
 			WIRE_NONCE_SIZE, a->has_proof ? a->proof.data : NULL,
 			a->has_proof ? a->proof.len : 0)) {
 		c->auth_failures++;
-#if HAVE_METRICS
 		if (c->metrics)
 			metrics__add(c->metrics, METRICS_AUTH_FAILURES, 1);
-#endif
 		log_error("refused %s (%s): wrong key", conn->peer, conn->host);
 		refuse(c, conn, "wrong key: give the collector's key with --key FILE");
 		c->refused++;
@@ -114,10 +112,8 @@ static int on_auth(struct collector *c, struct conn *conn, const Heaptap__Auth *
 		w.has_last_seq = true;
 		w.last_seq = agent.last_seq;
 		c->nr_agents++;
-#if HAVE_METRICS
 		if (c->metrics)
 			metrics__set_agents_connected(c->metrics, c->nr_agents);
-#endif
 	}
 	env.body_case = HEAPTAP__ENVELOPE__BODY_WELCOME;
 	env.welcome = &w;
@@ -128,7 +124,6 @@ static int on_auth(struct collector *c, struct conn *conn, const Heaptap__Auth *
 	return collector_send(c, conn, &env) ? -EIO : 0;
 }
 
-#if HAVE_METRICS
 static void to_metrics(void *ctx, const struct store_who *who, const Heaptap__Process *p)
 {
 	struct metrics *m = ctx;
@@ -148,7 +143,6 @@ static void to_metrics(void *ctx, const struct store_who *who, const Heaptap__Pr
 		metrics__set_library(m, &w, p->libraries[i]->library,
 				     p->libraries[i]->balance->current);
 }
-#endif
 
 static int on_batch(struct collector *c, struct conn *conn, const Heaptap__Batch *b)
 {
@@ -169,12 +163,10 @@ static int on_batch(struct collector *c, struct conn *conn, const Heaptap__Batch
 		}
 		c->in_round = true;
 	}
-#if HAVE_METRICS
 	if (c->metrics) {
 		on_process = to_metrics;
 		ctx = c->metrics;
 	}
-#endif
 	if (store__apply_batch(c->store, conn->agent, conn->host, b, &applied, on_process, ctx)) {
 		/* Nothing of the round is stored: its agents send it again. */
 		store__rollback(c->store);
@@ -223,10 +215,8 @@ int collector_handle(struct collector *c, struct conn *conn, wire_msg *msg)
 	int err = -EPROTO;
 
 	c->messages++;
-#if HAVE_METRICS
 	if (c->metrics)
 		metrics__add(c->metrics, METRICS_MESSAGES, 1);
-#endif
 	switch (conn->state) {
 	case CONN_HELLO:
 		if (msg->body_case == HEAPTAP__ENVELOPE__BODY_HELLO)

@@ -10,12 +10,7 @@
 #include "store.h"
 #include "wire.h"
 
-#if __has_include("metrics.h")
 #include "metrics.h"
-#define HAVE_METRICS 1
-#else
-#define HAVE_METRICS 0
-#endif
 
 enum conn_state { CONN_HELLO, CONN_AUTH, CONN_READY };
 
@@ -51,9 +46,7 @@ struct collector {
 	bool in_round;	      /* a transaction is open */
 	struct conn *to_ack;
 	uint64_t refused, auth_failures, decode_errors, messages, bytes;
-#if HAVE_METRICS
 	struct metrics *metrics;
-#endif
 };
 
 /* collector_conn.c: a message from conn; nonzero: close it (reason logged). */

@@ -22,6 +22,8 @@ static const char *const sql[NR_STMTS] = {
 		      "WHERE id = ?1",
 	[LOST_AGENTS] = "UPDATE agents SET state = 'lost' WHERE state = 'disconnected' AND "
 			"last_seen < ?1",
+	[LOST_LISTED] = "SELECT job, host, rank, pid FROM processes WHERE state = 'running' "
+			"AND agent IN (SELECT id FROM agents WHERE state = 'lost')",
 	[LOST_PROCESSES] = "UPDATE processes SET state = 'agent lost' WHERE state = 'running' "
 			   "AND agent IN (SELECT id FROM agents WHERE state = 'lost')",
 	/* Connected when the collector stopped: disconnected from its start on. */
@@ -229,7 +231,27 @@ int store__agent_gone(struct store *st, int64_t agent, const char *state, double
 	return store_run(st, s, "agent gone");
 }
 
-int store__mark_lost(struct store *st, double lost_before, double connected_as_of)
+/* Tell on_lost of each running process of a lost agent, before it is marked. */
+static void list_lost(struct store *st, store_on_lost on_lost, void *ctx)
+{
+	sqlite3_stmt *s = store_stmt(st, LOST_LISTED);
+
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		struct store_who who = {
+			.job = (const char *)sqlite3_column_text(s, 0),
+			.host = (const char *)sqlite3_column_text(s, 1),
+			.rank = sqlite3_column_type(s, 2) == SQLITE_NULL ? -1 :
+									 sqlite3_column_int(s, 2),
+			.pid = sqlite3_column_int(s, 3),
+		};
+
+		on_lost(ctx, &who);
+	}
+	sqlite3_reset(s);
+}
+
+int store__mark_lost(struct store *st, double lost_before, double connected_as_of,
+		     store_on_lost on_lost, void *ctx)
 {
 	sqlite3_stmt *s;
 	int changed;
@@ -247,6 +269,8 @@ int store__mark_lost(struct store *st, double lost_before, double connected_as_o
 	if (store_run(st, s, "lost agents"))
 		goto fail;
 	changed = sqlite3_changes(st->db);
+	if (changed && on_lost)
+		list_lost(st, on_lost, ctx);
 	if (changed && store_run(st, store_stmt(st, LOST_PROCESSES), "lost processes"))
 		goto fail;
 	return store__commit(st) ? -EIO : changed;

@@ -29,12 +29,6 @@ int store__agent_hello(struct store *st, uint64_t uid, const char *host, const c
 		       int pid, const char *attribution, double now, struct store_agent *out);
 /* How its connection ended: "done" (goodbye) or "disconnected". 0 or -EIO. */
 int store__agent_gone(struct store *st, int64_t agent, const char *state, double now);
-/*
- * Agents disconnected since before lost_before, or found "connected" by a collector that
- * just started (connected_as_of: its start): their running processes become "agent lost".
- * The number of agents marked, or -EIO.
- */
-int store__mark_lost(struct store *st, double lost_before, double connected_as_of);
 
 int store__begin(struct store *st);
 int store__commit(struct store *st);
@@ -47,6 +41,16 @@ struct store_who {
 };
 typedef void (*store_on_process)(void *ctx, const struct store_who *who,
 				 const Heaptap__Process *p);
+
+/*
+ * Agents disconnected since before lost_before, or found "connected" by a collector that
+ * just started (connected_as_of: its start): their running processes become "agent lost".
+ * on_lost (may be NULL) sees each of those processes first. The number of agents marked, or
+ * -EIO.
+ */
+typedef void (*store_on_lost)(void *ctx, const struct store_who *who);
+int store__mark_lost(struct store *st, double lost_before, double connected_as_of,
+		     store_on_lost on_lost, void *ctx);
 
 /*
  * Apply a batch inside the transaction under way. *applied false: its agent's batch of

@@ -89,6 +89,7 @@ static json_object *process_json(const struct target *t, const struct process_fa
 	json_object_object_add(p, "functions", functions);
 	json_object_object_add(p, "calltree", report_calltree_json(&t->tree, 0));
 	json_object_object_add(p, "calltree_lost", json_object_new_uint64(t->tree_lost));
+	json_object_object_add(p, "calltree_dropped", json_object_new_boolean(t->tree_dropped));
 	/* What the tree costs heaptap: its nodes, and their bytes with the stacks' paths. */
 	json_object_object_add(p, "calltree_nodes", json_object_new_uint64(t->tree.nr_nodes));
 	json_object_object_add(p, "calltree_bytes", json_object_new_uint64(t->tree.bytes));

@@ -88,6 +88,8 @@ void report_trees(FILE *out, struct session *s, const struct tree_opts *o)
 		const struct target *t = targets[i];
 
 		report_tree_heading(out, t->pid, t->mpi.rank, t->mpi.world_size, t->command);
+		if (t->tree_dropped)
+			fprintf(out, "(tree dropped: ended processes' trees exceeded --tree-budget)\n");
 		if (t->tree_lost)
 			fprintf(out, "Calls not in the tree (out of memory): %" PRIu64 "\n",
 				t->tree_lost);

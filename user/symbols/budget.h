@@ -23,6 +23,9 @@
 #define TABLE_BUDGET_TOTAL (64ULL << 20)
 /* The BPF unwinder's binary search covers 2^24 rows of 16 bytes. */
 #define TABLE_BUDGET_MAX (256ULL << 20)
+/* Call trees of processes that ended, kept for the report (session.h). */
+#define TREE_BUDGET_ENDED (64ULL << 20)
+#define TREE_BUDGET_MAX (64ULL << 30)
 /*
  * Symbols and call sites (--symbol-budget): the same MPI job's files take 1.3 MiB, libc's
  * debug symbols included; node, the largest program here, 17 MiB (libLLVM-15 alone 8).

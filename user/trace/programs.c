@@ -103,6 +103,14 @@ void forget_program(struct session *s, struct target *t)
 	stack_ids__bury(&t->stack_ids, &s->dead_ids);
 	symbolizer__free(t->symbolizer);
 	t->symbolizer = NULL;
+	/*
+	 * Its stacks only told which path each charges; the tree keeps the figures. With
+	 * --stacks they are the report, and stay.
+	 */
+	if (!t->stacks.detailed) {
+		stack_records__clear(&t->stacks);
+		calltree__drop_paths(&t->tree);
+	}
 }
 
 int session__attach(struct session *s, pid_t pid)

@@ -37,6 +37,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 	raise_fd_limit();
 	s->rule = opts->rule;
 	s->detailed_stacks = opts->detailed_stacks;
+	s->tree_budget = opts->tree_budget;
 	s->mpi_only = opts->mpi_only;
 	s->cache = symcache__new();
 	if (!s->cache) {
@@ -305,6 +306,27 @@ size_t session__live_targets(const struct session *s)
 	return live;
 }
 
+/*
+ * Ended processes' trees stay for the report, within the budget: beyond it, the oldest
+ * ended trees go (a service attached for weeks sees thousands of jobs), and say so.
+ */
+static void keep_ended_trees_within_budget(struct session *s)
+{
+	while (s->ended_tree_bytes > s->tree_budget) {
+		struct target *oldest = NULL;
+
+		for (struct target *e = s->ended; e; e = e->next_ended) {
+			if (!e->tree_dropped)
+				oldest = e;
+		}
+		if (!oldest)
+			return;
+		s->ended_tree_bytes -= oldest->tree.bytes;
+		calltree__clear(&oldest->tree);
+		oldest->tree_dropped = true;
+	}
+}
+
 void end_target(struct session *s, struct target *t)
 {
 	forget_program(s, t);
@@ -312,6 +334,8 @@ void end_target(struct session *s, struct target *t)
 	HASH_DEL(s->targets, t);
 	t->next_ended = s->ended;
 	s->ended = t;
+	s->ended_tree_bytes += t->tree.bytes;
+	keep_ended_trees_within_budget(s);
 }
 
 /*

@@ -44,6 +44,7 @@ struct target {
 	uint64_t incomplete_stacks;
 	uint64_t unsupported_unwinds; /* of those, cut at an unwind rule heaptap cannot follow */
 	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */
+	bool tree_dropped;    /* ended, its tree freed to keep ended trees within the budget */
 	uint64_t tree_lost;   /* calls counted, but not in the call tree (out of memory) */
 	struct ht_losses kernel_losses; /* taken from the kernel when it ended */
 	struct target *next_ended;
@@ -66,6 +67,7 @@ struct session_opts {
 	bool mpi_only; /* trace only processes that carry an MPI rank (follow the rest) */
 	bool unwind_tables; /* unwind by .eh_frame tables, else by frame pointers only */
 	bool detailed_stacks; /* keep what --stacks prints of every distinct stack */
+	uint64_t tree_budget; /* bytes of call trees of ended processes (--tree-budget) */
 	struct budget_limits table_budget;  /* bytes of unwind rows (budget.h) */
 	struct budget_limits symbol_budget; /* bytes of symbols and call sites */
 };

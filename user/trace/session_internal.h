@@ -14,6 +14,8 @@ struct session {
 	enum attribution_rule rule;
 	bool mpi_only;
 	bool detailed_stacks; /* --stacks: keep each frame's offset, symbol and line */
+	uint64_t tree_budget;	/* bytes of ended processes' call trees, at most */
+	uint64_t ended_tree_bytes;
 	struct unwind_maps *unwind; /* NULL: frame pointers only */
 	struct target *targets;	    /* live, by pid */
 	struct target *ended;	    /* exited or exec'd, newest first (pids may repeat) */
