@@ -22,8 +22,11 @@
 static atomic_bool released;
 static sem_t counted;
 static pid_t tids[NR_THREADS];
-/* Keeps the compiler from removing a malloc whose block is freed unused. */
-static void *volatile sink;
+/*
+ * Keeps the compiler from removing a malloc whose block is freed unused: one slot per
+ * thread, since a shared one lets a thread free the block another just stored there.
+ */
+static void *volatile sink[NR_THREADS];
 
 static void *churn_then_count(void *arg)
 {
@@ -31,12 +34,12 @@ static void *churn_then_count(void *arg)
 
 	tids[id] = gettid();
 	while (!atomic_load(&released)) {
-		sink = malloc(16 + id);
-		free(sink);
+		sink[id] = malloc(16 + id);
+		free(sink[id]);
 	}
 	for (int i = 0; i < COUNTED_CALLOCS; i++) {
-		sink = calloc(1, 100 + id);
-		free(sink);
+		sink[id] = calloc(1, 100 + id);
+		free(sink[id]);
 	}
 	sem_post(&counted);
 	for (;;)
