@@ -340,3 +340,80 @@ Test(cluster_faults, a_collector_never_reached_is_said_in_one_line)
 	cr_expect(eq(int, lines_with(log, "Connection refused", NULL), 1), "said once: %s", log);
 	free(log);
 }
+
+/*
+ * The collector is down while the agent traces threads that never stop calling malloc:
+ * beyond --buffer the oldest batches go, counted; once it is up, the agent reconnects and
+ * what it sends next carries every group again, so the stored figures are still exact.
+ */
+Test(cluster_faults, a_collector_down_then_up_costs_counted_batches_not_figures)
+{
+	char target[512], db[256], truth[256], err[256];
+	struct collector_proc c;
+	json_object *report = NULL, *p = NULL, *t, *threads;
+	pid_t agent, traced;
+	int port, status;
+
+	require_bpf();
+	{
+		/* A port nobody listens on yet: bound, then closed. */
+		struct sockaddr_in sa = { .sin_family = AF_INET };
+		socklen_t len = sizeof(sa);
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		cr_assert(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+		getsockname(fd, (struct sockaddr *)&sa, &len);
+		port = ntohs(sa.sin_port);
+		close(fd);
+	}
+	{
+		char endpoint[64];
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", endpoint, "-i", "0.1",
+				 "--buffer", "4K", "--",
+				 (char *)target_path("busy_threads", target, sizeof(target)), "--truth",
+				 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
+
+		snprintf(endpoint, sizeof(endpoint), "127.0.0.1:%d", port);
+		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));
+	}
+	sleep_ms(3000); /* thirty intervals of changed groups into a 4K buffer */
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), port, NULL);
+	for (int tries = 0; tries < 150 && db_integer(db, "SELECT count(*) FROM processes") < 1;
+	     tries++)
+		sleep_ms(200);
+	report = stored_report(db, 0);
+	p = json_object_array_get_idx(get(report, "processes"), 0);
+	cr_assert(p != NULL, "nothing stored after the collector came up: %s", slurp(err));
+	traced = json_object_get_int(get(p, "pid"));
+	json_object_put(report);
+	kill(traced, SIGUSR1); /* the counted callocs, then the truth, then exit */
+	status = wait_status(agent, 60);
+	cr_expect(eq(int, status, 0), "the agent: %s", slurp(err));
+	report = stored_report(db, 0);
+	p = json_object_array_get_idx(get(report, "processes"), 0);
+	cr_assert(p != NULL);
+	cr_expect(json_object_get_int64(get(p, "dropped_messages")) > 0,
+		  "no batch dropped into a 4K buffer: %s", json_object_to_json_string(p));
+	t = load_json(truth);
+	threads = get(p, "threads");
+	for (size_t i = 0; i < json_object_array_length(get(t, "tids")); i++) {
+		int tid = json_object_get_int(json_object_array_get_idx(get(t, "tids"), i));
+		json_object *row = NULL;
+
+		for (size_t j = 0; j < json_object_array_length(threads); j++) {
+			json_object *r = json_object_array_get_idx(threads, j);
+
+			if (json_object_get_int(get(r, "tid")) == tid)
+				row = r;
+		}
+		cr_assert(row != NULL, "thread %d is not stored", tid);
+		cr_expect(eq(int, json_object_get_int(get(get(row, "calls"), "calloc")),
+			     json_object_get_int(get(t, "callocs"))), "thread %d's callocs", tid);
+		cr_expect(eq(i64, json_object_get_int64(get(row, "current")), 0),
+			  "thread %d freed every block", tid);
+	}
+	json_object_put(t);
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0));
+	json_object_put(report);
+}
