@@ -133,3 +133,23 @@ int collector_metrics_port(const struct collector_proc *c)
 	free(text);
 	return port;
 }
+
+bool ranks_hold(int ranks, pid_t job)
+{
+	for (int tries = 0; tries < 6000; tries++) {
+		int held = 0;
+
+		for (int rank = 0; rank < ranks; rank++) {
+			char name[64], path[256];
+
+			snprintf(name, sizeof(name), "held-%d.json", rank);
+			held += access(scratch_file(name, path, sizeof(path)), F_OK) == 0;
+		}
+		if (held == ranks)
+			return true;
+		if (kill(job, 0))
+			return false;
+		sleep_ms(20);
+	}
+	return false;
+}

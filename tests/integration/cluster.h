@@ -23,6 +23,11 @@ void collector_start(struct collector_proc *c, const char *db, int port,
 		     const char *const extra[]);
 /* The metrics port it announced ("metrics on 127.0.0.1:PORT", with --metrics). */
 int collector_metrics_port(const struct collector_proc *c);
+/*
+ * Wait until each of ranks wrote held-<rank>.json in the scratch directory (its truth while
+ * it holds memory); false once job is gone or after two minutes.
+ */
+bool ranks_hold(int ranks, pid_t job);
 /* SIGTERM (or SIGKILL) it and reap it; its exit status. */
 int collector_stop(struct collector_proc *c, int sig);
 

@@ -112,27 +112,6 @@ Test(cluster, one_agent_around_the_job)
 	json_object_put(report);
 }
 
-/* Wait until every rank wrote its held-<rank>.json. */
-static bool ranks_hold(pid_t mpirun)
-{
-	for (int tries = 0; tries < 6000; tries++) {
-		int held = 0;
-
-		for (int rank = 0; rank < RANKS; rank++) {
-			char name[64], path[256];
-
-			snprintf(name, sizeof(name), "held-%d.json", rank);
-			held += access(scratch_file(name, path, sizeof(path)), F_OK) == 0;
-		}
-		if (held == RANKS)
-			return true;
-		if (kill(mpirun, 0))
-			return false;
-		sleep_ms(20);
-	}
-	return false;
-}
-
 Test(cluster, collector_killed_and_restarted)
 {
 	struct collector_proc c, again;
@@ -152,7 +131,7 @@ Test(cluster, collector_killed_and_restarted)
 
 		mpirun = spawn(argv, NULL, scratch_file("mpirun.err", err, sizeof(err)));
 	}
-	cr_assert(ranks_hold(mpirun), "the ranks did not get to hold their memory: %s",
+	cr_assert(ranks_hold(RANKS, mpirun), "the ranks did not get to hold their memory: %s",
 		  slurp(err));
 	/* The held state is stored (some batches at least), then the collector dies. */
 	for (int tries = 0; tries < 500 && db_integer(db, "SELECT count(*) FROM processes "

@@ -312,18 +312,7 @@ Test(cluster_faults, a_collector_never_reached_is_said_in_one_line)
 	int status, port;
 
 	require_bpf();
-	{
-		/* A port nobody listens on: bound, then closed. */
-		struct sockaddr_in sa = { .sin_family = AF_INET };
-		socklen_t len = sizeof(sa);
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		cr_assert(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-		getsockname(fd, (struct sockaddr *)&sa, &len);
-		port = ntohs(sa.sin_port);
-		close(fd);
-	}
+	port = free_local_port(); /* nobody listens on it */
 	{
 		char endpoint[64];
 		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", endpoint, "-i", "0.2",
@@ -355,18 +344,7 @@ Test(cluster_faults, a_collector_down_then_up_costs_counted_batches_not_figures)
 	int port, status;
 
 	require_bpf();
-	{
-		/* A port nobody listens on yet: bound, then closed. */
-		struct sockaddr_in sa = { .sin_family = AF_INET };
-		socklen_t len = sizeof(sa);
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		cr_assert(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-		getsockname(fd, (struct sockaddr *)&sa, &len);
-		port = ntohs(sa.sin_port);
-		close(fd);
-	}
+	port = free_local_port(); /* nobody listens on it yet */
 	{
 		char endpoint[64];
 		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", endpoint, "-i", "0.1",

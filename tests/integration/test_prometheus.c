@@ -118,27 +118,6 @@ Test(prometheus, reads_back_what_the_registry_holds)
 
 #define RANKS 3
 
-/* Wait until every rank wrote DIR/held-<rank>.json (its truth while it holds memory). */
-static bool ranks_hold(pid_t job)
-{
-	for (int tries = 0; tries < 6000; tries++) {
-		int held = 0;
-
-		for (int rank = 0; rank < RANKS; rank++) {
-			char name[64], path[256];
-
-			snprintf(name, sizeof(name), "held-%d.json", rank);
-			held += access(scratch_file(name, path, sizeof(path)), F_OK) == 0;
-		}
-		if (held == RANKS)
-			return true;
-		if (kill(job, 0))
-			return false;
-		sleep_ms(20);
-	}
-	return false;
-}
-
 /*
  * The whole way: ranks of an Open MPI job traced by an agent, streamed to the collector,
  * served on its /metrics, scraped by Prometheus and read back through its query API while
@@ -167,7 +146,7 @@ Test(prometheus, a_ranks_value_through_the_collector)
 
 		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));
 	}
-	cr_assert(ranks_hold(agent), "the ranks did not get to hold their memory: %s",
+	cr_assert(ranks_hold(RANKS, agent), "the ranks did not get to hold their memory: %s",
 		  slurp(err));
 	gethostname(host, sizeof(host));
 	for (int rank = 0; rank < RANKS; rank++) {
