@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
+#include "human_bytes.h"
 #include "top_tree.h"
 
 /* A node the user expanded; nodes live as long as their process's report. */
@@ -68,24 +69,6 @@ static void set_expanded(struct top_tree *tt, const struct calltree_node *n, boo
 	}
 }
 
-/* "12.3M": bytes in 7 columns, signed. */
-static const char *human(int64_t bytes, char *buf, size_t size)
-{
-	static const char units[] = "BKMGTP";
-	double value = (double)bytes;
-	int unit = 0;
-
-	while ((value >= 1024 || value <= -1024) && unit < 5) {
-		value /= 1024;
-		unit++;
-	}
-	if (unit == 0)
-		snprintf(buf, size, "%" PRId64 "B", bytes);
-	else
-		snprintf(buf, size, "%.1f%c", value, units[unit]);
-	return buf;
-}
-
 /* The visible rows, in order: each node, and the children of expanded ones. */
 struct walk {
 	struct top_tree *tt;
@@ -118,8 +101,8 @@ static void draw_level(struct walk *w, const struct calltree_node *siblings, int
 			if (w->row == w->tt->selected)
 				attron(A_REVERSE);
 			mvprintw(y, 0, "%8s %8s %10" PRIu64 "  %*s%c %s (%s)",
-				 human(n->bal.max, max, sizeof(max)),
-				 human(n->bal.current, cur, sizeof(cur)), calls, 2 * level, "",
+				 human_bytes(n->bal.max, max, sizeof(max)),
+				 human_bytes(n->bal.current, cur, sizeof(cur)), calls, 2 * level, "",
 				 !n->children ? ' ' : open ? '-' : '+', n->key.function,
 				 lib ? lib + 1 : n->key.library);
 			attroff(A_REVERSE);

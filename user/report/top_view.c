@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "commands.h"
+#include "human_bytes.h"
 #include "top_tree.h"
 #include "top_view.h"
 
@@ -97,24 +98,6 @@ void top_view__free(struct top_view *v)
 	top_tree__free(v->tree);
 	free(v->rates);
 	free(v);
-}
-
-/* "12.3M": bytes in 7 columns, signed (a group that frees more than it allocates). */
-static const char *human(int64_t bytes, char *buf, size_t size)
-{
-	static const char units[] = "BKMGTP";
-	double value = (double)bytes;
-	int unit = 0;
-
-	while ((value >= 1024 || value <= -1024) && unit < 5) {
-		value /= 1024;
-		unit++;
-	}
-	if (unit == 0)
-		snprintf(buf, size, "%" PRId64 "B", bytes);
-	else
-		snprintf(buf, size, "%.1f%c", value, units[unit]);
-	return buf;
 }
 
 static uint64_t total_calls(const struct balance *b)
@@ -249,7 +232,7 @@ static void draw_table(struct top_view *v, struct target **targets, size_t n)
 		if (i == v->selected)
 			attron(A_BOLD | A_UNDERLINE);
 		mvprintw(4 + i, 0, "%-5s %7d %-20.20s %8s %8s %8.0f %8.0f %9" PRIu64, rank, t->pid,
-			 command, human(b->current, cur, sizeof(cur)), human(b->max, max, sizeof(max)),
+			 command, human_bytes(b->current, cur, sizeof(cur)), human_bytes(b->max, max, sizeof(max)),
 			 r ? r->alloc_rate : 0, r ? r->free_rate : 0, total_calls(b));
 		attroff(A_BOLD | A_UNDERLINE);
 	}
@@ -335,9 +318,9 @@ static void draw_process(struct top_view *v, const struct target *t)
 	attroff(A_REVERSE);
 	for (size_t i = 0; i < n && (int)i + 7 < LINES - 1; i++)
 		mvprintw(7 + i, 0, "%-*.*s %8s %8s %8s %10" PRIu64, NAME_WIDTH, NAME_WIDTH, rows[i].name,
-			 human(rows[i].bal->current, cur, sizeof(cur)),
-			 human(rows[i].bal->min, min, sizeof(min)),
-			 human(rows[i].bal->max, max, sizeof(max)), total_calls(rows[i].bal));
+			 human_bytes(rows[i].bal->current, cur, sizeof(cur)),
+			 human_bytes(rows[i].bal->min, min, sizeof(min)),
+			 human_bytes(rows[i].bal->max, max, sizeof(max)), total_calls(rows[i].bal));
 	mvprintw(LINES - 1, 0, "Tab next  Esc back  c/m/n sort  p pause  q quit  ? help");
 }
 
