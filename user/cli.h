@@ -66,6 +66,7 @@ struct options {
 	const char *metrics_listen; /* collect --metrics */
 	double client_timeout;	   /* collect: seconds for a handshake, a frame, silence */
 	double lost_after;	   /* collect: seconds before an agent gone is lost */
+	double commit_every;	   /* collect: seconds a round of batches lasts */
 	uint64_t buffer_limit;	   /* agent --buffer: bytes of unacknowledged batches */
 	long run_id;		   /* report, top: --run; 0 = the newest */
 	bool list_runs;		   /* report --list */

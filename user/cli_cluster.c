@@ -38,6 +38,9 @@ const struct argp_option cli_collect_options[] = {
 	{ "lost-after", OPT_LOST_AFTER, "SECONDS", 0,
 	  "an agent gone without a goodbye that long leaves its running processes \"agent "
 	  "lost\" (default 30)" },
+	{ "commit-every", OPT_COMMIT_EVERY, "SECONDS", 0,
+	  "commit (and acknowledge) what agents sent once per SECONDS, each changed group "
+	  "written once (default 30; an agent that is finishing is acknowledged at once)" },
 	{},
 };
 
@@ -75,12 +78,17 @@ error_t cli_parse_cluster_option(struct cli_state *c, int key, char *arg)
 		return 0;
 	case OPT_CLIENT_TIMEOUT:
 	case OPT_LOST_AFTER:
+	case OPT_COMMIT_EVERY:
 		seconds = strtod(arg, &end);
 		if (end == arg || *end || !(seconds >= 0.1) || seconds > 1e6)
 			return cli_usage_error(c->sub, "%s wants seconds (0.1 or more), not '%s'",
-					       key == OPT_LOST_AFTER ? "--lost-after"
-								     : "--client-timeout", arg);
-		*(key == OPT_LOST_AFTER ? &o->lost_after : &o->client_timeout) = seconds;
+					       key == OPT_LOST_AFTER	 ? "--lost-after"
+					       : key == OPT_COMMIT_EVERY ? "--commit-every"
+									 : "--client-timeout",
+					       arg);
+		*(key == OPT_LOST_AFTER	    ? &o->lost_after
+		  : key == OPT_COMMIT_EVERY ? &o->commit_every
+					    : &o->client_timeout) = seconds;
 		return 0;
 	case OPT_BUFFER:
 		if (budget_size_parse(arg, strlen(arg), 1ull << 40, &o->buffer_limit) ||
@@ -131,5 +139,7 @@ int cli_check_collect(struct options *o)
 		o->client_timeout = 30;
 	if (!o->lost_after)
 		o->lost_after = 30;
+	if (!o->commit_every)
+		o->commit_every = 30;
 	return 0;
 }

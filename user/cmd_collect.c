@@ -14,6 +14,7 @@ int cmd_collect(const struct options *opts)
 		.key = &key,
 		.client_timeout = opts->client_timeout,
 		.lost_after = opts->lost_after,
+		.commit_every = opts->commit_every,
 	};
 	int status;
 

@@ -52,7 +52,9 @@ static bool metrics_name_pid(const struct collector_proc *c, pid_t pid)
 
 Test(cluster_faults, an_agent_killed_leaves_its_process_agent_lost)
 {
-	const char *const extra[] = { "--lost-after", "1", "--metrics", "127.0.0.1:0", NULL };
+	/* Commits twice a second: the report reads the stored figures while the target runs. */
+	const char *const extra[] = { "--lost-after", "1", "--metrics", "127.0.0.1:0",
+				      "--commit-every", "0.5", NULL };
 	char target[512], db[256], truth[256], err[256];
 	struct collector_proc c;
 	json_object *report = NULL, *p = NULL;
@@ -356,7 +358,8 @@ Test(cluster_faults, a_collector_down_then_up_costs_counted_batches_not_figures)
 		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));
 	}
 	sleep_ms(3000); /* thirty intervals of changed groups into a 4K buffer */
-	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), port, NULL);
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), port,
+			(const char *const[]){ "--commit-every", "0.5", NULL });
 	for (int tries = 0; tries < 150 && db_integer(db, "SELECT count(*) FROM processes") < 1;
 	     tries++)
 		sleep_ms(200);

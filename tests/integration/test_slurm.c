@@ -133,7 +133,9 @@ static void agent_beside_an_srun_job(const char *program, const char *mpi)
 	int job;
 	bool watching;
 
-	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
+	/* The agent stays (--mpi): the ranks' ends are committed within a second. */
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0,
+			(const char *const[]){ "--commit-every", "1", NULL });
 	job = slurm_allocate(RANKS);
 	snprintf(jobid, sizeof(jobid), "--jobid=%d", job);
 	snprintf(mpi_arg, sizeof(mpi_arg), "--mpi=%s", mpi);

@@ -14,7 +14,7 @@ targets=${TARGETS:-.output/targets}
 agents=${AGENTS:-100}
 ranks=${RANKS:-100}
 groups=${GROUPS_PER_RANK:-20}
-seconds=${SECONDS_MEASURED:-30}
+seconds=${SECONDS_MEASURED:-120}
 traced=${RANKS_TRACED:-4}
 window=${WINDOW:-20}
 

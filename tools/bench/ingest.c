@@ -4,12 +4,14 @@
  * each an agent of RANKS ranks, each sending once a second a batch in which every rank has
  * GROUPS changed groups (its total, a thread, two libraries, the rest functions out of 200).
  * After a warm-up (the first batches carry every rank's identity, names are new until each
- * of the 200 functions was sent once) it measures
- * for SECONDS: the collector's CPU (/proc/PID/stat) and the database's growth.
+ * of the 200 functions was sent once, and the groups are in the database once that round is
+ * committed) it measures for SECONDS: the collector's CPU (/proc/PID/stat), the database's
+ * growth and the collector's peak memory. The last batch says the agents are finishing.
  *   ingest HOST:PORT COLLECTOR_PID DB AGENTS RANKS GROUPS SECONDS
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +78,31 @@ static long long db_bytes(const char *db)
 	sqlite3_finalize(s);
 	sqlite3_close(h);
 	return pages * page_size;
+}
+
+/* The collector's peak resident memory, in MiB. */
+static double peak_mib(int pid)
+{
+	char path[64], line[256];
+	double kib = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		sscanf(line, "VmHWM: %lf", &kib);
+	if (f)
+		fclose(f);
+	return kib / 1024;
+}
+
+static bool all_acked(const struct sim *sims, int agents, uint64_t seq)
+{
+	for (int i = 0; i < agents; i++) {
+		if (sims[i].acked < seq)
+			return false;
+	}
+	return true;
 }
 
 static int on_msg(void *ctx, wire_msg *msg)
@@ -168,7 +195,8 @@ static void connect_sim(struct sim *s, const char *endpoint, uint64_t id)
 static char lib_names[2][64], fn_names[FUNCTIONS][64];
 
 /* One agent's batch: every rank with `groups` changed groups, all of them new at first. */
-static void send_batch(struct sim *s, uint64_t agent, int ranks, int groups, int tick)
+static void send_batch(struct sim *s, uint64_t agent, int ranks, int groups, int tick,
+		       bool last)
 {
 	Heaptap__Envelope env = HEAPTAP__ENVELOPE__INIT;
 	Heaptap__Batch b = HEAPTAP__BATCH__INIT;
@@ -224,7 +252,8 @@ static void send_batch(struct sim *s, uint64_t agent, int ranks, int groups, int
 		p->n_functions = nfn;
 		procs[r] = p;
 	}
-	b.has_seq = b.has_time = true;
+	b.has_seq = b.has_time = b.has_last = true;
+	b.last = last;
 	b.seq = ++s->seq;
 	b.time = time(NULL) + tick * 1e-3;
 	b.n_processes = ranks;
@@ -267,16 +296,17 @@ int main(int argc, char **argv)
 	sims = calloc(agents, sizeof(*sims));
 	for (int i = 0; i < agents; i++)
 		connect_sim(&sims[i], argv[1], i);
-	for (int tick = 0; tick < warmup + seconds; tick++) {
+	for (int tick = 0, end = -1; end < 0 || tick < end; tick++) {
 		double start = mono();
 
-		if (tick == warmup) {
+		if (end < 0 && tick >= warmup && all_acked(sims, agents, warmup)) {
 			cpu0 = cpu_of(pid);
 			bytes0 = db_bytes(argv[3]);
 			t0 = mono();
+			end = tick + seconds;
 		}
 		for (int i = 0; i < agents; i++) {
-			send_batch(&sims[i], i, ranks, groups, tick);
+			send_batch(&sims[i], i, ranks, groups, tick, tick == end - 1);
 			pump(&sims[i], 0);
 		}
 		/* Once a second: the rest of the second reading acks. */
@@ -299,10 +329,12 @@ int main(int argc, char **argv)
 		double rank_hours = (double)agents * ranks * dt / 3600;
 
 		printf("ingest: %d agents x %d ranks = %d ranks at 1 Hz, %d changed groups each, "
-		       "%.0f s: collector CPU %.2f cores; database +%.1f MiB = %.0f KiB per "
-		       "rank-hour; %llu batches unacknowledged; simulator behind by %.1f s\n",
-		       agents, ranks, agents * ranks, groups, dt, cpu / dt, grown / 1048576.0,
-		       grown / 1024.0 / rank_hours, (unsigned long long)unacked, lag);
+		       "%.0f s: collector CPU %.2f cores, peak memory %.0f MiB; database "
+		       "+%.1f MiB = %.0f KiB per rank-hour; %llu batches unacknowledged; "
+		       "simulator behind by %.1f s\n",
+		       agents, ranks, agents * ranks, groups, dt, cpu / dt, peak_mib(pid),
+		       grown / 1048576.0, grown / 1024.0 / rank_hours, (unsigned long long)unacked,
+		       lag);
 	}
 	return unacked ? 1 : 0;
 }

@@ -26,6 +26,7 @@ struct builder {
 	struct target *t;
 	struct sent *sent;
 	struct session *s;
+	bool last;		  /* the agent's final snapshot */
 	int err;
 };
 
@@ -52,6 +53,7 @@ static void flush(struct builder *b, bool force)
 	batch.seq = a->next_seq;
 	batch.time = wall_clock();
 	batch.dropped_messages = a->dropped;
+	batch.has_last = batch.last = b->last;
 	batch.n_processes = b->nr;
 	batch.processes = b->procs;
 	env.body_case = HEAPTAP__ENVELOPE__BODY_BATCH;
@@ -310,7 +312,7 @@ static int diff_process(struct builder *b, struct target *t, bool detach_live)
 
 int agent__snapshot(struct agent *a, struct session *s, bool detach_live)
 {
-	struct builder b = { .a = a, .s = s };
+	struct builder b = { .a = a, .s = s, .last = detach_live };
 	struct target **targets;
 	size_t n = session__targets(s, &targets);
 
@@ -320,9 +322,12 @@ int agent__snapshot(struct agent *a, struct session *s, bool detach_live)
 		if (err)
 			b.err = err;
 	}
-	/* Silent too long: an empty batch says the agent is alive. */
-	flush(&b, a->state == LINK_READY && a->heartbeat &&
-			  agent_mono() - a->last_sent >= a->heartbeat && !a->queued);
+	/*
+	 * Silent too long: an empty batch says the agent is alive. The last snapshot always
+	 * ends with a batch: it asks the collector to commit now.
+	 */
+	flush(&b, b.last || (a->state == LINK_READY && a->heartbeat &&
+			     agent_mono() - a->last_sent >= a->heartbeat && !a->queued));
 	free(b.procs);
 	arena_reset(&b.arena);
 	if (b.err) {

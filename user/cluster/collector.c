@@ -18,8 +18,8 @@
 #define READ_CHUNK (256u << 10)
 /* Pending output a connection may hold (a viewer's answer); a peer that does not read is cut. */
 #define MAX_OUTPUT (64u << 20)
-/* The longest a round of batches stays open while more come: what an ack may wait. */
-#define ROUND_SECONDS 0.05
+/* A round's changed groups held in memory: past this, it commits early. */
+#define PENDING_LIMIT (512u << 20)
 
 double collector_now(void)
 {
@@ -35,6 +35,19 @@ static double mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* conn leaves the round's list of connections to acknowledge. */
+static void forget_ack(struct collector *c, struct conn *conn)
+{
+	for (struct conn **p = &c->to_ack; *p; p = &(*p)->next_ack) {
+		if (*p == conn) {
+			*p = conn->next_ack;
+			break;
+		}
+	}
+	conn->next_ack = NULL;
+	conn->ack_seq = 0;
 }
 
 void collector_close(struct collector *c, struct conn *conn, const char *fmt, ...)
@@ -61,8 +74,12 @@ void collector_close(struct collector *c, struct conn *conn, const char *fmt, ..
 		}
 	}
 	if (conn->state == CONN_READY && !conn->viewer) {
-		/* Without a goodbye its processes may be lost: the lost timer starts now. */
-		collector_end_round(c);
+		/*
+		 * Without a goodbye its processes may be lost: the lost timer starts now. What it
+		 * sent in this round is committed with the round; unacknowledged, it comes again
+		 * from the agent and is recognised.
+		 */
+		forget_ack(c, conn);
 		store__agent_gone(c->store, conn->agent, conn->goodbye ? "done" : "disconnected",
 				  collector_now());
 		c->nr_agents--;
@@ -157,6 +174,41 @@ int collector_send(struct collector *c, struct conn *conn, const wire_msg *msg)
 	return 0;
 }
 
+int collector_begin_round(struct collector *c)
+{
+	if (c->in_round)
+		return 0;
+	if (store__begin(c->store))
+		return -EIO;
+	c->in_round = true;
+	c->round_started = mono();
+	c->round_urgent = false;
+	return 0;
+}
+
+/* Not stored: each agent of the round is cut off and sends its batches again. */
+static void close_round_agents(struct collector *c, const char *why)
+{
+	struct conn *conn = c->to_ack, *next;
+
+	c->to_ack = NULL;
+	for (; conn; conn = next) {
+		next = conn->next_ack;
+		conn->next_ack = NULL;
+		conn->ack_seq = 0;
+		collector_close(c, conn, "%s", why);
+	}
+}
+
+void collector_abort_round(struct collector *c)
+{
+	if (!c->in_round)
+		return;
+	store__rollback(c->store);
+	c->in_round = false;
+	close_round_agents(c, "its batches could not be stored");
+}
+
 void collector_end_round(struct collector *c)
 {
 	struct conn *conn, *next;
@@ -169,7 +221,13 @@ void collector_end_round(struct collector *c)
 	err = store__commit(c->store);
 	if (c->metrics)
 		metrics__observe_db_write(c->metrics, mono() - t0);
-	for (conn = c->to_ack; conn; conn = next) {
+	if (err) {
+		close_round_agents(c, "its batches could not be committed");
+		return;
+	}
+	conn = c->to_ack;
+	c->to_ack = NULL;
+	for (; conn; conn = next) {
 		Heaptap__Ack ack = HEAPTAP__ACK__INIT;
 		Heaptap__Envelope env = HEAPTAP__ENVELOPE__INIT;
 
@@ -178,16 +236,10 @@ void collector_end_round(struct collector *c)
 		ack.has_seq = true;
 		ack.seq = conn->ack_seq;
 		conn->ack_seq = 0;
-		if (err) {
-			/* Not stored: the agent sends it again, to a collector that can. */
-			collector_close(c, conn, "its batches could not be committed");
-			continue;
-		}
 		env.body_case = HEAPTAP__ENVELOPE__BODY_ACK;
 		env.ack = &ack;
 		collector_send(c, conn, &env);
 	}
-	c->to_ack = NULL;
 }
 
 static void accept_all(struct collector *c)
@@ -319,10 +371,10 @@ static void forget_lost(void *ctx, const struct store_who *who)
 static void serve(struct collector *c, volatile sig_atomic_t *stop)
 {
 	struct epoll_event events[256];
-	double next_check = 0, round_start = 0;
+	double next_check = 0;
 
 	while (!*stop) {
-		int n = epoll_wait(c->epfd, events, 256, c->in_round ? 0 : 250 /* ms */);
+		int n = epoll_wait(c->epfd, events, 256, 250 /* ms */);
 
 		if (n < 0 && errno != EINTR) {
 			log_error("epoll_wait: %m");
@@ -344,20 +396,23 @@ static void serve(struct collector *c, volatile sig_atomic_t *stop)
 				read_conn(c, conn);
 		}
 		/*
-		 * One transaction for the round: every batch read while more keep coming, up to
-		 * ROUND_SECONDS. A commit (and its fsync) per round, not per batch.
+		 * One transaction for the round: every batch of --commit-every seconds, each
+		 * changed group written once at its commit. Sooner for an agent that is finishing
+		 * and waits for its acknowledgement, or past the memory the round may hold.
 		 */
-		if (c->in_round && !round_start)
-			round_start = mono();
-		if (n <= 0 || mono() - round_start >= ROUND_SECONDS) {
+		if (c->in_round && (c->round_urgent ||
+				    mono() - c->round_started >= c->opts->commit_every ||
+				    store__pending_bytes(c->store) > PENDING_LIMIT))
 			collector_end_round(c);
-			round_start = 0;
-		}
 		if (mono() >= next_check) {
+			int lost;
+
 			check_timeouts(c);
-			collector_end_round(c);
-			if (store__mark_lost(c->store, collector_now() - c->opts->lost_after, 0,
-					     c->metrics ? forget_lost : NULL, c->metrics) > 0)
+			lost = store__mark_lost(c->store, collector_now() - c->opts->lost_after, 0,
+						c->metrics ? forget_lost : NULL, c->metrics);
+			if (lost < 0)
+				collector_abort_round(c);
+			else if (lost > 0)
 				log_info("agents silent for %g s: their processes are \"agent lost\"",
 					 c->opts->lost_after);
 			next_check = mono() + 0.5;
@@ -425,9 +480,9 @@ int collector__run(const struct collector_opts *opts, volatile sig_atomic_t *sto
 	log_info("collecting on %s", name);
 	serve(&c, stop);
 	status = EXIT_OK;
+	collector_end_round(&c);
 	for (struct conn *conn = c.conns; conn; conn = conn->next)
 		collector_close(&c, conn, NULL);
-	collector_end_round(&c);
 	free_dead(&c);
 	if (c.refused)
 		log_info("refused %" PRIu64 " connections (%" PRIu64 " with a wrong key, %" PRIu64

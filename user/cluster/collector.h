@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * The collector: accepts agents and viewers (epoll, non-blocking), stores what agents send
- * (a transaction per round of batches, acknowledged once committed), answers queries, and
+ * (a transaction per round of batches, acknowledged once committed, each group written
+ * once per round), answers queries, and
  * marks agents gone without a goodbye as lost. Closes any connection that breaks the
  * protocol, with one logged line; the others go on.
  */
@@ -18,6 +19,7 @@ struct collector_opts {
 	const struct auth_key *key; /* len 0: agents need no key */
 	double client_timeout;	    /* s: a handshake, a frame begun, or silence */
 	double lost_after;	    /* s without its agent before a process is "agent lost" */
+	double commit_every;	    /* s: a round's length, what an acknowledgement may wait */
 };
 
 /* Serve until *stop. heaptap's exit status. */

@@ -156,12 +156,9 @@ static int on_batch(struct collector *c, struct conn *conn, const Heaptap__Batch
 		collector_close(c, conn, "%s", why);
 		return -EPROTO;
 	}
-	if (!c->in_round) {
-		if (store__begin(c->store)) {
-			collector_close(c, conn, "the database cannot begin a transaction");
-			return -EIO;
-		}
-		c->in_round = true;
+	if (collector_begin_round(c)) {
+		collector_close(c, conn, "the database cannot begin a transaction");
+		return -EIO;
 	}
 	if (c->metrics) {
 		on_process = to_metrics;
@@ -169,14 +166,13 @@ static int on_batch(struct collector *c, struct conn *conn, const Heaptap__Batch
 	}
 	if (store__apply_batch(c->store, conn->agent, conn->host, b, &applied, on_process, ctx)) {
 		/* Nothing of the round is stored: its agents send it again. */
-		store__rollback(c->store);
-		c->in_round = false;
-		for (struct conn *o = c->to_ack; o; o = o->next_ack)
-			o->ack_seq = 0;
-		c->to_ack = NULL;
 		collector_close(c, conn, "the database refused its batch %" PRIu64, b->seq);
+		collector_abort_round(c);
 		return -EIO;
 	}
+	/* The agent is finishing: it waits for this acknowledgement, not for the round. */
+	if (b->last)
+		c->round_urgent = true;
 	if (!conn->ack_seq) {
 		conn->next_ack = c->to_ack;
 		c->to_ack = conn;
@@ -194,7 +190,9 @@ static int on_query(struct collector *c, struct conn *conn, const Heaptap__Query
 	struct run_view v;
 	int err;
 
-	collector_end_round(c);
+	/* Live figures: the round's pending groups go into its transaction, read back here. */
+	if (c->in_round && store__flush(c->store))
+		collector_abort_round(c);
 	err = store__load_run(c->store, q->run, q->process, q->process == 0, &v);
 	if (!err && !(rv = run_wire__encode(&a, &v)))
 		err = -ENOMEM;

@@ -44,6 +44,8 @@ struct collector {
 	struct conn *conns;
 	unsigned int nr_agents;
 	bool in_round;	      /* a transaction is open */
+	bool round_urgent;    /* an agent waits for its acknowledgement to finish */
+	double round_started; /* monotonic */
 	struct conn *to_ack;
 	uint64_t refused, auth_failures, decode_errors, messages, bytes;
 	struct metrics *metrics;
@@ -56,8 +58,12 @@ int collector_send(struct collector *c, struct conn *conn, const wire_msg *msg);
 /* Close conn now, with one line saying why (NULL: quietly). */
 void collector_close(struct collector *c, struct conn *conn, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Open a round (a transaction) unless one is. 0 or -EIO. */
+int collector_begin_round(struct collector *c);
 /* Commit the round under way and acknowledge what it stored. */
 void collector_end_round(struct collector *c);
+/* Roll it back: its agents are cut off, and send their batches again. */
+void collector_abort_round(struct collector *c);
 double collector_now(void);
 
 #endif

@@ -134,6 +134,7 @@ void store__close(struct store *st)
 	if (!st)
 		return;
 	forget_cache(st);
+	pending__free(&st->pending);
 	for (int i = 0; i < NR_STMTS; i++)
 		sqlite3_finalize(st->stmts[i]);
 	sqlite3_close(st->db);
@@ -171,7 +172,7 @@ int store__begin(struct store *st)
 
 int store__commit(struct store *st)
 {
-	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+	if (!store__flush(st) && sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
 		return 0;
 	store_db_error(st, "commit");
 	store__rollback(st);
@@ -182,7 +183,13 @@ void store__rollback(struct store *st)
 {
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	/* Ids handed out inside the transaction are gone with it. */
+	store__drop_pending(st);
 	forget_cache(st);
+}
+
+size_t store__pending_bytes(const struct store *st)
+{
+	return pending__bytes(&st->pending);
 }
 
 int store__agent_hello(struct store *st, uint64_t uid, const char *host, const char *command,
@@ -253,10 +260,11 @@ static void list_lost(struct store *st, store_on_lost on_lost, void *ctx)
 int store__mark_lost(struct store *st, double lost_before, double connected_as_of,
 		     store_on_lost on_lost, void *ctx)
 {
+	bool own = sqlite3_get_autocommit(st->db); /* no transaction under way */
 	sqlite3_stmt *s;
 	int changed;
 
-	if (store__begin(st))
+	if (own && store__begin(st))
 		return -EIO;
 	if (connected_as_of > 0) {
 		s = store_stmt(st, STALE_AGENTS);
@@ -269,13 +277,19 @@ int store__mark_lost(struct store *st, double lost_before, double connected_as_o
 	if (store_run(st, s, "lost agents"))
 		goto fail;
 	changed = sqlite3_changes(st->db);
+	/* Their processes' pending statuses first, or the commit would undo the marks. */
+	if (changed && store__flush(st))
+		goto fail;
 	if (changed && on_lost)
 		list_lost(st, on_lost, ctx);
 	if (changed && store_run(st, store_stmt(st, LOST_PROCESSES), "lost processes"))
 		goto fail;
-	return store__commit(st) ? -EIO : changed;
+	if (own)
+		return store__commit(st) ? -EIO : changed;
+	return changed;
 fail:
-	store__rollback(st);
+	/* Inside the caller's transaction: its commit fails too, or it rolls back. */
+	if (own)
+		store__rollback(st);
 	return -EIO;
 }
-

@@ -30,9 +30,17 @@ int store__agent_hello(struct store *st, uint64_t uid, const char *host, const c
 /* How its connection ended: "done" (goodbye) or "disconnected". 0 or -EIO. */
 int store__agent_gone(struct store *st, int64_t agent, const char *state, double now);
 
+/*
+ * A transaction: batches applied inside it keep each changed group's newest figures in
+ * memory; the commit writes each group once. store__flush writes them earlier, so that
+ * reads through st see them. 0 or -EIO.
+ */
 int store__begin(struct store *st);
+int store__flush(struct store *st);
 int store__commit(struct store *st);
 void store__rollback(struct store *st);
+/* The memory held for the transaction's changed groups. */
+size_t store__pending_bytes(const struct store *st);
 
 /* A process as the collector's views name it (metrics labels). */
 struct store_who {
@@ -53,7 +61,7 @@ int store__mark_lost(struct store *st, double lost_before, double connected_as_o
 		     store_on_lost on_lost, void *ctx);
 
 /*
- * Apply a batch inside the transaction under way. *applied false: its agent's batch of
+ * Apply a batch inside the transaction under way (its groups and statuses pending). *applied false: its agent's batch of
  * that number was stored before (a resend). on_process (may be NULL) sees each process it
  * updated. 0 or -EIO.
  */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "heaptap_types.h"
+#include "log.h"
 #include "store_internal.h"
 #include "store_schema.h"
 
@@ -43,47 +44,95 @@ static int64_t name_id(struct store *st, const char *text)
 	return id;
 }
 
-static int put_group(struct store *st, int64_t process, enum store_kind kind, int64_t a,
-		     int64_t b, const char *name, const Heaptap__Balance *bal)
+static int write_group(struct store *st, const struct pending_group *g)
 {
 	sqlite3_stmt *s = store_stmt(st, GROUP_PUT);
 
-	sqlite3_bind_int64(s, 1, process);
-	sqlite3_bind_int(s, 2, kind);
-	sqlite3_bind_int64(s, 3, a);
-	sqlite3_bind_int64(s, 4, b);
-	store_bind_text(s, 5, name);
-	sqlite3_bind_int64(s, 6, bal->current);
-	sqlite3_bind_int64(s, 7, bal->min);
-	sqlite3_bind_int64(s, 8, bal->max);
-	sqlite3_bind_int64(s, 9, (int64_t)bal->requested);
+	sqlite3_bind_int64(s, 1, g->process);
+	sqlite3_bind_int(s, 2, g->kind);
+	sqlite3_bind_int64(s, 3, g->a);
+	sqlite3_bind_int64(s, 4, g->b);
+	store_bind_text(s, 5, g->name);
+	sqlite3_bind_int64(s, 6, g->current);
+	sqlite3_bind_int64(s, 7, g->min);
+	sqlite3_bind_int64(s, 8, g->max);
+	sqlite3_bind_int64(s, 9, (int64_t)g->requested);
 	for (int f = 0; f < HT_NR_FUNCS; f++)
-		sqlite3_bind_int64(s, 10 + f, f < (int)bal->n_calls ? (int64_t)bal->calls[f] : 0);
+		sqlite3_bind_int64(s, 10 + f, (int64_t)g->calls[f]);
 	return store_run(st, s, "store a group");
 }
 
-static int put_groups(struct store *st, int64_t id, const Heaptap__Process *p)
+static int write_status(struct store *st, int64_t id, const struct process_status *ps)
 {
+	sqlite3_stmt *s = store_stmt(st, PROCESS_STATUS);
+
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_double(s, 2, ps->last_seen);
+	store_bind_text(s, 3, ps->state);
+	if (ps->exit_status >= 0)
+		sqlite3_bind_int(s, 4, ps->exit_status);
+	if (ps->signal >= 0)
+		sqlite3_bind_int(s, 5, ps->signal);
+	sqlite3_bind_int64(s, 6, (int64_t)ps->lost_events);
+	sqlite3_bind_int64(s, 7, (int64_t)ps->incomplete_stacks);
+	sqlite3_bind_int64(s, 8, (int64_t)ps->holds_skipped);
+	sqlite3_bind_int64(s, 9, (int64_t)ps->unsupported_unwinds);
+	return store_run(st, s, "process status");
+}
+
+int store__flush(struct store *st)
+{
+	struct known_process *kp, *tmp;
+
+	for (size_t i = 0; i < st->pending.nr; i++) {
+		if (write_group(st, &st->pending.groups[i]))
+			return -EIO;
+	}
+	pending__clear(&st->pending);
+	HASH_ITER(hh, st->processes, kp, tmp) {
+		if (!st->pending_statuses)
+			break;
+		if (!kp->status.pending)
+			continue;
+		if (write_status(st, kp->id, &kp->status))
+			return -EIO;
+		kp->status.pending = false;
+		st->pending_statuses--;
+	}
+	return 0;
+}
+
+void store__drop_pending(struct store *st)
+{
+	pending__clear(&st->pending);
+	st->pending_statuses = 0; /* their processes are forgotten with the transaction */
+}
+
+static int stage_groups(struct store *st, int64_t id, const Heaptap__Process *p)
+{
+	struct pending_groups *pg = &st->pending;
 	int err = 0;
 
 	if (p->total)
-		err = put_group(st, id, STORE_TOTAL, 0, 0, NULL, p->total);
+		err = pending__put(pg, id, STORE_TOTAL, 0, 0, NULL, p->total);
 	for (size_t i = 0; i < p->n_threads && !err; i++)
-		err = put_group(st, id, STORE_THREAD, p->threads[i]->tid, 0, p->threads[i]->name,
-				p->threads[i]->balance);
+		err = pending__put(pg, id, STORE_THREAD, p->threads[i]->tid, 0,
+				   p->threads[i]->name, p->threads[i]->balance);
 	for (size_t i = 0; i < p->n_libraries && !err; i++) {
 		int64_t lib = name_id(st, p->libraries[i]->library);
 
-		err = lib ? put_group(st, id, STORE_LIBRARY, lib, 0, NULL,
-				      p->libraries[i]->balance) : -EIO;
+		err = lib ? pending__put(pg, id, STORE_LIBRARY, lib, 0, NULL,
+					 p->libraries[i]->balance) : -EIO;
 	}
 	for (size_t i = 0; i < p->n_functions && !err; i++) {
 		const Heaptap__Function *f = p->functions[i];
 		int64_t lib = name_id(st, f->library), fn = name_id(st, f->function);
 
-		err = lib && fn ? put_group(st, id, STORE_FUNCTION, lib, fn, NULL, f->balance)
+		err = lib && fn ? pending__put(pg, id, STORE_FUNCTION, lib, fn, NULL, f->balance)
 				: -EIO;
 	}
+	if (err == -ENOMEM)
+		log_error("database: out of memory for a round's changed groups");
 	return err;
 }
 
@@ -228,20 +277,22 @@ static int put_process(struct store *st, int64_t agent, const char *host,
 
 	if (!kp)
 		return -EIO;
-	s = store_stmt(st, PROCESS_STATUS);
-	sqlite3_bind_int64(s, 1, kp->id);
-	sqlite3_bind_double(s, 2, t);
-	store_bind_text(s, 3, state_name(p->state));
-	if (p->exit_status >= 0)
-		sqlite3_bind_int(s, 4, p->exit_status);
-	if (p->signal >= 0)
-		sqlite3_bind_int(s, 5, p->signal);
-	sqlite3_bind_int64(s, 6, (int64_t)p->lost_events);
-	sqlite3_bind_int64(s, 7, (int64_t)p->incomplete_stacks);
-	sqlite3_bind_int64(s, 8, (int64_t)p->holds_skipped);
-	sqlite3_bind_int64(s, 9, (int64_t)p->unsupported_unwinds);
-	if (store_run(st, s, "process status") || put_groups(st, kp->id, p))
+	if (!kp->status.pending)
+		st->pending_statuses++;
+	kp->status = (struct process_status){
+		.last_seen = t,
+		.state = state_name(p->state),
+		.exit_status = p->exit_status,
+		.signal = p->signal,
+		.lost_events = p->lost_events,
+		.incomplete_stacks = p->incomplete_stacks,
+		.holds_skipped = p->holds_skipped,
+		.unsupported_unwinds = p->unsupported_unwinds,
+		.pending = true,
+	};
+	if (stage_groups(st, kp->id, p))
 		return -EIO;
+	/* A sample per batch: a time series, nothing to coalesce. */
 	if (p->total) {
 		s = store_stmt(st, SAMPLE_ADD);
 		sqlite3_bind_int64(s, 1, kp->id);

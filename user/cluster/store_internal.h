@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 #include <uthash.h>
 #include "store.h"
+#include "store_pending.h"
 
 enum stmt {
 	AGENT_FIND, AGENT_FIND_ID, AGENT_ADD, AGENT_HELLO, AGENT_GONE, AGENT_SEQ,
@@ -21,12 +22,22 @@ struct name_id {
 	char text[];
 };
 
+/* A process's newest status, written at the commit (like its groups). */
+struct process_status {
+	double last_seen;
+	const char *state;
+	int exit_status, signal; /* -1: none */
+	uint64_t lost_events, incomplete_stacks, holds_skipped, unsupported_unwinds;
+	bool pending;
+};
+
 /* A process known to this collector: its database id and what metrics call it. */
 struct known_process {
 	struct { int64_t agent; uint64_t key; } k;
 	int64_t id;
 	char *job, *host;
 	int rank, pid;
+	struct process_status status;
 	UT_hash_handle hh;
 };
 
@@ -35,6 +46,8 @@ struct store {
 	sqlite3_stmt *stmts[NR_STMTS];
 	struct name_id *names;
 	struct known_process *processes;
+	struct pending_groups pending; /* changed in the transaction, not yet written */
+	size_t pending_statuses;
 };
 
 /* The statement, reset and ready for its bindings. */
@@ -45,6 +58,8 @@ int store_db_error(struct store *st, const char *what);
 void store_bind_text(sqlite3_stmt *s, int i, const char *text);
 /* Is db heaptap's, of a schema this heaptap reads? 0, or -EIO after one line. */
 int store__check_schema(sqlite3 *db, const char *path);
+/* Forget the pending groups and statuses (the transaction is rolled back). */
+void store__drop_pending(struct store *st);
 sqlite3 *store__db(struct store *st);
 
 #endif

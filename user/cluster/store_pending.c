@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * An open-addressing table over an array of groups: 150 bytes a group, where a general hash
+ * table's handles would add a third again (a 10,000-rank job holds millions of groups).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "store_pending.h"
+
+static uint64_t mix(uint64_t h)
+{
+	/* splitmix64's finaliser: every key bit reaches the slot bits */
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}
+
+static uint64_t hash_of(int64_t process, int kind, int64_t a, int64_t b)
+{
+	return mix(mix(mix((uint64_t)process * 4 + (uint64_t)kind) ^ (uint64_t)a) ^ (uint64_t)b);
+}
+
+static bool same_key(const struct pending_group *g, int64_t process, int kind, int64_t a,
+		     int64_t b)
+{
+	return g->process == process && g->kind == kind && g->a == a && g->b == b;
+}
+
+/* The slot of the key: its group's, or the free one where it would go. */
+static uint32_t *slot_of(const struct pending_groups *pg, int64_t process, int kind,
+			 int64_t a, int64_t b)
+{
+	size_t mask = pg->nr_slots - 1, i = hash_of(process, kind, a, b) & mask;
+
+	while (pg->slots[i] && !same_key(&pg->groups[pg->slots[i] - 1], process, kind, a, b))
+		i = (i + 1) & mask;
+	return &pg->slots[i];
+}
+
+static int grow_slots(struct pending_groups *pg)
+{
+	size_t n = pg->nr_slots ? pg->nr_slots * 2 : 1024;
+	uint32_t *old = pg->slots;
+
+	if (n > UINT32_MAX)
+		return -ENOMEM;
+	pg->slots = calloc(n, sizeof(*pg->slots));
+	if (!pg->slots) {
+		pg->slots = old;
+		return -ENOMEM;
+	}
+	pg->nr_slots = n;
+	for (size_t i = 0; i < pg->nr; i++) {
+		const struct pending_group *g = &pg->groups[i];
+
+		*slot_of(pg, g->process, g->kind, g->a, g->b) = (uint32_t)(i + 1);
+	}
+	free(old);
+	return 0;
+}
+
+static struct pending_group *add(struct pending_groups *pg, int64_t process, int kind,
+				 int64_t a, int64_t b)
+{
+	uint32_t *slot;
+
+	if ((pg->nr + 1) * 2 > pg->nr_slots && grow_slots(pg))
+		return NULL;
+	if (pg->nr == pg->cap) {
+		size_t cap = pg->cap ? pg->cap * 2 : 512;
+		struct pending_group *grown = realloc(pg->groups, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		pg->groups = grown;
+		pg->cap = cap;
+	}
+	slot = slot_of(pg, process, kind, a, b);
+	*slot = (uint32_t)(pg->nr + 1);
+	pg->groups[pg->nr] = (struct pending_group){ .process = process, .kind = kind,
+						     .a = a, .b = b };
+	return &pg->groups[pg->nr++];
+}
+
+int pending__put(struct pending_groups *pg, int64_t process, int kind, int64_t a, int64_t b,
+		 const char *name, const Heaptap__Balance *bal)
+{
+	struct pending_group *g = NULL;
+	const char *kept = NULL;
+
+	if (pg->nr_slots) {
+		uint32_t *slot = slot_of(pg, process, kind, a, b);
+
+		if (*slot)
+			g = &pg->groups[*slot - 1];
+	}
+	/* A thread's name rarely changes: keep the copy made for it. */
+	if (name && !(g && g->name && !strcmp(g->name, name)) &&
+	    !(kept = arena_strdup(&pg->names, name)))
+		return -ENOMEM;
+	if (!g && !(g = add(pg, process, kind, a, b)))
+		return -ENOMEM;
+	if (name)
+		g->name = kept ? kept : g->name;
+	else
+		g->name = NULL;
+	g->current = bal->current;
+	g->min = bal->min;
+	g->max = bal->max;
+	g->requested = bal->requested;
+	for (int f = 0; f < HT_NR_FUNCS; f++)
+		g->calls[f] = f < (int)bal->n_calls ? bal->calls[f] : 0;
+	return 0;
+}
+
+size_t pending__bytes(const struct pending_groups *pg)
+{
+	return pg->cap * sizeof(*pg->groups) + pg->nr_slots * sizeof(*pg->slots);
+}
+
+void pending__clear(struct pending_groups *pg)
+{
+	if (pg->nr_slots)
+		memset(pg->slots, 0, pg->nr_slots * sizeof(*pg->slots));
+	pg->nr = 0;
+	arena_reset(&pg->names);
+}
+
+void pending__free(struct pending_groups *pg)
+{
+	free(pg->groups);
+	free(pg->slots);
+	arena_reset(&pg->names);
+	*pg = (struct pending_groups){};
+}
