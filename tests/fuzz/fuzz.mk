@@ -31,7 +31,7 @@ FUZZ_wire_SRCS := cluster/wire cluster/run_wire cluster/run_view cluster/arena \
 	account/accountant symbols/attribution
 FUZZ_wire_EXTRA := quiet_log
 FUZZ_wire_OBJS := $(FUZZ_DIR)/proto/heaptap.pb-c.o
-FUZZ_wire_SEEDS := wire:65536
+FUZZ_wire_SEEDS := wire:16384
 
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_NAMES))

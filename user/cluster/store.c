@@ -135,6 +135,7 @@ void store__close(struct store *st)
 		return;
 	forget_cache(st);
 	pending__free(&st->pending);
+	free(st->puts);
 	for (int i = 0; i < NR_STMTS; i++)
 		sqlite3_finalize(st->stmts[i]);
 	sqlite3_close(st->db);

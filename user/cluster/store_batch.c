@@ -108,32 +108,54 @@ void store__drop_pending(struct store *st)
 	st->pending_statuses = 0; /* their processes are forgotten with the transaction */
 }
 
+/* Room for n puts in st->puts. */
+static struct pending_put *puts_for(struct store *st, size_t n)
+{
+	if (n > st->puts_cap) {
+		struct pending_put *grown = realloc(st->puts, n * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		st->puts = grown;
+		st->puts_cap = n;
+	}
+	return st->puts;
+}
+
 static int stage_groups(struct store *st, int64_t id, const Heaptap__Process *p)
 {
-	struct pending_groups *pg = &st->pending;
-	int err = 0;
+	struct pending_put *puts = puts_for(st, 1 + p->n_threads + p->n_libraries +
+						    p->n_functions);
+	size_t n = 0;
 
+	if (!puts)
+		goto oom;
 	if (p->total)
-		err = pending__put(pg, id, STORE_TOTAL, 0, 0, NULL, p->total);
-	for (size_t i = 0; i < p->n_threads && !err; i++)
-		err = pending__put(pg, id, STORE_THREAD, p->threads[i]->tid, 0,
-				   p->threads[i]->name, p->threads[i]->balance);
-	for (size_t i = 0; i < p->n_libraries && !err; i++) {
+		puts[n++] = (struct pending_put){ STORE_TOTAL, 0, 0, NULL, p->total };
+	for (size_t i = 0; i < p->n_threads; i++)
+		puts[n++] = (struct pending_put){ STORE_THREAD, p->threads[i]->tid, 0,
+						  p->threads[i]->name, p->threads[i]->balance };
+	for (size_t i = 0; i < p->n_libraries; i++) {
 		int64_t lib = name_id(st, p->libraries[i]->library);
 
-		err = lib ? pending__put(pg, id, STORE_LIBRARY, lib, 0, NULL,
-					 p->libraries[i]->balance) : -EIO;
+		if (!lib)
+			return -EIO;
+		puts[n++] = (struct pending_put){ STORE_LIBRARY, lib, 0, NULL,
+						  p->libraries[i]->balance };
 	}
-	for (size_t i = 0; i < p->n_functions && !err; i++) {
+	for (size_t i = 0; i < p->n_functions; i++) {
 		const Heaptap__Function *f = p->functions[i];
 		int64_t lib = name_id(st, f->library), fn = name_id(st, f->function);
 
-		err = lib && fn ? pending__put(pg, id, STORE_FUNCTION, lib, fn, NULL, f->balance)
-				: -EIO;
+		if (!lib || !fn)
+			return -EIO;
+		puts[n++] = (struct pending_put){ STORE_FUNCTION, lib, fn, NULL, f->balance };
 	}
-	if (err == -ENOMEM)
-		log_error("database: out of memory for a round's changed groups");
-	return err;
+	if (!pending__put(&st->pending, id, puts, n))
+		return 0;
+oom:
+	log_error("database: out of memory for a round's changed groups");
+	return -ENOMEM;
 }
 
 /*

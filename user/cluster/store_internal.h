@@ -47,6 +47,8 @@ struct store {
 	struct name_id *names;
 	struct known_process *processes;
 	struct pending_groups pending; /* changed in the transaction, not yet written */
+	struct pending_put *puts;      /* one process's groups, being staged */
+	size_t puts_cap;
 	size_t pending_statuses;
 };
 

@@ -2,12 +2,18 @@
 /*
  * An open-addressing table over an array of groups: 150 bytes a group, where a general hash
  * table's handles would add a third again (a 10,000-rank job holds millions of groups).
+ * Each slot keeps 32 bits of its key's hash: a probe reads a group only when they match.
+ * The table outgrows the caches; a message's groups have their slots fetched all at once,
+ * so that their misses overlap, and the slots sit on huge pages where the kernel allows.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "store_pending.h"
+
+#define HUGE_PAGE (2u << 20)
 
 static uint64_t mix(uint64_t h)
 {
@@ -30,13 +36,19 @@ static bool same_key(const struct pending_group *g, int64_t process, int kind, i
 	return g->process == process && g->kind == kind && g->a == a && g->b == b;
 }
 
-/* The slot of the key: its group's, or the free one where it would go. */
-static uint32_t *slot_of(const struct pending_groups *pg, int64_t process, int kind,
-			 int64_t a, int64_t b)
-{
-	size_t mask = pg->nr_slots - 1, i = hash_of(process, kind, a, b) & mask;
+#define SLOT_INDEX(slot) ((uint32_t)(slot)) /* + 1 */
+#define SLOT_TAG(hash) ((hash) & 0xffffffff00000000ull)
 
-	while (pg->slots[i] && !same_key(&pg->groups[pg->slots[i] - 1], process, kind, a, b))
+/* The slot of the key: its group's, or the free one where it would go. */
+static uint64_t *slot_of(const struct pending_groups *pg, uint64_t hash, int64_t process,
+			 int kind, int64_t a, int64_t b)
+{
+	size_t mask = pg->nr_slots - 1, i = hash & mask;
+	uint64_t slot;
+
+	while ((slot = pg->slots[i]) &&
+	       !(SLOT_TAG(slot) == SLOT_TAG(hash) &&
+		 same_key(&pg->groups[SLOT_INDEX(slot) - 1], process, kind, a, b)))
 		i = (i + 1) & mask;
 	return &pg->slots[i];
 }
@@ -44,11 +56,19 @@ static uint32_t *slot_of(const struct pending_groups *pg, int64_t process, int k
 static int grow_slots(struct pending_groups *pg)
 {
 	size_t n = pg->nr_slots ? pg->nr_slots * 2 : 1024;
-	uint32_t *old = pg->slots;
+	uint64_t *old = pg->slots;
 
-	if (n > UINT32_MAX)
+	if (n > UINT32_MAX) /* indexes are 32 bits */
 		return -ENOMEM;
-	pg->slots = calloc(n, sizeof(*pg->slots));
+	if (n * sizeof(*pg->slots) >= HUGE_PAGE) {
+		pg->slots = aligned_alloc(HUGE_PAGE, n * sizeof(*pg->slots));
+		if (pg->slots) {
+			madvise(pg->slots, n * sizeof(*pg->slots), MADV_HUGEPAGE);
+			memset(pg->slots, 0, n * sizeof(*pg->slots));
+		}
+	} else {
+		pg->slots = calloc(n, sizeof(*pg->slots));
+	}
 	if (!pg->slots) {
 		pg->slots = old;
 		return -ENOMEM;
@@ -56,17 +76,18 @@ static int grow_slots(struct pending_groups *pg)
 	pg->nr_slots = n;
 	for (size_t i = 0; i < pg->nr; i++) {
 		const struct pending_group *g = &pg->groups[i];
+		uint64_t hash = hash_of(g->process, g->kind, g->a, g->b);
 
-		*slot_of(pg, g->process, g->kind, g->a, g->b) = (uint32_t)(i + 1);
+		*slot_of(pg, hash, g->process, g->kind, g->a, g->b) = SLOT_TAG(hash) | (i + 1);
 	}
 	free(old);
 	return 0;
 }
 
-static struct pending_group *add(struct pending_groups *pg, int64_t process, int kind,
-				 int64_t a, int64_t b)
+static struct pending_group *add(struct pending_groups *pg, uint64_t hash, int64_t process,
+				 int kind, int64_t a, int64_t b)
 {
-	uint32_t *slot;
+	uint64_t *slot;
 
 	if ((pg->nr + 1) * 2 > pg->nr_slots && grow_slots(pg))
 		return NULL;
@@ -79,32 +100,33 @@ static struct pending_group *add(struct pending_groups *pg, int64_t process, int
 		pg->groups = grown;
 		pg->cap = cap;
 	}
-	slot = slot_of(pg, process, kind, a, b);
-	*slot = (uint32_t)(pg->nr + 1);
+	slot = slot_of(pg, hash, process, kind, a, b);
+	*slot = SLOT_TAG(hash) | (pg->nr + 1);
 	pg->groups[pg->nr] = (struct pending_group){ .process = process, .kind = kind,
 						     .a = a, .b = b };
 	return &pg->groups[pg->nr++];
 }
 
-int pending__put(struct pending_groups *pg, int64_t process, int kind, int64_t a, int64_t b,
-		 const char *name, const Heaptap__Balance *bal)
+static int put_one(struct pending_groups *pg, uint64_t hash, int64_t process,
+		   const struct pending_put *put)
 {
 	struct pending_group *g = NULL;
+	const Heaptap__Balance *bal = put->bal;
 	const char *kept = NULL;
 
 	if (pg->nr_slots) {
-		uint32_t *slot = slot_of(pg, process, kind, a, b);
+		uint64_t slot = *slot_of(pg, hash, process, put->kind, put->a, put->b);
 
-		if (*slot)
-			g = &pg->groups[*slot - 1];
+		if (slot)
+			g = &pg->groups[SLOT_INDEX(slot) - 1];
 	}
 	/* A thread's name rarely changes: keep the copy made for it. */
-	if (name && !(g && g->name && !strcmp(g->name, name)) &&
-	    !(kept = arena_strdup(&pg->names, name)))
+	if (put->name && !(g && g->name && !strcmp(g->name, put->name)) &&
+	    !(kept = arena_strdup(&pg->names, put->name)))
 		return -ENOMEM;
-	if (!g && !(g = add(pg, process, kind, a, b)))
+	if (!g && !(g = add(pg, hash, process, put->kind, put->a, put->b)))
 		return -ENOMEM;
-	if (name)
+	if (put->name)
 		g->name = kept ? kept : g->name;
 	else
 		g->name = NULL;
@@ -114,6 +136,30 @@ int pending__put(struct pending_groups *pg, int64_t process, int kind, int64_t a
 	g->requested = bal->requested;
 	for (int f = 0; f < HT_NR_FUNCS; f++)
 		g->calls[f] = f < (int)bal->n_calls ? bal->calls[f] : 0;
+	return 0;
+}
+
+int pending__put(struct pending_groups *pg, int64_t process, const struct pending_put *puts,
+		 size_t n)
+{
+	enum { AHEAD = 32 };
+	uint64_t hashes[AHEAD];
+
+	for (size_t done = 0; done < n; done += AHEAD) {
+		size_t count = n - done < AHEAD ? n - done : AHEAD;
+
+		for (size_t i = 0; i < count; i++) {
+			const struct pending_put *put = &puts[done + i];
+
+			hashes[i] = hash_of(process, put->kind, put->a, put->b);
+			if (pg->nr_slots)
+				__builtin_prefetch(&pg->slots[hashes[i] & (pg->nr_slots - 1)]);
+		}
+		for (size_t i = 0; i < count; i++) {
+			if (put_one(pg, hashes[i], process, &puts[done + i]))
+				return -ENOMEM;
+		}
+	}
 	return 0;
 }
 

@@ -25,14 +25,22 @@ struct pending_group {
 struct pending_groups {
 	struct pending_group *groups; /* in the order first changed */
 	size_t nr, cap;
-	uint32_t *slots;	      /* open addressing: index + 1 into groups, 0 = free */
+	uint64_t *slots;	      /* open addressing: a hash tag << 32 | index + 1, 0 = free */
 	size_t nr_slots;	      /* a power of two, at least twice nr */
 	struct arena names;
 };
 
-/* Record a group's newest figures. 0 or -ENOMEM (nothing changed). */
-int pending__put(struct pending_groups *pg, int64_t process, int kind, int64_t a, int64_t b,
-		 const char *name, const Heaptap__Balance *bal);
+/* One group of a process's message. */
+struct pending_put {
+	int kind;
+	int64_t a, b;
+	const char *name; /* a thread's, or NULL */
+	const Heaptap__Balance *bal;
+};
+
+/* Record a process's groups' newest figures. 0 or -ENOMEM (some may be recorded). */
+int pending__put(struct pending_groups *pg, int64_t process, const struct pending_put *puts,
+		 size_t n);
 /* The memory held: the collector commits early past its bound. */
 size_t pending__bytes(const struct pending_groups *pg);
 /* Forget every group (written, or rolled back); the memory stays for the next round. */
