@@ -22,6 +22,8 @@ const struct argp_option cli_agent_options[] = {
 					   "not acknowledged (default 64M; K, M, G)" },
 	{ "attribution", 'a', "RULE", 0, "entry (default) or caller, as for run" },
 	{ "unwind", OPT_UNWIND, "MODE", 0, "tables (default) or fp, as for run" },
+	{ "metrics", OPT_METRICS, "ADDR:PORT", 0, "also serve the traced processes' figures "
+						  "at http://ADDR:PORT/metrics (Prometheus)" },
 	{},
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "agent.h"
+#include "agent_metrics.h"
 #include "commands.h"
 #include "discovery.h"
 #include "log.h"
@@ -120,6 +121,8 @@ int cmd_agent(const struct options *opts)
 	};
 	struct session *s = NULL;
 	struct agent *a = NULL;
+	struct metrics *m = NULL;
+	struct metrics_server *srv = NULL;
 	int status, wstatus = 0;
 	pid_t pid = 0;
 	double next;
@@ -130,6 +133,20 @@ int cmd_agent(const struct options *opts)
 	if (agent__new(&ao, &a)) {
 		log_error("cannot start the agent: out of memory or random bytes");
 		return EXIT_FAILURE_INTERNAL;
+	}
+	if (opts->metrics_listen) {
+		m = metrics__new();
+		if (!m) {
+			log_error("cannot start the metrics: out of memory");
+			status = EXIT_FAILURE_INTERNAL;
+			goto cleanup;
+		}
+		metrics__without_health(m);
+		srv = metrics_server__start(m, opts->metrics_listen);
+		if (!srv) {
+			status = EXIT_USAGE; /* the server said why */
+			goto cleanup;
+		}
 	}
 	status = open_session(opts, &s);
 	if (status != EXIT_OK)
@@ -152,6 +169,8 @@ int cmd_agent(const struct options *opts)
 		if (now() >= next) {
 			agent__snapshot(a, s, false);
 			agent__pump(a);
+			if (m)
+				agent_metrics__update(m, s, agent__host(a));
 			next += opts->interval;
 			if (next < now())
 				next = now() + opts->interval;
@@ -163,6 +182,8 @@ int cmd_agent(const struct options *opts)
 		status = command_status(wstatus);
 cleanup:
 	child = 0;
+	metrics_server__stop(srv);
+	metrics__free(m);
 	session__free(s);
 	agent__free(a);
 	auth_key_wipe(&key);

@@ -118,20 +118,24 @@ bool db_intact(const char *db)
 	return ok;
 }
 
-/* The metrics port the collector announced on standard error ("metrics on ADDR:PORT"). */
-int collector_metrics_port(const struct collector_proc *c)
+int announced_metrics_port(const char *err, pid_t pid)
 {
 	const char *announce = "heaptap: metrics on 127.0.0.1:";
 	char *text, *line;
 	int port;
 
-	cr_assert(wait_for_text_while(c->err, announce, c->pid, 30),
-		  "the collector never said where its metrics are: %s", slurp(c->err));
-	text = slurp(c->err);
+	cr_assert(wait_for_text_while(err, announce, pid, 30),
+		  "it never said where its metrics are: %s", slurp(err));
+	text = slurp(err);
 	line = strstr(text, announce);
 	port = atoi(line + strlen(announce));
 	free(text);
 	return port;
+}
+
+int collector_metrics_port(const struct collector_proc *c)
+{
+	return announced_metrics_port(c->err, c->pid);
 }
 
 bool ranks_hold(int ranks, pid_t job)

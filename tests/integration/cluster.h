@@ -23,6 +23,8 @@ void collector_start(struct collector_proc *c, const char *db, int port,
 		     const char *const extra[]);
 /* The metrics port it announced ("metrics on 127.0.0.1:PORT", with --metrics). */
 int collector_metrics_port(const struct collector_proc *c);
+/* The same for any heaptap (pid) writing its standard error to err. */
+int announced_metrics_port(const char *err, pid_t pid);
 /*
  * Wait until each of ranks wrote held-<rank>.json in the scratch directory (its truth while
  * it holds memory); false once job is gone or after two minutes.

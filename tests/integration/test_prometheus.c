@@ -118,36 +118,59 @@ Test(prometheus, reads_back_what_the_registry_holds)
 
 #define RANKS 3
 
+/* The agent's own /metrics, as served: Prometheus' checker passes it, and it has only the
+ * processes' families, not the collector's health. */
+static void expect_agent_metrics_page(const char *scrape)
+{
+	char url[128], body[256], lint[256], cmd[1024], *text;
+
+	snprintf(url, sizeof(url), "http://%s/metrics", scrape);
+	cr_assert(eq(int, http_get(url, NULL, NULL, scratch_file("agent-metrics.txt", body,
+								 sizeof(body))), 0));
+	scratch_file("agent-metrics.lint", lint, sizeof(lint));
+	snprintf(cmd, sizeof(cmd), "promtool check metrics < %s > %s 2>&1", body, lint);
+	cr_expect(eq(int, system(cmd), 0), "promtool check metrics: %s", slurp(lint));
+	text = slurp(body);
+	cr_expect(strstr(text, "heaptap_current_bytes{") != NULL, "no process series: %s", text);
+	cr_expect(strstr(text, "heaptap_collector_") == NULL, "an agent has no collector health");
+	free(text);
+}
+
 /*
  * The whole way: ranks of an Open MPI job traced by an agent, streamed to the collector,
- * served on its /metrics, scraped by Prometheus and read back through its query API while
- * the ranks hold their memory: each rank's libgt balance equals what the rank recorded.
+ * served on its /metrics and on the agent's own (--metrics), both scraped by Prometheus and
+ * read back through its query API while the ranks hold their memory: each rank's libgt
+ * balance, from either, equals what the rank recorded.
  */
-Test(prometheus, a_ranks_value_through_the_collector)
+Test(prometheus, a_ranks_value_through_the_collector_and_from_its_agent)
 {
 	const char *const extra[] = { "--metrics", "127.0.0.1:0", NULL };
 	struct collector_proc c;
 	struct prometheus *p;
-	char db[256], go[256], err[256], target[512], scrape[64], host[256], job[256] = "";
+	char db[256], go[256], err[256], target[512], host[256], job[256] = "";
+	char scrape[64], agent_scrape[64];
 	pid_t agent;
 
 	require_bpf();
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, extra);
 	snprintf(scrape, sizeof(scrape), "127.0.0.1:%d", collector_metrics_port(&c));
-	p = prometheus_start((const char *const[]){ scrape, NULL });
-	prometheus_wait_up(p, 30);
 	scratch_file("go", go, sizeof(go));
 	{
 		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
-				 "0.2", "--mpi", "--", "mpirun", "--allow-run-as-root",
-				 "--oversubscribe", "-np", "3",
+				 "0.2", "--metrics", "127.0.0.1:0", "--mpi", "--", "mpirun",
+				 "--allow-run-as-root", "--oversubscribe", "-np", "3",
 				 (char *)target_path("mpi_workers", target, sizeof(target)),
 				 "--truth-dir", (char *)scratch_dir(), "--hold", go, NULL };
 
 		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));
 	}
+	snprintf(agent_scrape, sizeof(agent_scrape), "127.0.0.1:%d",
+		 announced_metrics_port(err, agent));
+	p = prometheus_start((const char *const[]){ scrape, agent_scrape, NULL });
+	prometheus_wait_up(p, 30);
 	cr_assert(ranks_hold(RANKS, agent), "the ranks did not get to hold their memory: %s",
 		  slurp(err));
+	expect_agent_metrics_page(agent_scrape);
 	gethostname(host, sizeof(host));
 	for (int rank = 0; rank < RANKS; rank++) {
 		char name[64], path[256], query[256];
@@ -160,8 +183,14 @@ Test(prometheus, a_ranks_value_through_the_collector)
 		want = json_object_get_int64(get(get(held, "library"), "current"));
 		cr_assert(want > 0, "rank %d holds nothing: the test would prove nothing", rank);
 		snprintf(query, sizeof(query),
-			 "heaptap_library_current_bytes{rank=\"%d\",library=~\".*/libgt[.]so\"}",
-			 rank);
+			 "heaptap_library_current_bytes{instance=\"%s\",rank=\"%d\","
+			 "library=~\".*/libgt[.]so\"}", agent_scrape, rank);
+		cr_expect(prometheus_wait_value(p, query, want, 60, &got, NULL),
+			  "rank %d: the agent's endpoint has %g bytes of libgt.so, the rank holds "
+			  "%lld", rank, got, want);
+		snprintf(query, sizeof(query),
+			 "heaptap_library_current_bytes{instance=\"%s\",rank=\"%d\","
+			 "library=~\".*/libgt[.]so\"}", scrape, rank);
 		cr_expect(prometheus_wait_value(p, query, want, 60, &got, &labels),
 			  "rank %d: prometheus has %g bytes of libgt.so, the rank holds %lld", rank,
 			  got, want);
@@ -182,6 +211,7 @@ Test(prometheus, a_ranks_value_through_the_collector)
 	{
 		double got;
 
+		/* The agent's endpoint is gone with it: its series go stale too. */
 		cr_expect(prometheus_wait_value(p, "count(heaptap_current_bytes) or vector(0)", 0,
 						60, &got, NULL),
 			  "%g processes still have series after the job ended", got);

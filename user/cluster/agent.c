@@ -44,6 +44,11 @@ int agent__new(const struct agent_opts *opts, struct agent **out)
 	return 0;
 }
 
+const char *agent__host(const struct agent *a)
+{
+	return a->host;
+}
+
 void agent_forget_sent(struct agent *a)
 {
 	struct sent *s, *tmp;

@@ -31,6 +31,8 @@ struct agent;
 
 int agent__new(const struct agent_opts *opts, struct agent **out);
 void agent__free(struct agent *a);
+/* This node's name, as the collector stores it. */
+const char *agent__host(const struct agent *a);
 
 /*
  * Queue what changed in s's targets since the last call: final reports of those that

@@ -423,21 +423,13 @@ static void serve(struct collector *c, volatile sig_atomic_t *stop)
 
 static int start_metrics(struct collector *c, struct metrics_server **srv)
 {
-	char host[256], port[8];
-
 	c->metrics = metrics__new();
 	if (!c->metrics) {
 		log_error("cannot start the metrics: out of memory");
 		return EXIT_FAILURE_INTERNAL;
 	}
 	*srv = metrics_server__start(c->metrics, c->opts->metrics_listen);
-	if (!*srv)
-		return EXIT_USAGE; /* the server said why */
-	if (net_split(c->opts->metrics_listen, host, sizeof(host), port, sizeof(port)))
-		snprintf(host, sizeof(host), "?");
-	log_info("metrics on %s%s%s:%d", strchr(host, ':') ? "[" : "", host,
-		 strchr(host, ':') ? "]" : "", metrics_server__port(*srv));
-	return EXIT_OK;
+	return *srv ? EXIT_OK : EXIT_USAGE; /* the server said why */
 }
 
 int collector__run(const struct collector_opts *opts, volatile sig_atomic_t *stop)

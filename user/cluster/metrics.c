@@ -168,6 +168,13 @@ void metrics__add(struct metrics *m, enum metrics_counter c, uint64_t n)
 	pthread_mutex_unlock(&m->lock);
 }
 
+void metrics__without_health(struct metrics *m)
+{
+	pthread_mutex_lock(&m->lock);
+	m->without_health = true;
+	pthread_mutex_unlock(&m->lock);
+}
+
 void metrics__set_agents_connected(struct metrics *m, unsigned int n)
 {
 	pthread_mutex_lock(&m->lock);

@@ -16,6 +16,8 @@ struct metrics;
 
 struct metrics *metrics__new(void);
 void metrics__free(struct metrics *m);
+/* Leave out the collector's health families: an agent's endpoint serves its processes. */
+void metrics__without_health(struct metrics *m);
 
 /* A process's labels. Strings are copied; any bytes are fine (they are escaped). */
 struct metrics_who {

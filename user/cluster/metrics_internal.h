@@ -38,6 +38,7 @@ struct metrics {
 	struct metrics_process *processes;
 	uint64_t counters[METRICS_NR_COUNTERS];
 	unsigned int agents_connected;
+	bool without_health; /* an agent's: no collector families */
 	/* Not cumulative here: observations with bound[i-1] < seconds <= bound[i]. */
 	uint64_t db_buckets[METRICS_NR_DB_BUCKETS + 1];
 	uint64_t db_count;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <microhttpd.h>
 #include "log.h"
+#include "net.h"
 #include "metrics.h"
 
 #define MAX_CONNECTIONS 16
@@ -118,6 +119,7 @@ struct metrics_server *metrics_server__start(struct metrics *m, const char *list
 	struct sockaddr_storage addr = {};
 	const union MHD_DaemonInfo *info;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+	char host[256], port[8];
 	const char *why;
 	int err;
 
@@ -148,6 +150,11 @@ struct metrics_server *metrics_server__start(struct metrics *m, const char *list
 	}
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	srv->port = info ? info->port : 0;
+	/* Where, with the port chosen: scrape configurations and tests read this line. */
+	if (net_split(listen, host, sizeof(host), port, sizeof(port)))
+		snprintf(host, sizeof(host), "?");
+	log_info("metrics on %s%s%s:%d", strchr(host, ':') ? "[" : "", host,
+		 strchr(host, ':') ? "]" : "", srv->port);
 	return srv;
 }
 

@@ -199,6 +199,9 @@ static void put_processes(struct text *out, struct metrics *m)
 		if (p->nr_libraries > METRICS_MAX_LIBRARIES)
 			put_library(out, p, METRICS_OTHER_LIBRARIES, others);
 	}
+	/* An agent's own count of its processes would be the collector's name: left out. */
+	if (m->without_health)
+		return;
 	put_family(out, "heaptap_collector_processes", "gauge",
 		   "Traced processes that have series here.");
 	put(out, "heaptap_collector_processes %u\n", nr);
@@ -252,7 +255,8 @@ char *metrics__render(struct metrics *m, size_t *len)
 		return NULL;
 	pthread_mutex_lock(&m->lock);
 	put_processes(&out, m);
-	put_health(&out, m);
+	if (!m->without_health)
+		put_health(&out, m);
 	pthread_mutex_unlock(&m->lock);
 	if (out.failed) {
 		free(out.buf);
