@@ -6,6 +6,7 @@
 #include <string.h>
 #include <uthash.h>
 #include "commands.h"
+#include "human_bytes.h"
 #include "top_remote.h"
 #include "viewer.h"
 
@@ -79,20 +80,6 @@ void top_rates__free(struct top_rates *r)
 	}
 }
 
-static const char *human(int64_t bytes, char *buf, size_t size)
-{
-	const char *units = "BKMGT";
-	double v = bytes;
-	int u = 0;
-
-	while ((v >= 10240 || v <= -10240) && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, "%.0f%c", v, units[u]);
-	return buf;
-}
-
 struct screen {
 	struct top_rates rates;
 	struct run_view run, opened;
@@ -130,8 +117,8 @@ static void draw_table(struct screen *sc)
 			attron(A_BOLD | A_UNDERLINE);
 		mvprintw(3 + i - sc->first, 0, "%-16.16s %5s %8d %8s %8s %9.0f %9.0f %10" PRIu64
 			 "  %-10s", pf->host, rank, t->pid,
-			 human(t->stats.total.current, cur, sizeof(cur)),
-			 human(t->stats.total.max, max, sizeof(max)), ar, fr,
+			 human_bytes(t->stats.total.current, cur, sizeof(cur)),
+			 human_bytes(t->stats.total.max, max, sizeof(max)), ar, fr,
 			 top_total_calls(&t->stats.total),
 			 pf->state ? pf->state : t->exited ? "exited" : "running");
 		attroff(A_BOLD | A_UNDERLINE);
@@ -143,9 +130,9 @@ static void draw_row(int y, const char *name, const struct balance *b)
 {
 	char cur[16], max[16], min[16];
 
-	mvprintw(y, 0, "%-40.40s %8s %8s %8s %10" PRIu64, name, human(b->current, cur, sizeof(cur)),
-		 human(b->min, min, sizeof(min)), human(b->max, max, sizeof(max)),
-		 top_total_calls(b));
+	mvprintw(y, 0, "%-40.40s %8s %8s %8s %10" PRIu64, name,
+		 human_bytes(b->current, cur, sizeof(cur)), human_bytes(b->min, min, sizeof(min)),
+		 human_bytes(b->max, max, sizeof(max)), top_total_calls(b));
 }
 
 static void draw_opened(struct screen *sc)
