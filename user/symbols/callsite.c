@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -155,29 +154,24 @@ struct callsite *callsite__load(const char *path)
 struct callsite *callsite__load_within(const char *path, size_t max_bytes)
 {
 	struct callsite *cs = calloc(1, sizeof(*cs));
-	Elf *elf = NULL;
+	struct elf_file file;
 	Elf_Scn *scn = NULL;
 	size_t nr_phdrs;
-	int err = 0;
+	Elf *elf;
+	int err;
 
 	if (!cs)
 		return NULL;
 	cs->max_bytes = max_bytes;
 	cs->bytes = sizeof(*cs);
-	elf_version(EV_CURRENT);
-	cs->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (cs->fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	err = elf_headers_within(cs->fd, max_bytes);
+	err = elf_file__open_within(path, max_bytes, &file);
+	/* The file outlives libelf's view of it (ended below): callee() reads through it. */
+	cs->fd = file.fd;
+	elf = file.elf;
+	if (!err && elf_getphdrnum(elf, &nr_phdrs))
+		err = -ENOEXEC;
 	if (err)
 		goto cleanup;
-	elf = elf_begin(cs->fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_phdrs)) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
 	if (cs->bytes > max_bytes || nr_phdrs > (max_bytes - cs->bytes) / sizeof(*cs->segs)) {
 		err = -EFBIG;
 		goto cleanup;

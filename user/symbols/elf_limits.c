@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -48,4 +49,32 @@ int elf_headers_within(int fd, size_t max_bytes)
 	    __builtin_add_overflow(cost, phnum * ELF_SEGMENT_COST, &cost) || cost > max_bytes)
 		return -EFBIG;
 	return 0;
+}
+
+int elf_file__open_within(const char *path, size_t max_bytes, struct elf_file *out)
+{
+	int err;
+
+	*out = (struct elf_file){ .fd = -1 };
+	elf_version(EV_CURRENT);
+	out->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (out->fd < 0)
+		return -errno;
+	err = elf_headers_within(out->fd, max_bytes);
+	/* libelf opens archives and plain text too: only an ELF file has what callers read. */
+	if (!err && (!(out->elf = elf_begin(out->fd, ELF_C_READ_MMAP, NULL)) ||
+		     elf_kind(out->elf) != ELF_K_ELF))
+		err = -ENOEXEC;
+	if (err)
+		elf_file__close(out);
+	return err;
+}
+
+void elf_file__close(struct elf_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	*f = (struct elf_file){ .fd = -1 };
 }

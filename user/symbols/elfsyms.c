@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "elf_limits.h"
 #include "elfsyms_internal.h"
 
@@ -240,29 +238,22 @@ struct elfsyms *elfsyms__load(const char *path)
 struct elfsyms *elfsyms__load_within(const char *path, size_t max_bytes)
 {
 	struct elfsyms *s = calloc(1, sizeof(*s));
+	struct elf_file file;
 	Elf_Scn *table;
-	Elf *elf = NULL;
+	Elf *elf;
 	size_t nr_phdrs = 0;
-	int fd = -1, err;
+	int err;
 
 	if (!s)
 		return NULL;
 	s->max_bytes = max_bytes;
 	s->other_bytes = sizeof(*s);
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	err = elf_headers_within(fd, max_bytes);
+	err = elf_file__open_within(path, max_bytes, &file);
+	elf = file.elf;
+	if (!err && elf_getphdrnum(elf, &nr_phdrs))
+		err = -ENOEXEC;
 	if (err)
 		goto cleanup;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &nr_phdrs)) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
 	err = load_segments(s, elf, nr_phdrs);
 	if (!err)
 		err = load_interp_and_build_id(s, elf, nr_phdrs);
@@ -279,10 +270,7 @@ struct elfsyms *elfsyms__load_within(const char *path, size_t max_bytes)
 	if (!err)
 		err = elfsyms_load_debug_names(s, elf);
 cleanup:
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+	elf_file__close(&file);
 	if (err) {
 		elfsyms__free(s);
 		errno = -err;

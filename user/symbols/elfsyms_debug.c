@@ -5,11 +5,9 @@
  * xz-compressed ELF whose .symtab holds the static functions .dynsym lacks).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <lzma.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "elf_limits.h"
 #include "elfsyms_internal.h"
 
@@ -84,23 +82,14 @@ static int load_table(const struct elfsyms *s, Elf *elf, size_t max_bytes, struc
 
 int elfsyms__load_debug_within(struct elfsyms *s, const char *debug_path, size_t max_bytes)
 {
+	struct elf_file file;
 	struct elfsyms debug;
-	Elf *elf;
-	int fd, err = -ENOENT;
+	int err;
 
-	fd = open(debug_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (elf_headers_within(fd, max_bytes)) {
-		close(fd);
-		return -EFBIG;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf)
-		err = load_table(s, elf, max_bytes, &debug);
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	err = elf_file__open_within(debug_path, max_bytes, &file);
+	if (!err)
+		err = load_table(s, file.elf, max_bytes, &debug);
+	elf_file__close(&file);
 	if (err)
 		return err;
 	elfsyms_forget_symbols(s);
@@ -196,32 +185,27 @@ static int merge(struct elfsyms *s, struct elfsyms *debug)
 
 int elfsyms__load_debugdata_within(struct elfsyms *s, const char *path, size_t max_bytes)
 {
+	struct elf_file file;
 	struct elfsyms debug;
 	uint8_t *image = NULL;
 	size_t image_size = 0;
 	Elf_Scn *scn;
 	Elf_Data *data;
-	Elf *elf, *inner = NULL;
-	int fd, err = -ENOENT;
+	Elf *inner = NULL;
+	int err;
 
 	if (!elfsyms__has_debugdata(s))
 		return -ENOENT;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (elf_headers_within(fd, max_bytes)) {
-		close(fd);
-		return -EFBIG;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	scn = elf ? elfsyms_find_named_section(elf, ".gnu_debugdata") : NULL;
+	err = elf_file__open_within(path, max_bytes, &file);
+	if (err)
+		return err;
+	scn = elfsyms_find_named_section(file.elf, ".gnu_debugdata");
 	data = scn ? elf_rawdata(scn, NULL) : NULL;
+	err = -ENOENT;
 	if (data && data->d_buf)
 		err = unxz(data->d_buf, data->d_size, max_bytes / 2, max_bytes, &image,
 			   &image_size);
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	elf_file__close(&file);
 	if (err)
 		return err;
 	/* The image, the table read from it and libelf's view of it, all within the room. */

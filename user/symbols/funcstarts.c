@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "cfi.h"
 #include "elf_limits.h"
 #include "funcstarts.h"
@@ -78,27 +76,15 @@ static int collect(struct funcstarts *fs, Elf *elf, size_t max_bytes)
 struct funcstarts *funcstarts__load_within(const char *path, size_t max_bytes)
 {
 	struct funcstarts *fs = calloc(1, sizeof(*fs));
-	Elf *elf = NULL;
-	int fd = -1, err;
+	struct elf_file file;
+	int err;
 
 	if (!fs)
 		return NULL;
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	err = elf_headers_within(fd, max_bytes);
-	if (!err && (!(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) || elf_kind(elf) != ELF_K_ELF))
-		err = -ENOEXEC;
+	err = elf_file__open_within(path, max_bytes, &file);
 	if (!err)
-		err = collect(fs, elf, max_bytes);
-cleanup:
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
+		err = collect(fs, file.elf, max_bytes);
+	elf_file__close(&file);
 	if (err) {
 		funcstarts__free(fs);
 		errno = -err;

@@ -2,11 +2,9 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "elf_limits.h"
 #include "inlines.h"
 
@@ -17,8 +15,7 @@
 #define LIBDW_OVERHEAD (32 << 10)
 
 struct inlines {
-	int fd;
-	Elf *elf;
+	struct elf_file file; /* libelf's view of the file is kept as long as libdw's */
 	Dwarf *dwarf;
 	size_t bytes;
 };
@@ -67,31 +64,21 @@ struct inlines *inlines__open_within(const char *path, size_t max_bytes)
 
 	if (!in)
 		return NULL;
-	elf_version(EV_CURRENT);
-	in->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (in->fd < 0) {
-		err = -errno;
-		goto fail;
-	}
-	err = elf_headers_within(in->fd, max_bytes);
-	if (!err && (!(in->elf = elf_begin(in->fd, ELF_C_READ_MMAP, NULL)) ||
-		     elf_kind(in->elf) != ELF_K_ELF))
-		err = -ENOEXEC;
+	err = elf_file__open_within(path, max_bytes, &in->file);
 	if (!err)
-		err = debug_bytes(in->elf, &in->bytes);
-	/* libelf's view of the file is kept as long as libdw's. */
-	if (!err && (elf_getshdrnum(in->elf, &nr_sections) || elf_getphdrnum(in->elf, &nr_phdrs)))
+		err = debug_bytes(in->file.elf, &in->bytes);
+	if (!err && (elf_getshdrnum(in->file.elf, &nr_sections) ||
+		     elf_getphdrnum(in->file.elf, &nr_phdrs)))
 		err = -ENOEXEC;
 	if (!err)
 		in->bytes += LIBDW_OVERHEAD + nr_sections * ELF_SECTION_COST +
 			     nr_phdrs * ELF_SEGMENT_COST;
 	if (!err && in->bytes > max_bytes)
 		err = -EFBIG;
-	if (!err && !(in->dwarf = dwarf_begin_elf(in->elf, DWARF_C_READ, NULL)))
+	if (!err && !(in->dwarf = dwarf_begin_elf(in->file.elf, DWARF_C_READ, NULL)))
 		err = -ENOENT;
 	if (!err)
 		return in;
-fail:
 	inlines__free(in);
 	errno = -err;
 	return NULL;
@@ -103,10 +90,7 @@ void inlines__free(struct inlines *in)
 		return;
 	if (in->dwarf)
 		dwarf_end(in->dwarf);
-	if (in->elf)
-		elf_end(in->elf);
-	if (in->fd >= 0)
-		close(in->fd);
+	elf_file__close(&in->file);
 	free(in);
 }
 

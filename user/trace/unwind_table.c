@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cfi.h"
 #include "cfi_program.h"
 #include "elf_limits.h"
@@ -160,24 +158,17 @@ int unwind_table__build_within(const char *path, size_t max_bytes, struct unwind
 {
 	struct builder b = { .table = out, .max_rows = max_bytes / sizeof(struct ht_unwind_row) };
 	struct cfi_fde *fdes = NULL;
+	struct elf_file file;
 	struct cfi cfi;
 	size_t nr = 0, malformed = 0;
-	Elf *elf;
-	int fd, err;
+	int err;
 
 	memset(out, 0, sizeof(*out));
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = elf_headers_within(fd, max_bytes);
-	elf = err ? NULL : elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (err || !elf || elf_kind(elf) != ELF_K_ELF) {
-		err = err ? err : -ENOEXEC;
-		goto cleanup;
-	}
-	load_segments(&b, elf);
-	err = cfi__open(&cfi, elf);
+	err = elf_file__open_within(path, max_bytes, &file);
+	if (err)
+		return err;
+	load_segments(&b, file.elf);
+	err = cfi__open(&cfi, file.elf);
 	/*
 	 * The section, its FDEs and its rows each fit max_bytes, the section's size checked
 	 * before a byte of it is read: a crafted file's section is as large as it likes.
@@ -190,11 +181,8 @@ int unwind_table__build_within(const char *path, size_t max_bytes, struct unwind
 		err = -ENOENT; /* an .eh_frame with only its terminator: frame pointers there */
 	if (!err)
 		err = build_rows(&b, &cfi, fdes, nr);
-cleanup:
 	free(fdes);
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	elf_file__close(&file);
 	if (err) {
 		malformed += out->malformed;
 		unwind_table__clear(out);
