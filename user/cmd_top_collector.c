@@ -60,7 +60,8 @@ int cmd_top_collector(const struct options *opts)
 	while (!stop_requested) {
 		struct report_run run;
 
-		err = viewer__query(v, opts->run_id, 0, &view);
+		/* JSON is the report: every process whole. The table needs only totals. */
+		err = viewer__query(v, opts->run_id, 0, opts->json_lines, &view);
 		if (err == -ENOENT) {
 			log_error("collector %s has no run %s", opts->collector,
 				  opts->run_id ? "of that id" : "yet");

@@ -50,6 +50,45 @@ static bool metrics_name_pid(const struct collector_proc *c, pid_t pid)
 	return found;
 }
 
+/*
+ * The collector's live view of its newest run (top --collector -b --json -n 1), every
+ * process whole; NULL while it has no run.
+ */
+static json_object *live_view(const struct collector_proc *c)
+{
+	char top[256];
+	char *argv[] = { (char *)heaptap_path(), "top", "--collector", (char *)c->endpoint, "-b",
+			 "--json", "-n", "1", NULL };
+
+	cr_expect(eq(int, wait_status(spawn(argv, scratch_file("top.json", top, sizeof(top)), NULL),
+				      30), 0));
+	return json_object_from_file(top);
+}
+
+/* Each thread busy_threads lists in its truth shows all its callocs and holds nothing. */
+static void expect_busy_threads_truth(json_object *p, const char *truth)
+{
+	json_object *t = load_json(truth), *threads = get(p, "threads");
+
+	for (size_t i = 0; i < json_object_array_length(get(t, "tids")); i++) {
+		int tid = json_object_get_int(json_object_array_get_idx(get(t, "tids"), i));
+		json_object *row = NULL;
+
+		for (size_t j = 0; j < json_object_array_length(threads); j++) {
+			json_object *r = json_object_array_get_idx(threads, j);
+
+			if (json_object_get_int(get(r, "tid")) == tid)
+				row = r;
+		}
+		cr_assert(row != NULL, "thread %d is not stored", tid);
+		cr_expect(eq(int, json_object_get_int(get(get(row, "calls"), "calloc")),
+			     json_object_get_int(get(t, "callocs"))), "thread %d's callocs", tid);
+		cr_expect(eq(i64, json_object_get_int64(get(row, "current")), 0),
+			  "thread %d freed every block", tid);
+	}
+	json_object_put(t);
+}
+
 Test(cluster_faults, an_agent_killed_leaves_its_process_agent_lost)
 {
 	/* Commits twice a second: the report reads the stored figures while the target runs. */
@@ -95,14 +134,9 @@ Test(cluster_faults, an_agent_killed_leaves_its_process_agent_lost)
 		  "the lost agent's process %d still has series", traced);
 	/* The live view says the same, through the collector. */
 	{
-		char top[256];
-		char *argv[] = { (char *)heaptap_path(), "top", "--collector", c.endpoint, "-b",
-				 "--json", "-n", "1", NULL };
-		json_object *snapshot, *q;
+		json_object *snapshot = live_view(&c), *q;
 
-		cr_expect(eq(int, wait_status(spawn(argv, scratch_file("top.json", top, sizeof(top)),
-						    NULL), 30), 0));
-		snapshot = load_json(top);
+		cr_assert(snapshot != NULL, "the collector has no run");
 		q = json_object_array_get_idx(get(snapshot, "processes"), 0);
 		cr_expect(q && json_object_get_int(get(q, "pid")) == traced, "%s",
 			  json_object_to_json_string(snapshot));
@@ -341,7 +375,7 @@ Test(cluster_faults, a_collector_down_then_up_costs_counted_batches_not_figures)
 {
 	char target[512], db[256], truth[256], err[256];
 	struct collector_proc c;
-	json_object *report = NULL, *p = NULL, *t, *threads;
+	json_object *report = NULL, *p = NULL;
 	pid_t agent, traced;
 	int port, status;
 
@@ -376,25 +410,106 @@ Test(cluster_faults, a_collector_down_then_up_costs_counted_batches_not_figures)
 	cr_assert(p != NULL);
 	cr_expect(json_object_get_int64(get(p, "dropped_messages")) > 0,
 		  "no batch dropped into a 4K buffer: %s", json_object_to_json_string(p));
-	t = load_json(truth);
-	threads = get(p, "threads");
-	for (size_t i = 0; i < json_object_array_length(get(t, "tids")); i++) {
-		int tid = json_object_get_int(json_object_array_get_idx(get(t, "tids"), i));
-		json_object *row = NULL;
-
-		for (size_t j = 0; j < json_object_array_length(threads); j++) {
-			json_object *r = json_object_array_get_idx(threads, j);
-
-			if (json_object_get_int(get(r, "tid")) == tid)
-				row = r;
-		}
-		cr_assert(row != NULL, "thread %d is not stored", tid);
-		cr_expect(eq(int, json_object_get_int(get(get(row, "calls"), "calloc")),
-			     json_object_get_int(get(t, "callocs"))), "thread %d's callocs", tid);
-		cr_expect(eq(i64, json_object_get_int64(get(row, "current")), 0),
-			  "thread %d freed every block", tid);
-	}
-	json_object_put(t);
+	expect_busy_threads_truth(p, truth);
 	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0));
 	json_object_put(report);
+}
+
+/*
+ * Rounds of the default 30 s, longer than a small --buffer holds of an agent sending every
+ * 0.1 s: the agent asks for its acknowledgement once its buffer is half full, so nothing is
+ * dropped. Meanwhile the live view shows the round's figures not yet committed, and in the
+ * end the stored ones are exact.
+ */
+Test(cluster_faults, a_small_buffer_asks_for_its_acks_before_the_round_ends)
+{
+	char target[512], db[256], truth[256], err[256];
+	struct collector_proc c;
+	json_object *report, *p = NULL;
+	pid_t agent, traced = 0;
+
+	require_bpf();
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
+	{
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
+				 "0.1", "--buffer", "4K", "--",
+				 (char *)target_path("busy_threads", target, sizeof(target)), "--truth",
+				 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
+
+		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));
+	}
+	for (int tries = 0; tries < 150 && !traced; tries++) {
+		json_object *snapshot = live_view(&c);
+		json_object *q = snapshot ? json_object_array_get_idx(get(snapshot, "processes"), 0)
+					  : NULL;
+
+		if (q)
+			traced = json_object_get_int(get(q, "pid"));
+		json_object_put(snapshot);
+		if (!traced)
+			sleep_ms(200);
+	}
+	cr_assert(traced > 0, "the live view never showed the traced process: %s", slurp(err));
+	sleep_ms(3000); /* thirty intervals of changed groups, well over 4K */
+	kill(traced, SIGUSR1); /* the counted callocs, then the truth, then exit */
+	cr_expect(eq(int, wait_status(agent, 60), 0), "the agent: %s", slurp(err));
+	report = stored_report(db, 0);
+	p = json_object_array_get_idx(get(report, "processes"), 0);
+	cr_assert(p != NULL, "nothing stored: %s", slurp(err));
+	cr_expect(eq(i64, json_object_get_int64(get(p, "dropped_messages")), 0),
+		  "batches dropped while the collector was up: %s", json_object_to_json_string(p));
+	expect_busy_threads_truth(p, truth);
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0));
+	json_object_put(report);
+}
+
+/*
+ * Within a round nothing is committed, yet the live view is exact: a query writes the
+ * round's changed groups into its transaction and reads them back. When the traced
+ * program ends, the agent's last batch asks for its acknowledgement, and the round commits
+ * then rather than at its end.
+ */
+Test(cluster_faults, the_live_view_is_exact_before_the_round_commits)
+{
+	char target[512], db[256], truth[256], err[256];
+	struct collector_proc c;
+	json_object *snapshot, *report, *t, *q, *p;
+	pid_t agent, traced;
+
+	require_bpf();
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL); /* 30 s */
+	{
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
+				 "0.2", "--", (char *)target_path("groundtruth", target,
+								  sizeof(target)),
+				 "--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)),
+				 "--park", NULL };
+
+		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));
+	}
+	for (int tries = 0; tries < 3000 && access(truth, F_OK); tries++)
+		sleep_ms(20);
+	cr_assert(access(truth, F_OK) == 0, "the target did not run: %s", slurp(err));
+	sleep_ms(1000); /* a few intervals: every group has been sent */
+	t = load_json(truth);
+	snapshot = live_view(&c);
+	cr_assert(snapshot != NULL, "the collector has no run: %s", slurp(err));
+	q = json_object_array_get_idx(get(snapshot, "processes"), 0);
+	cr_assert(q != NULL, "the live view shows nothing: %s", slurp(err));
+	assert_threads(get(q, "threads"), get(t, "threads"), "live, within the round");
+	cr_expect(eq(i64, db_integer(db, "SELECT count(*) FROM groups"), 0),
+		  "committed before the round's end: the live view read committed figures");
+	traced = json_object_get_int(get(q, "pid"));
+	kill(traced, SIGKILL);
+	wait_status(agent, 20); /* the command's fate: killed */
+	/* Well within the 30 s round: committed because the agent asked. */
+	report = stored_report(db, 0);
+	p = json_object_array_get_idx(get(report, "processes"), 0);
+	cr_assert(p != NULL, "the agent's last batch is not committed: %s", slurp(err));
+	cr_expect(json_object_get_boolean(get(p, "exited")), "%s", json_object_to_json_string(p));
+	assert_threads(get(p, "threads"), get(t, "threads"), "stored");
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0));
+	json_object_put(report);
+	json_object_put(snapshot);
+	json_object_put(t);
 }

@@ -252,8 +252,8 @@ static void send_batch(struct sim *s, uint64_t agent, int ranks, int groups, int
 		p->n_functions = nfn;
 		procs[r] = p;
 	}
-	b.has_seq = b.has_time = b.has_last = true;
-	b.last = last;
+	b.has_seq = b.has_time = b.has_ack_now = true;
+	b.ack_now = last;
 	b.seq = ++s->seq;
 	b.time = time(NULL) + tick * 1e-3;
 	b.n_processes = ranks;

@@ -53,7 +53,9 @@ static void flush(struct builder *b, bool force)
 	batch.seq = a->next_seq;
 	batch.time = wall_clock();
 	batch.dropped_messages = a->dropped;
-	batch.has_last = batch.last = b->last;
+	/* The round's commit frees the buffer: ask for it now rather than drop batches. */
+	batch.has_ack_now = true;
+	batch.ack_now = b->last || a->queued_bytes > a->opts.buffer_limit / 2;
 	batch.n_processes = b->nr;
 	batch.processes = b->procs;
 	env.body_case = HEAPTAP__ENVELOPE__BODY_BATCH;

@@ -170,8 +170,8 @@ static int on_batch(struct collector *c, struct conn *conn, const Heaptap__Batch
 		collector_abort_round(c);
 		return -EIO;
 	}
-	/* The agent is finishing: it waits for this acknowledgement, not for the round. */
-	if (b->last)
+	/* The agent is finishing, or filling its buffer: it waits for this acknowledgement. */
+	if (b->ack_now)
 		c->round_urgent = true;
 	if (!conn->ack_seq) {
 		conn->next_ack = c->to_ack;
@@ -193,7 +193,7 @@ static int on_query(struct collector *c, struct conn *conn, const Heaptap__Query
 	/* Live figures: the round's pending groups go into its transaction, read back here. */
 	if (c->in_round && store__flush(c->store))
 		collector_abort_round(c);
-	err = store__load_run(c->store, q->run, q->process, q->process == 0, &v);
+	err = store__load_run(c->store, q->run, q->process, q->process == 0 && !q->whole, &v);
 	if (!err && !(rv = run_wire__encode(&a, &v)))
 		err = -ENOMEM;
 	if (err) {

@@ -170,16 +170,18 @@ void viewer__free(struct viewer *v)
 	free(v);
 }
 
-int viewer__query(struct viewer *v, uint64_t run, uint64_t process, struct run_view *out)
+int viewer__query(struct viewer *v, uint64_t run, uint64_t process, bool whole,
+		  struct run_view *out)
 {
 	Heaptap__Envelope env = HEAPTAP__ENVELOPE__INIT;
 	Heaptap__Query q = HEAPTAP__QUERY__INIT;
 	const Heaptap__RunView *rv;
 	int err;
 
-	q.has_run = q.has_process = true;
+	q.has_run = q.has_process = q.has_whole = true;
 	q.run = run;
 	q.process = process;
+	q.whole = whole;
 	env.body_case = HEAPTAP__ENVELOPE__BODY_QUERY;
 	env.query = &q;
 	if ((err = send_env(v, &env)) || (err = receive(v, HEAPTAP__ENVELOPE__BODY_RUN_VIEW))) {

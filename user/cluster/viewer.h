@@ -3,6 +3,7 @@
 #ifndef HEAPTAP_VIEWER_H
 #define HEAPTAP_VIEWER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "auth.h"
 #include "run_view.h"
@@ -13,9 +14,10 @@ struct viewer;
 int viewer__connect(const char *endpoint, const struct auth_key *key, struct viewer **out);
 void viewer__free(struct viewer *v);
 /*
- * Run (0: the newest): every process's total (process 0), or one process whole.
- * 0, -ENOENT (no such run yet), or -errno after one logged line.
+ * Run (0: the newest): every process's total (process 0; whole: every process whole), or
+ * one process whole. 0, -ENOENT (no such run yet), or -errno after one logged line.
  */
-int viewer__query(struct viewer *v, uint64_t run, uint64_t process, struct run_view *out);
+int viewer__query(struct viewer *v, uint64_t run, uint64_t process, bool whole,
+		  struct run_view *out);
 
 #endif

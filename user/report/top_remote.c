@@ -177,7 +177,7 @@ static void draw_opened(struct screen *sc)
 /* Fetch what the screen shows. 0, or -errno (the connection failed). */
 static int refresh_data(struct screen *sc, struct viewer *v, const struct options *opts)
 {
-	int err = viewer__query(v, opts->run_id, 0, &sc->run);
+	int err = viewer__query(v, opts->run_id, 0, false, &sc->run);
 
 	if (err && err != -ENOENT)
 		return err;
@@ -185,7 +185,7 @@ static int refresh_data(struct screen *sc, struct viewer *v, const struct option
 		top_rates__update(&sc->rates, &sc->report);
 	if (sc->opened_id) {
 		run_view__clear(&sc->opened);
-		err = viewer__query(v, sc->run.id, sc->opened_id, &sc->opened);
+		err = viewer__query(v, sc->run.id, sc->opened_id, false, &sc->opened);
 		if (!err)
 			accountant__sort(&sc->opened.processes[0]->t.stats);
 	}
