@@ -46,6 +46,10 @@ PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty -lZydis
 DEB_PACKAGES += libmicrohttpd-dev prometheus munge slurmctld slurmd slurm-client curl
 LIBS_PKG += libmicrohttpd
 
+# MUNGE credentials for agents at sites that run munged (agent/collect --munge).
+DEB_PACKAGES += libmunge-dev
+LIBS_PKG += munge
+
 # Frame pointers: perf shows where heaptap itself spends its time.
 CFLAGS ?= -O2 -g -fno-omit-frame-pointer
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers

@@ -61,6 +61,8 @@ struct options {
 	/* The cluster's commands (cli_cluster.c). */
 	const char *collector;	   /* agent, top: --collector HOST:PORT */
 	const char *key_path;	   /* agent, collect, top: --key */
+	bool munge;		   /* agent, collect: --munge */
+	const char *munge_socket;  /* agent, collect: --munge-socket; NULL: libmunge's */
 	const char *listen;	   /* collect --listen */
 	const char *db_path;	   /* collect --db; report's FILE */
 	const char *metrics_listen; /* collect --metrics */

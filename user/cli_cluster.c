@@ -10,9 +10,16 @@
 	{ "key", OPT_KEY, "FILE", 0, "the shared key " who " (mode 0600): both sides prove "  \
 				     "they hold it, it never travels" }
 
+#define OPTIONS_MUNGE(who)                                                                    \
+	{ "munge", OPT_MUNGE, NULL, 0, who },                                                 \
+	{ "munge-socket", OPT_MUNGE_SOCKET, "PATH", 0, "munged's socket (default: libmunge's "  \
+						      "own); implies --munge" }
+
 const struct argp_option cli_agent_options[] = {
 	{ "collector", OPT_COLLECTOR, "HOST:PORT", 0, "the collector to send to" },
 	OPTION_KEY("the collector was given"),
+	OPTIONS_MUNGE("prove to a collect --munge who runs this agent with a MUNGE credential "
+		      "(as root: the collector accepts root or its own user)"),
 	{ "interval", 'i', "SECONDS", 0, "send what changed every SECONDS (default 1)" },
 	{ "pid", 'p', "PID[,PID...]", 0, "trace these running processes" },
 	{ "mpi", OPT_MPI, NULL, 0, "every MPI rank on this node, as they start (with a "
@@ -34,6 +41,8 @@ const struct argp_option cli_collect_options[] = {
 	{ "metrics", OPT_METRICS, "ADDR:PORT", 0, "serve Prometheus metrics at "
 						  "http://ADDR:PORT/metrics" },
 	OPTION_KEY("agents must hold"),
+	OPTIONS_MUNGE("agents must bring a MUNGE credential of root or of this user, made for "
+		      "this connection (with --key: both)"),
 	{ "client-timeout", OPT_CLIENT_TIMEOUT, "SECONDS", 0,
 	  "close a connection whose handshake or frame takes longer, or that is silent that "
 	  "long (default 30)" },
@@ -68,6 +77,16 @@ error_t cli_parse_cluster_option(struct cli_state *c, int key, char *arg)
 		return check_endpoint(c, "--collector", arg);
 	case OPT_KEY:
 		o->key_path = arg;
+		return 0;
+	case OPT_MUNGE:
+		o->munge = true;
+		return 0;
+	case OPT_MUNGE_SOCKET:
+		if (!*arg)
+			return cli_usage_error(c->sub, "%s", "--munge-socket wants munged's socket "
+					       "path (e.g. /run/munge/munge.socket.2)");
+		o->munge = true;
+		o->munge_socket = arg;
 		return 0;
 	case OPT_LISTEN:
 		o->listen = arg;

@@ -115,6 +115,7 @@ int cmd_agent(const struct options *opts)
 	struct agent_opts ao = {
 		.collector = opts->collector,
 		.key = &key,
+		.munge = { opts->munge, opts->munge_socket },
 		.buffer_limit = opts->buffer_limit,
 		.rule = opts->rule,
 		.description = description,
@@ -129,6 +130,11 @@ int cmd_agent(const struct options *opts)
 
 	if (opts->key_path && auth_key_load(opts->key_path, &key))
 		return EXIT_USAGE;
+	/* Said now, in one line, rather than at every connection. */
+	if (opts->munge && munge_cred_probe(&ao.munge)) {
+		auth_key_wipe(&key);
+		return EXIT_USAGE;
+	}
 	describe(opts, description, sizeof(description));
 	if (agent__new(&ao, &a)) {
 		log_error("cannot start the agent: out of memory or random bytes");

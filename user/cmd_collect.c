@@ -12,6 +12,7 @@ int cmd_collect(const struct options *opts)
 		.db_path = opts->db_path,
 		.metrics_listen = opts->metrics_listen,
 		.key = &key,
+		.munge = { opts->munge, opts->munge_socket },
 		.client_timeout = opts->client_timeout,
 		.lost_after = opts->lost_after,
 		.commit_every = opts->commit_every,
@@ -20,6 +21,10 @@ int cmd_collect(const struct options *opts)
 
 	if (opts->key_path && auth_key_load(opts->key_path, &key))
 		return EXIT_USAGE;
+	if (opts->munge && munge_cred_probe(&co.munge)) {
+		auth_key_wipe(&key);
+		return EXIT_USAGE;
+	}
 	catch_stop_signals(request_stop);
 	status = collector__run(&co, &stop_requested);
 	auth_key_wipe(&key);

@@ -185,6 +185,8 @@ static int on_challenge(struct agent *a, const Heaptap__Challenge *ch)
 	Heaptap__Envelope env = HEAPTAP__ENVELOPE__INIT;
 	uint8_t proof[AUTH_PROOF_SIZE];
 	const struct auth_key *key = a->opts.key;
+	char *cred = NULL;
+	int err;
 
 	if (!ch->has_nonce || ch->nonce.len != WIRE_NONCE_SIZE) {
 		link_down(a, "its challenge has no nonce");
@@ -210,15 +212,41 @@ static int on_challenge(struct agent *a, const Heaptap__Challenge *ch)
 		link_down(a, NULL);
 		return -EACCES;
 	}
+	/* Its credential would be worth nothing to a collector that does not check it. */
+	if (a->opts.munge.on && !ch->munge_required) {
+		if (!a->said_refused)
+			log_error("collector %s does not ask for MUNGE credentials: nothing is sent "
+				  "to it (run it with --munge, or this agent without)",
+				  a->opts.collector);
+		a->said_refused = true;
+		link_down(a, NULL);
+		return -EACCES;
+	}
 	if (key->len) {
 		auth_proof(key, AUTH_CLIENT, a->nonce, ch->nonce.data, WIRE_NONCE_SIZE, proof);
 		auth.has_proof = true;
 		auth.proof.data = proof;
 		auth.proof.len = sizeof(proof);
 	}
+	/* Without --munge, none: the collector's refusal says to add it. */
+	if (a->opts.munge.on && ch->munge_required) {
+		const char *why = NULL;
+
+		cred = munge_cred_encode(&a->opts.munge, ch->nonce.data, a->nonce, WIRE_NONCE_SIZE,
+					 &why);
+		if (!cred) {
+			link_down(a, why);
+			return -EIO;
+		}
+		auth.has_munge = true;
+		auth.munge.data = (uint8_t *)cred;
+		auth.munge.len = strlen(cred);
+	}
 	env.body_case = HEAPTAP__ENVELOPE__BODY_AUTH;
 	env.auth = &auth;
-	return send_msg(a, &env);
+	err = send_msg(a, &env);
+	free(cred);
+	return err;
 }
 
 static void on_welcome(struct agent *a, const Heaptap__Welcome *w)

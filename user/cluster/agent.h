@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include "attribution.h"
 #include "auth.h"
+#include "munge_cred.h"
 #include "session.h"
 
 /* Bytes of unacknowledged batches an agent keeps by default. */
@@ -22,6 +23,7 @@
 struct agent_opts {
 	const char *collector;	    /* HOST:PORT */
 	const struct auth_key *key; /* len 0: none */
+	struct munge_opts munge;    /* on: prove who runs it with a MUNGE credential */
 	size_t buffer_limit;	    /* bytes of unacknowledged batches */
 	enum attribution_rule rule;
 	const char *description;    /* its run's command when the ranks have no job id */

@@ -463,8 +463,8 @@ int collector__run(const struct collector_opts *opts, volatile sig_atomic_t *sto
 		log_error("epoll: %m");
 		goto cleanup;
 	}
-	if (!loopback && !opts->key->len)
-		log_error("warning: listening on %s without --key: anyone who reaches it may write "
+	if (!loopback && !opts->key->len && !opts->munge.on)
+		log_error("warning: listening on %s without --key or --munge: anyone who reaches it may write "
 			  "to %s", name, opts->db_path);
 	if (opts->metrics_listen && (status = start_metrics(&c, &srv)) != EXIT_OK)
 		goto cleanup;
@@ -477,7 +477,7 @@ int collector__run(const struct collector_opts *opts, volatile sig_atomic_t *sto
 		collector_close(&c, conn, NULL);
 	free_dead(&c);
 	if (c.refused)
-		log_info("refused %" PRIu64 " connections (%" PRIu64 " with a wrong key, %" PRIu64
+		log_info("refused %" PRIu64 " connections (%" PRIu64 " with a wrong key or MUNGE credential, %" PRIu64
 			 " that broke the protocol)", c.refused, c.auth_failures, c.decode_errors);
 cleanup:
 	if (srv)

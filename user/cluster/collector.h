@@ -11,12 +11,14 @@
 
 #include <signal.h>
 #include "auth.h"
+#include "munge_cred.h"
 
 struct collector_opts {
 	const char *listen;	    /* ADDR:PORT (port 0: any free one) */
 	const char *db_path;
 	const char *metrics_listen; /* NULL: no Prometheus endpoint */
 	const struct auth_key *key; /* len 0: agents need no key */
+	struct munge_opts munge;    /* on: agents need a MUNGE credential too */
 	double client_timeout;	    /* s: a handshake, a frame begun, or silence */
 	double lost_after;	    /* s without its agent before a process is "agent lost" */
 	double commit_every;	    /* s: a round's length, what an acknowledgement may wait */

@@ -50,6 +50,8 @@ static int on_hello(struct collector *c, struct conn *conn, const Heaptap__Hello
 		ch.proof.data = proof;
 		ch.proof.len = sizeof(proof);
 	}
+	if (c->opts->munge.on)
+		ch.has_munge_required = ch.munge_required = true;
 	env.body_case = HEAPTAP__ENVELOPE__BODY_CHALLENGE;
 	env.challenge = &ch;
 	conn->state = CONN_AUTH;
@@ -79,6 +81,18 @@ static void replace_older(struct collector *c, struct conn *conn)
 	}
 }
 
+/* A client that failed to authenticate: one line, counted, refused. */
+static void refuse_auth(struct collector *c, struct conn *conn, const char *what,
+			const char *reason)
+{
+	c->auth_failures++;
+	if (c->metrics)
+		metrics__add(c->metrics, METRICS_AUTH_FAILURES, 1);
+	log_error("refused %s (%s): %s", conn->peer, conn->host, what);
+	refuse(c, conn, reason);
+	c->refused++;
+}
+
 static int on_auth(struct collector *c, struct conn *conn, const Heaptap__Auth *a)
 {
 	Heaptap__Welcome w = HEAPTAP__WELCOME__INIT;
@@ -89,13 +103,30 @@ static int on_auth(struct collector *c, struct conn *conn, const Heaptap__Auth *
 	    !auth_check(c->opts->key, AUTH_CLIENT, conn->client_nonce, conn->nonce,
 			WIRE_NONCE_SIZE, a->has_proof ? a->proof.data : NULL,
 			a->has_proof ? a->proof.len : 0)) {
-		c->auth_failures++;
-		if (c->metrics)
-			metrics__add(c->metrics, METRICS_AUTH_FAILURES, 1);
-		log_error("refused %s (%s): wrong key", conn->peer, conn->host);
-		refuse(c, conn, "wrong key: give the collector's key with --key FILE");
-		c->refused++;
+		refuse_auth(c, conn, "wrong key", "wrong key: give the collector's key with --key FILE");
 		return 0;
+	}
+	if (c->opts->munge.on) {
+		char what[160];
+		uid_t uid;
+		/* Blocks on the local munged: a round trip on a Unix socket. */
+		const char *why = munge_cred_verify(&c->opts->munge,
+						    a->has_munge ? a->munge.data : NULL,
+						    a->has_munge ? a->munge.len : 0, conn->nonce,
+						    conn->client_nonce, WIRE_NONCE_SIZE, &uid);
+
+		if (why) {
+			if (uid != (uid_t)-1)
+				snprintf(what, sizeof(what), "%s (uid %u)", why, (unsigned int)uid);
+			else
+				snprintf(what, sizeof(what), "%s", why);
+			refuse_auth(c, conn, what,
+				    a->has_munge ? "its MUNGE credential is not accepted: run the agent "
+						   "as root, with --munge, beside the same MUNGE key"
+						 : "a MUNGE credential is required: run the agent with "
+						   "--munge");
+			return 0;
+		}
 	}
 	w.has_heartbeat = true;
 	w.heartbeat = c->opts->client_timeout / 3 >= 1 ? (uint32_t)(c->opts->client_timeout / 3) : 1;
