@@ -65,6 +65,29 @@ void slurm_start(void)
 	setenv("SLURM_CONF", conf, 1);
 }
 
+void munge_start(char *socket, size_t size)
+{
+	char script[4096], out[256], err[256], path[300], *dir;
+	char *argv[] = { script, "munge", cluster_dir, NULL };
+	int status;
+
+	script_path(script, sizeof(script));
+	scratch_file("munge", cluster_dir, sizeof(cluster_dir));
+	status = wait_status(spawn(argv, scratch_file("munge.out", out, sizeof(out)),
+				   scratch_file("munge.err", err, sizeof(err))),
+			     60);
+	if (status) {
+		cr_log_error("%s", slurp(err));
+		cr_assert_fail("no munged (exit %d): %s", status, last_line(err));
+	}
+	snprintf(path, sizeof(path), "%s/run/socket_dir", cluster_dir);
+	dir = slurp(path);
+	cr_assert(dir && *dir, "slurm_cluster.sh munge did not say where its socket is");
+	dir[strcspn(dir, "\n")] = '\0';
+	snprintf(socket, size, "%s/munge.socket", dir);
+	free(dir);
+}
+
 void slurm_stop(void)
 {
 	char script[4096];

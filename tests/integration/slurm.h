@@ -3,12 +3,20 @@
 #ifndef HEAPTAP_TEST_SLURM_H
 #define HEAPTAP_TEST_SLURM_H
 
+#include <stddef.h>
+
 /*
  * Start it in the test's scratch directory on two free ports of 127.0.0.1 and wait until
  * its node is idle; SLURM_CONF is then set for the programs the test starts. Fails the
  * test with the one line that says why it could not start.
  */
 void slurm_start(void);
+/*
+ * munged alone, as the cluster has it (its own key, its socket in a directory of its own
+ * under /tmp): the socket's path into socket. Fails the test with the one line that says
+ * why it could not start. slurm_stop() stops it.
+ */
+void munge_start(char *socket, size_t size);
 /* Cancel its jobs and stop its daemons (nothing if it was not started). */
 void slurm_stop(void);
 /*

@@ -7,6 +7,7 @@
 #
 #   slurm_cluster.sh start DIR [SLURMCTLD_PORT SLURMD_PORT]   # waits until the node is idle
 #   slurm_cluster.sh stop DIR                                 # cancels its jobs, stops it
+#   slurm_cluster.sh munge DIR      # munged alone (stop DIR stops it); prints its socket
 #
 # Then: SLURM_CONF=DIR/slurm.conf srun -n 3 -O hostname
 # No accounting database; proctrack/linuxproc (no cgroup setup needed); the node's CPUs as
@@ -113,15 +114,10 @@ PartitionName=heaptap Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubs
 EOF
 }
 
-start() {
-	local ctld_port=${1:-16817} slurmd_port=${2:-16818} node state socket_dir
-	for prog in munged mungekey slurmctld slurmd srun sinfo; do
-		command -v $prog >/dev/null ||
-			fail "$prog is missing: install Debian's munge, slurmctld, slurmd and slurm-client (make deps)"
-	done
-	[ "$(id -u)" = 0 ] || fail "needs root (it starts slurmd and munged)"
-	mkdir -p "$dir/run" "$dir/munge" "$dir/ctld" "$dir/spool" "$dir/log" ||
-		fail "cannot create $dir"
+# munged with a key of its own; its socket's directory in socket_dir.
+start_munge() {
+	[ "$(id -u)" = 0 ] || fail "needs root (it starts munged)"
+	mkdir -p "$dir/run" "$dir/munge" "$dir/log" || fail "cannot create $dir"
 	chmod 0700 "$dir/munge"
 	# munged wants every directory above its socket searchable by all users, which DIR
 	# (a test's private scratch directory) need not be: the socket gets one of its own.
@@ -133,6 +129,17 @@ start() {
 		--pid-file="$dir/run/munged.pid" --log-file="$dir/log/munged.log" \
 		--seed-file="$dir/munge/munged.seed" ||
 		fail "munged did not start: $(last_error "$dir/log/munged.log")"
+}
+
+start() {
+	local ctld_port=${1:-16817} slurmd_port=${2:-16818} node state socket_dir
+	for prog in munged mungekey slurmctld slurmd srun sinfo; do
+		command -v $prog >/dev/null ||
+			fail "$prog is missing: install Debian's munge, slurmctld, slurmd and slurm-client (make deps)"
+	done
+	[ "$(id -u)" = 0 ] || fail "needs root (it starts slurmd and munged)"
+	mkdir -p "$dir/ctld" "$dir/spool" || fail "cannot create $dir"
+	start_munge
 	node=$(node_name)
 	write_config "$node" "$ctld_port" "$slurmd_port" "$socket_dir"
 	slurmctld -f "$SLURM_CONF" ||
@@ -169,9 +176,18 @@ start)
 	echo "$dir" >>"$running"
 	start "$@"
 	;;
+munge)
+	for prog in munged mungekey; do
+		command -v $prog >/dev/null ||
+			fail "$prog is missing: install Debian's munge (make deps)"
+	done
+	echo "$dir" >>"$running"
+	start_munge
+	echo "slurm_cluster: munged on $socket_dir/munge.socket"
+	;;
 stop)
 	stop_daemons
 	[ -f "$running" ] && sed -i "\|^$dir\$|d" "$running"
 	;;
-*) echo "usage: $0 start|stop DIR [SLURMCTLD_PORT SLURMD_PORT]" >&2; exit 2 ;;
+*) echo "usage: $0 start|stop|munge DIR [SLURMCTLD_PORT SLURMD_PORT]" >&2; exit 2 ;;
 esac

@@ -66,8 +66,9 @@ static void refuse(struct collector *c, struct conn *conn, const char *reason)
 	r.reason = (char *)reason;
 	env.body_case = HEAPTAP__ENVELOPE__BODY_REFUSED;
 	env.refused = &r;
-	collector_send(c, conn, &env);
+	/* Before sending: once sent, it closes without another line or count of its own. */
 	conn->closing = true;
+	collector_send(c, conn, &env);
 }
 
 /* Another connection of the same agent: the older is dead, whatever its socket says. */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -84,6 +85,7 @@ const char *munge_cred_verify(const struct munge_opts *m, const uint8_t *cred, s
 {
 	uint8_t want[PAYLOAD_MAX];
 	size_t want_len = payload(want, collector_nonce, client_nonce, nonce_len);
+	static char munged_says[128]; /* the collector is one thread */
 	char text[MUNGE_CRED_MAX + 1];
 	const char *why = NULL;
 	munge_ctx_t ctx;
@@ -104,9 +106,12 @@ const char *munge_cred_verify(const struct munge_opts *m, const uint8_t *cred, s
 	if (!ctx)
 		return "cannot set up a MUNGE context";
 	err = munge_decode(text, ctx, &got, &got_len, uid, &gid);
-	if (err != EMUNGE_SUCCESS)
-		why = munge_strerror(err);
-	else if (got_len < 0 || (size_t)got_len != want_len ||
+	if (err != EMUNGE_SUCCESS) {
+		/* munged's words ("Expired credential", "Replayed credential", ...), said as ours. */
+		snprintf(munged_says, sizeof(munged_says), "its MUNGE credential: %s",
+			 munge_strerror(err));
+		why = munged_says;
+	} else if (got_len < 0 || (size_t)got_len != want_len ||
 		 CRYPTO_memcmp(got, want, want_len))
 		why = "a MUNGE credential for another connection";
 	else if (*uid != 0 && *uid != getuid())

@@ -34,7 +34,8 @@ char *munge_cred_encode(const struct munge_opts *m, const uint8_t *collector_non
 
 /*
  * Check an untrusted credential (len bytes, not NUL-terminated) for this connection: NULL
- * if it is good, else why not, in a few words. *uid: who encoded it, when munged said so.
+ * if it is good, else why not, in a few words (valid until the next call). *uid: who
+ * encoded it, when munged said so. Blocks while munged answers.
  */
 const char *munge_cred_verify(const struct munge_opts *m, const uint8_t *cred, size_t len,
 			      const uint8_t *collector_nonce, const uint8_t *client_nonce,
