@@ -511,8 +511,8 @@ static int check_top(struct options *o)
 					     "here, not both");
 	if (o->collector)
 		return 0;
-	if (o->run_id || o->key_path)
-		return cli_usage_error(top, "%s", "--run and --key go with --collector");
+	if (o->run_id || o->key_path || o->munge)
+		return cli_usage_error(top, "%s", "--run, --key and --munge go with --collector");
 	if (!o->nr_pids && !o->command && !o->mpi_only)
 		return cli_usage_error(top, "%s", "top watches -p PID..., --mpi, or "
 					     "--follow -- COMMAND");

@@ -84,7 +84,11 @@ extern const struct argp_option cli_agent_options[], cli_collect_options[];
 	{ "collector", OPT_COLLECTOR, "HOST:PORT", 0, "watch the newest run a collector "      \
 						      "stores, a row per rank" },                \
 	{ "run", OPT_RUN, "ID", 0, "with --collector: that run instead of the newest" },       \
-	{ "key", OPT_KEY, "FILE", 0, "with --collector: the collector's shared key" }
+	{ "key", OPT_KEY, "FILE", 0, "with --collector: the collector's shared key" },          \
+	{ "munge", OPT_MUNGE, NULL, 0, "with --collector: prove who runs it with a MUNGE "      \
+				       "credential (a collect --munge asks for one)" },          \
+	{ "munge-socket", OPT_MUNGE_SOCKET, "PATH", 0, "munged's socket (default: libmunge's " \
+						      "own); implies --munge" }
 error_t cli_parse_cluster_option(struct cli_state *c, int key, char *arg);
 int cli_check_agent(struct options *o);
 int cli_check_collect(struct options *o);

@@ -39,6 +39,7 @@ static void print_rows(FILE *out, const struct report_run *run, struct top_rates
 int cmd_top_collector(const struct options *opts)
 {
 	static struct auth_key key;
+	const struct munge_opts munge = { opts->munge, opts->munge_socket };
 	bool batch = opts->batch || !isatty(STDOUT_FILENO);
 	struct top_rates rates = {};
 	struct viewer *v = NULL;
@@ -48,7 +49,7 @@ int cmd_top_collector(const struct options *opts)
 
 	if (opts->key_path && auth_key_load(opts->key_path, &key))
 		return EXIT_USAGE;
-	if (viewer__connect(opts->collector, &key, &v)) {
+	if (viewer__connect(opts->collector, &key, &munge, &v)) {
 		auth_key_wipe(&key);
 		return EXIT_FAILURE_INTERNAL;
 	}

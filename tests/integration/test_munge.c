@@ -94,9 +94,35 @@ Test(munge, an_agent_with_a_credential_is_stored_exactly)
 		     0),
 		  "agent: %s", slurp(err));
 	expect_stored_truth(db, truth);
+	/* The live view needs a credential too. */
+	{
+		char top[256], top_err[256];
+		char *argv[] = { (char *)heaptap_path(), "top", "--collector", c.endpoint, "-b",
+				 "--json", "-n", "1", "--munge-socket", munge_socket, NULL };
+		json_object *snapshot;
+
+		cr_expect(eq(int, wait_status(spawn(argv, scratch_file("top.json", top, sizeof(top)),
+						    scratch_file("top.err", top_err,
+								 sizeof(top_err))),
+					      30),
+			     0),
+			  "top: %s", slurp(top_err));
+		snapshot = load_json(top);
+		cr_expect(eq(sz, json_object_array_length(get(snapshot, "processes")), 1));
+		json_object_put(snapshot);
+		argv[8] = NULL; /* without --munge-socket: refused, in one line */
+		cr_expect(wait_status(spawn(argv, NULL, top_err), 30) != 0);
+		log = slurp(top_err);
+		cr_expect(eq(int, lines_with(log, "heaptap:", NULL), 1), "%s", log);
+		cr_expect(eq(int, lines_with(log, "refused", "--munge"), 1), "%s", log);
+		free(log);
+	}
 	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0));
 	log = slurp(c.err);
-	cr_expect(strstr(log, "refused") == NULL, "%s", log);
+	cr_expect(eq(int, lines_with(log, "refused", NULL), 2), "only the viewer without: %s",
+		  log);
+	cr_expect(eq(int, lines_with(log, "refused 127.0.0.1:", "no MUNGE credential"), 1), "%s",
+		  log);
 	free(log);
 }
 

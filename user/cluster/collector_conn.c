@@ -122,10 +122,11 @@ static int on_auth(struct collector *c, struct conn *conn, const Heaptap__Auth *
 			else
 				snprintf(what, sizeof(what), "%s", why);
 			refuse_auth(c, conn, what,
-				    a->has_munge ? "its MUNGE credential is not accepted: run the agent "
-						   "as root, with --munge, beside the same MUNGE key"
-						 : "a MUNGE credential is required: run the agent with "
-						   "--munge");
+				    a->has_munge ? "MUNGE credential not accepted: it must be root's or "
+						   "the collector's user's, from a munged with the "
+						   "collector's MUNGE key"
+						 : "a MUNGE credential is required: add --munge (and "
+						   "--munge-socket PATH if munged's socket is elsewhere)");
 			return 0;
 		}
 	}

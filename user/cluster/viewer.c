@@ -81,13 +81,15 @@ static int receive(struct viewer *v, int want)
 	return (int)v->got->body_case == want ? 0 : -EPROTO;
 }
 
-static int handshake(struct viewer *v, const struct auth_key *key)
+static int handshake(struct viewer *v, const struct auth_key *key,
+		     const struct munge_opts *munge)
 {
 	Heaptap__Envelope env = HEAPTAP__ENVELOPE__INIT;
 	Heaptap__Hello h = HEAPTAP__HELLO__INIT;
 	Heaptap__Auth auth = HEAPTAP__AUTH__INIT;
 	uint8_t nonce[WIRE_NONCE_SIZE], proof[AUTH_PROOF_SIZE];
 	const Heaptap__Challenge *ch;
+	char *cred = NULL;
 	int err;
 
 	if ((err = auth_random(nonce, sizeof(nonce))))
@@ -119,14 +121,34 @@ static int handshake(struct viewer *v, const struct auth_key *key)
 		auth.proof.data = proof;
 		auth.proof.len = sizeof(proof);
 	}
+	if (munge->on) {
+		const char *why = NULL;
+
+		if (!ch->munge_required || !ch->has_nonce || ch->nonce.len != WIRE_NONCE_SIZE) {
+			log_error("collector %s does not ask for MUNGE credentials: run it with "
+				  "--munge, or this without", v->endpoint);
+			return -EACCES;
+		}
+		cred = munge_cred_encode(munge, ch->nonce.data, nonce, WIRE_NONCE_SIZE, &why);
+		if (!cred) {
+			log_error("no MUNGE credential for collector %s: %s", v->endpoint, why);
+			return -EACCES;
+		}
+		auth.has_munge = true;
+		auth.munge.data = (uint8_t *)cred;
+		auth.munge.len = strlen(cred);
+	}
 	env.body_case = HEAPTAP__ENVELOPE__BODY_AUTH;
 	env.auth = &auth;
-	if ((err = send_env(v, &env)))
+	err = send_env(v, &env);
+	free(cred);
+	if (err)
 		return err;
 	return receive(v, HEAPTAP__ENVELOPE__BODY_WELCOME);
 }
 
-int viewer__connect(const char *endpoint, const struct auth_key *key, struct viewer **out)
+int viewer__connect(const char *endpoint, const struct auth_key *key,
+		    const struct munge_opts *munge, struct viewer **out)
 {
 	struct viewer *v = calloc(1, sizeof(*v));
 	struct pollfd pfd;
@@ -147,7 +169,7 @@ int viewer__connect(const char *endpoint, const struct auth_key *key, struct vie
 	else
 		err = net_connected(v->fd);
 	if (!err)
-		err = handshake(v, key);
+		err = handshake(v, key, munge);
 	if (err)
 		goto fail;
 	*out = v;

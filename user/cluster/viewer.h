@@ -6,12 +6,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "auth.h"
+#include "munge_cred.h"
 #include "run_view.h"
 
 struct viewer;
 
 /* Connect and authenticate (blocking, bounded). 0, or -errno after one logged line. */
-int viewer__connect(const char *endpoint, const struct auth_key *key, struct viewer **out);
+int viewer__connect(const char *endpoint, const struct auth_key *key,
+		    const struct munge_opts *munge, struct viewer **out);
 void viewer__free(struct viewer *v);
 /*
  * Run (0: the newest): every process's total (process 0; whole: every process whole), or
