@@ -311,6 +311,16 @@ Test(cli, the_cluster_commands)
 	cr_assert(eq(int, parse(&o, "agent", "--collector", "n:1", "--mpi", "--buffer", "8M",
 				NULL), EXIT_OK), "%s", errors);
 	cr_expect(eq(u64, o.buffer_limit, 8u << 20));
+	cr_expect(o.munge == false && o.munge_socket == NULL);
+	cr_assert(eq(int, parse(&o, "agent", "--collector", "n:1", "--mpi", "--munge", NULL),
+		     EXIT_OK), "%s", errors);
+	cr_expect(o.munge && o.munge_socket == NULL);
+	cr_assert(eq(int, parse(&o, "collect", "--db", "x", "--munge-socket", "/tmp/m.sock",
+				NULL), EXIT_OK), "%s", errors);
+	cr_expect(o.munge, "--munge-socket implies --munge");
+	cr_expect(eq(str, (char *)o.munge_socket, "/tmp/m.sock"));
+	expect_usage("munged's socket", &o, parse(&o, "collect", "--db", "x", "--munge-socket",
+						  "", NULL));
 
 	cr_assert(eq(int, parse(&o, "report", "db.sqlite", "--run", "3", NULL), EXIT_OK), "%s",
 		  errors);
@@ -323,4 +333,5 @@ Test(cli, the_cluster_commands)
 		  errors);
 	expect_usage("not both", &o, parse(&o, "top", "--collector", "h:1", "-p", "1", NULL));
 	expect_usage("go with --collector", &o, parse(&o, "top", "--mpi", "--run", "2", NULL));
+	expect_usage("go with --collector", &o, parse(&o, "top", "--mpi", "--munge", NULL));
 }

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "auth.h"
+#include "munge_cred.h"
 #include "run_wire.h"
 #include "store.h"
 #include "store_read.h"
@@ -124,6 +125,26 @@ Test(wire, each_side_proves_the_key_and_only_its_own_role)
 	collector[0] = 3;
 	cr_expect(not(auth_check(&key, AUTH_CLIENT, client, collector, WIRE_NONCE_SIZE, proof,
 				 sizeof(proof))));
+}
+
+/* What no munged should see: refused before libmunge is asked (no munged runs here). */
+Test(wire, a_malformed_munge_credential_is_refused_undecoded)
+{
+	struct munge_opts m = { true, "/nonexistent/munge.socket" };
+	uint8_t nonce[WIRE_NONCE_SIZE] = { 1 }, cred[MUNGE_CRED_MAX + 1];
+	uid_t uid = 0;
+
+	memset(cred, 'A', sizeof(cred));
+	cr_expect(eq(str, (char *)munge_cred_verify(&m, NULL, 0, nonce, nonce, WIRE_NONCE_SIZE,
+						    &uid), "no MUNGE credential"));
+	cr_expect(uid == (uid_t)-1);
+	cr_expect(eq(str, (char *)munge_cred_verify(&m, cred, sizeof(cred), nonce, nonce,
+						    WIRE_NONCE_SIZE, &uid),
+		     "a malformed MUNGE credential"));
+	cred[5] = '\0';
+	cr_expect(eq(str, (char *)munge_cred_verify(&m, cred, 10, nonce, nonce, WIRE_NONCE_SIZE,
+						    &uid),
+		     "a malformed MUNGE credential"));
 }
 
 /* One process, its total and one function, at seq: a batch as an agent sends it. */
