@@ -101,12 +101,10 @@ Test(munge, an_agent_with_a_credential_is_stored_exactly)
 				 "--json", "-n", "1", "--munge-socket", munge_socket, NULL };
 		json_object *snapshot;
 
-		cr_expect(eq(int, wait_status(spawn(argv, scratch_file("top.json", top, sizeof(top)),
-						    scratch_file("top.err", top_err,
-								 sizeof(top_err))),
-					      30),
-			     0),
-			  "top: %s", slurp(top_err));
+		pid_t viewer = spawn(argv, scratch_file("top.json", top, sizeof(top)),
+				     scratch_file("top.err", top_err, sizeof(top_err)));
+
+		cr_expect(eq(int, wait_status(viewer, 30), 0), "top: %s", slurp(top_err));
 		snapshot = load_json(top);
 		cr_expect(eq(sz, json_object_array_length(get(snapshot, "processes")), 1));
 		json_object_put(snapshot);
@@ -410,8 +408,7 @@ Test(munge, credentials_made_for_other_bytes_or_users_are_refused)
 	log = slurp(c.err);
 	cr_expect(eq(int, lines_with(log, "refused 127.0.0.1:", "another connection"), 2), "%s",
 		  log);
-	cr_expect(eq(int, lines_with(log, "refused 127.0.0.1:", "other than root or the collector's (uid 65534)"),
-			     1),
+	cr_expect(eq(int, lines_with(log, "other than root or the collector's", "(uid 65534)"), 1),
 		  "%s", log);
 	cr_expect(eq(int, lines_with(log, "refused 127.0.0.1:", "malformed"), 2), "%s", log);
 	cr_expect(eq(int, lines_with(log, "refused 127.0.0.1:", "no MUNGE credential"), 1), "%s",

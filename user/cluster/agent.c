@@ -215,8 +215,8 @@ static int on_challenge(struct agent *a, const Heaptap__Challenge *ch)
 	/* Its credential would be worth nothing to a collector that does not check it. */
 	if (a->opts.munge.on && !ch->munge_required) {
 		if (!a->said_refused)
-			log_error("collector %s does not ask for MUNGE credentials: nothing is sent "
-				  "to it (run it with --munge, or this agent without)",
+			log_error("collector %s does not ask for MUNGE credentials: nothing is "
+				  "sent to it (run it with --munge, or this agent without)",
 				  a->opts.collector);
 		a->said_refused = true;
 		link_down(a, NULL);

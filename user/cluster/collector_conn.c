@@ -87,12 +87,19 @@ static void refuse_auth(struct collector *c, struct conn *conn, const char *what
 			const char *reason)
 {
 	c->auth_failures++;
-	if (c->metrics)
+	c->refused++;
+	if (c->metrics) {
 		metrics__add(c->metrics, METRICS_AUTH_FAILURES, 1);
+		metrics__add(c->metrics, METRICS_REJECTED_CONNECTIONS, 1);
+	}
 	log_error("refused %s (%s): %s", conn->peer, conn->host, what);
 	refuse(c, conn, reason);
-	c->refused++;
 }
+
+static const char munge_missing[] = "a MUNGE credential is required: add --munge (and "
+				    "--munge-socket PATH if munged's socket is elsewhere)";
+static const char munge_bad[] = "MUNGE credential not accepted: it must be root's or the "
+				"collector's user's, from a munged with the collector's MUNGE key";
 
 static int on_auth(struct collector *c, struct conn *conn, const Heaptap__Auth *a)
 {
@@ -104,7 +111,8 @@ static int on_auth(struct collector *c, struct conn *conn, const Heaptap__Auth *
 	    !auth_check(c->opts->key, AUTH_CLIENT, conn->client_nonce, conn->nonce,
 			WIRE_NONCE_SIZE, a->has_proof ? a->proof.data : NULL,
 			a->has_proof ? a->proof.len : 0)) {
-		refuse_auth(c, conn, "wrong key", "wrong key: give the collector's key with --key FILE");
+		refuse_auth(c, conn, "wrong key",
+			    "wrong key: give the collector's key with --key FILE");
 		return 0;
 	}
 	if (c->opts->munge.on) {
@@ -121,12 +129,7 @@ static int on_auth(struct collector *c, struct conn *conn, const Heaptap__Auth *
 				snprintf(what, sizeof(what), "%s (uid %u)", why, (unsigned int)uid);
 			else
 				snprintf(what, sizeof(what), "%s", why);
-			refuse_auth(c, conn, what,
-				    a->has_munge ? "MUNGE credential not accepted: it must be root's or "
-						   "the collector's user's, from a munged with the "
-						   "collector's MUNGE key"
-						 : "a MUNGE credential is required: add --munge (and "
-						   "--munge-socket PATH if munged's socket is elsewhere)");
+			refuse_auth(c, conn, what, a->has_munge ? munge_bad : munge_missing);
 			return 0;
 		}
 	}

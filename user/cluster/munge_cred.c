@@ -107,7 +107,7 @@ const char *munge_cred_verify(const struct munge_opts *m, const uint8_t *cred, s
 		return "cannot set up a MUNGE context";
 	err = munge_decode(text, ctx, &got, &got_len, uid, &gid);
 	if (err != EMUNGE_SUCCESS) {
-		/* munged's words ("Expired credential", "Replayed credential", ...), said as ours. */
+		/* munged's words ("Expired credential", "Replayed credential", ...). */
 		snprintf(munged_says, sizeof(munged_says), "its MUNGE credential: %s",
 			 munge_strerror(err));
 		why = munged_says;
