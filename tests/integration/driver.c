@@ -399,3 +399,18 @@ void assert_libgt_functions(json_object *functions, json_object *truth_functions
 		assert_balance(got, want, every_field, what);
 	}
 }
+
+void assert_libgt_library(json_object *process, json_object *truth, const char *const fields[],
+			  const char *label)
+{
+	json_object *libraries = get(process, "libraries"), *libgt = NULL;
+
+	for (size_t i = 0; i < json_object_array_length(libraries); i++) {
+		json_object *l = json_object_array_get_idx(libraries, i);
+
+		if (strstr(json_object_get_string(get(l, "library")), "/libgt"))
+			libgt = l;
+	}
+	cr_assert(libgt != NULL, "%s: libgt.so missing from the libraries", label);
+	assert_balance(libgt, get(truth, "library"), fields, label);
+}

@@ -99,5 +99,8 @@ void assert_threads(json_object *threads, json_object *truth_threads, const char
  */
 void assert_libgt_functions(json_object *functions, json_object *truth_functions,
 			    const char *label);
+/* Assert that the process's libgt.so row has the truth's "library" balance in fields[]. */
+void assert_libgt_library(json_object *process, json_object *truth, const char *const fields[],
+			  const char *label);
 
 #endif

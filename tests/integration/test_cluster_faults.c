@@ -19,6 +19,7 @@
 #include "auth.h"
 #include "cluster.h"
 #include "driver.h"
+#include "raw_client.h"
 #include "services.h"
 #include "wire.h"
 
@@ -159,16 +160,6 @@ Test(cluster_faults, an_agent_killed_leaves_its_process_agent_lost)
 	json_object_put(report);
 }
 
-static int connect_to(int port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	cr_assert(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-	return fd;
-}
-
 /* Does the collector close fd within timeout_s (whatever it sent first)? */
 static bool closed_by_collector(int fd, int timeout_s)
 {
@@ -186,40 +177,6 @@ static bool closed_by_collector(int fd, int timeout_s)
 	}
 }
 
-static void send_bytes(int fd, const void *data, size_t len)
-{
-	cr_assert(send(fd, data, len, MSG_NOSIGNAL) == (ssize_t)len);
-}
-
-static void send_msg(int fd, const wire_msg *msg)
-{
-	uint8_t *frame;
-	size_t len;
-
-	cr_assert(wire_encode(msg, &frame, &len) == 0);
-	send_bytes(fd, frame, len);
-	free(frame);
-}
-
-/* The next message on fd (blocking); NULL at EOF. */
-static wire_msg *read_msg(int fd)
-{
-	uint8_t header[WIRE_HEADER_SIZE], *body;
-	uint32_t len;
-	const char *why;
-	wire_msg *msg;
-
-	if (recv(fd, header, sizeof(header), MSG_WAITALL) != sizeof(header))
-		return NULL;
-	memcpy(&len, header + 4, 4);
-	len = ntohl(len);
-	body = malloc(len);
-	cr_assert(body && recv(fd, body, len, MSG_WAITALL) == (ssize_t)len);
-	msg = wire_decode(body, len, &why);
-	free(body);
-	return msg;
-}
-
 /* An agent that knows the protocol but proves a key it does not share. */
 static bool wrong_key_refused(int port)
 {
@@ -228,7 +185,7 @@ static bool wrong_key_refused(int port)
 	Heaptap__Auth a = HEAPTAP__AUTH__INIT;
 	struct auth_key wrong = { .len = 20 };
 	uint8_t nonce[WIRE_NONCE_SIZE] = { 1, 2, 3 }, proof[AUTH_PROOF_SIZE];
-	int fd = connect_to(port);
+	int fd = raw_connect(port);
 	wire_msg *msg;
 	bool refused;
 
@@ -240,8 +197,8 @@ static bool wrong_key_refused(int port)
 	h.nonce.len = sizeof(nonce);
 	env.body_case = HEAPTAP__ENVELOPE__BODY_HELLO;
 	env.hello = &h;
-	send_msg(fd, &env);
-	msg = read_msg(fd);
+	raw_send(fd, &env);
+	msg = raw_read(fd);
 	cr_assert(msg && msg->body_case == HEAPTAP__ENVELOPE__BODY_CHALLENGE);
 	cr_expect(msg->challenge->key_required);
 	auth_proof(&wrong, AUTH_CLIENT, nonce, msg->challenge->nonce.data, WIRE_NONCE_SIZE, proof);
@@ -251,8 +208,8 @@ static bool wrong_key_refused(int port)
 	a.proof.len = sizeof(proof);
 	env.body_case = HEAPTAP__ENVELOPE__BODY_AUTH;
 	env.auth = &a;
-	send_msg(fd, &env);
-	msg = read_msg(fd);
+	raw_send(fd, &env);
+	msg = raw_read(fd);
 	refused = msg && msg->body_case == HEAPTAP__ENVELOPE__BODY_REFUSED;
 	wire_msg_free(msg);
 	refused = refused && closed_by_collector(fd, 10);
@@ -278,27 +235,27 @@ Test(cluster_faults, bad_clients_are_refused_and_a_real_agent_is_served)
 	extra[1] = key;
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, extra);
 
-	fd = connect_to(c.port);
-	send_bytes(fd, "GET / HTTP/1.0\r\n\r\n", 18);
+	fd = raw_connect(c.port);
+	raw_send_bytes(fd, "GET / HTTP/1.0\r\n\r\n", 18);
 	cr_expect(closed_by_collector(fd, 10), "garbage was not refused");
 	close(fd);
-	fd = connect_to(c.port);
-	send_bytes(fd, truncated, sizeof(truncated));
+	fd = raw_connect(c.port);
+	raw_send_bytes(fd, truncated, sizeof(truncated));
 	shutdown(fd, SHUT_WR);
 	cr_expect(closed_by_collector(fd, 10), "a truncated frame was not refused");
 	close(fd);
-	fd = connect_to(c.port);
-	send_bytes(fd, huge, sizeof(huge));
+	fd = raw_connect(c.port);
+	raw_send_bytes(fd, huge, sizeof(huge));
 	cr_expect(closed_by_collector(fd, 10), "a 4 GiB length was not refused");
 	close(fd);
-	fd = connect_to(c.port);
-	send_bytes(fd, future, sizeof(future));
+	fd = raw_connect(c.port);
+	raw_send_bytes(fd, future, sizeof(future));
 	cr_expect(closed_by_collector(fd, 10), "an unknown version was not refused");
 	close(fd);
 	cr_expect(wrong_key_refused(c.port), "a wrong key was not refused");
 	/* A slow client holds its connection while the real agent works. */
-	slow = connect_to(c.port);
-	send_bytes(slow, "HT", 2);
+	slow = raw_connect(c.port);
+	raw_send_bytes(slow, "HT", 2);
 	{
 		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
 				 "--key", key, "-i", "0.2", "--",

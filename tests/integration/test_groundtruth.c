@@ -21,7 +21,7 @@ static const char *const every_field[] = { "current", "min", "max", "requested",
 static void check_report(const char *report_path, const char *truth_path, const char *rule)
 {
 	json_object *report = load_json(report_path), *truth = load_json(truth_path);
-	json_object *processes = get(report, "processes"), *process, *libgt;
+	json_object *processes = get(report, "processes"), *process;
 	json_object *threads, *functions, *truth_threads, *truth_functions;
 	char what[256];
 
@@ -42,16 +42,7 @@ static void check_report(const char *report_path, const char *truth_path, const 
 	cr_assert(json_object_array_length(truth_functions) >= 6);
 	snprintf(what, sizeof(what), "%s rule", rule);
 	assert_libgt_functions(functions, truth_functions, what);
-
-	libgt = NULL;
-	for (size_t i = 0; i < json_object_array_length(get(process, "libraries")); i++) {
-		json_object *l = json_object_array_get_idx(get(process, "libraries"), i);
-
-		if (strstr(json_object_get_string(get(l, "library")), "/libgt"))
-			libgt = l;
-	}
-	cr_assert(libgt != NULL, "libgt.so missing from the libraries");
-	assert_balance(libgt, get(truth, "library"), every_field, "library libgt.so");
+	assert_libgt_library(process, truth, every_field, "library libgt.so");
 	json_object_put(report);
 	json_object_put(truth);
 }

@@ -23,6 +23,7 @@
 #include "auth.h"
 #include "cluster.h"
 #include "driver.h"
+#include "raw_client.h"
 #include "services.h"
 #include "slurm.h"
 #include "wire.h"
@@ -41,21 +42,13 @@ static const char *const every_field[] = { "current", "min", "max", "requested",
 /* The stored run's one process equals the groundtruth target's own truth. */
 static void expect_stored_truth(const char *db, const char *truth_path)
 {
-	json_object *report = stored_report(db, 0), *truth = load_json(truth_path), *p, *libgt;
+	json_object *report = stored_report(db, 0), *truth = load_json(truth_path), *p;
 
 	cr_assert(eq(sz, json_object_array_length(get(report, "processes")), 1));
 	p = json_object_array_get_idx(get(report, "processes"), 0);
 	assert_threads(get(p, "threads"), get(truth, "threads"), "stored");
 	assert_libgt_functions(get(p, "functions"), get(truth, "entry_functions"), "stored");
-	libgt = NULL;
-	for (size_t i = 0; i < json_object_array_length(get(p, "libraries")); i++) {
-		json_object *l = json_object_array_get_idx(get(p, "libraries"), i);
-
-		if (strstr(json_object_get_string(get(l, "library")), "/libgt"))
-			libgt = l;
-	}
-	cr_assert(libgt != NULL, "libgt.so is not stored");
-	assert_balance(libgt, get(truth, "library"), every_field, "stored libgt.so");
+	assert_libgt_library(p, truth, every_field, "stored libgt.so");
 	json_object_put(report);
 	json_object_put(truth);
 }
@@ -220,46 +213,14 @@ struct raw {
 	uint8_t nonce[WIRE_NONCE_SIZE], collector_nonce[WIRE_NONCE_SIZE];
 };
 
-static void raw_send(int fd, const wire_msg *msg)
-{
-	uint8_t *frame;
-	size_t len;
-
-	cr_assert(wire_encode(msg, &frame, &len) == 0);
-	cr_assert(send(fd, frame, len, MSG_NOSIGNAL) == (ssize_t)len);
-	free(frame);
-}
-
-/* The next message on fd (blocking); NULL at EOF. */
-static wire_msg *raw_read(int fd)
-{
-	uint8_t header[WIRE_HEADER_SIZE], *body;
-	const char *why;
-	wire_msg *msg;
-	uint32_t len;
-
-	if (recv(fd, header, sizeof(header), MSG_WAITALL) != sizeof(header))
-		return NULL;
-	memcpy(&len, header + 4, 4);
-	len = ntohl(len);
-	body = malloc(len);
-	cr_assert(body && recv(fd, body, len, MSG_WAITALL) == (ssize_t)len);
-	msg = wire_decode(body, len, &why);
-	free(body);
-	return msg;
-}
-
 /* Connect, say hello as an agent, read the challenge: it asks for MUNGE. */
 static void raw_hello(struct raw *r, int port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
 	Heaptap__Envelope env = HEAPTAP__ENVELOPE__INIT;
 	Heaptap__Hello h = HEAPTAP__HELLO__INIT;
 	wire_msg *msg;
 
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	r->fd = socket(AF_INET, SOCK_STREAM, 0);
-	cr_assert(r->fd >= 0 && connect(r->fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	r->fd = raw_connect(port);
 	cr_assert(auth_random(r->nonce, sizeof(r->nonce)) == 0);
 	h.has_role = h.has_agent_id = h.has_nonce = true;
 	cr_assert(auth_random(&h.agent_id, sizeof(h.agent_id)) == 0);

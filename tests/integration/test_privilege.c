@@ -127,7 +127,7 @@ static void check_exact(const char *report_path, const char *truth_path)
 {
 	static const char *const fields[] = { "current", "min", "max", "requested", NULL };
 	json_object *report = load_json(report_path), *truth = load_json(truth_path);
-	json_object *process, *libgt = NULL, *libraries;
+	json_object *process;
 
 	cr_assert(eq(sz, json_object_array_length(get(report, "processes")), 1));
 	process = json_object_array_get_idx(get(report, "processes"), 0);
@@ -136,15 +136,7 @@ static void check_exact(const char *report_path, const char *truth_path)
 	assert_threads(get(process, "threads"), get(truth, "threads"), "unprivileged");
 	assert_libgt_functions(get(process, "functions"), get(truth, "entry_functions"),
 			       "unprivileged");
-	libraries = get(process, "libraries");
-	for (size_t i = 0; i < json_object_array_length(libraries); i++) {
-		json_object *l = json_object_array_get_idx(libraries, i);
-
-		if (strstr(json_object_get_string(get(l, "library")), "/libgt"))
-			libgt = l;
-	}
-	cr_assert(libgt != NULL, "libgt.so missing from the libraries");
-	assert_balance(libgt, get(truth, "library"), fields, "library libgt.so");
+	assert_libgt_library(process, truth, fields, "library libgt.so");
 	json_object_put(report);
 	json_object_put(truth);
 }
