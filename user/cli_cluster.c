@@ -51,7 +51,8 @@ const struct argp_option cli_collect_options[] = {
 	  "lost\" (default 30)" },
 	{ "commit-every", OPT_COMMIT_EVERY, "SECONDS", 0,
 	  "commit (and acknowledge) what agents sent once per SECONDS, each changed group "
-	  "written once (default 30; an agent that is finishing is acknowledged at once)" },
+	  "written once (default 30; sooner for an agent that asks: it is finishing, or its "
+	  "buffer is half full)" },
 	{},
 };
 
