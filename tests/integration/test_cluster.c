@@ -53,6 +53,21 @@ static void assert_nothing_twice(const char *db)
 	cr_expect(db_intact(db), "PRAGMA integrity_check failed on %s", db);
 }
 
+/*
+ * The job is over: its stored run is one finished job whose ranks equal their own truth,
+ * the collector stops cleanly, and nothing was stored twice.
+ */
+static void assert_job_stored_exactly(struct collector_proc *c)
+{
+	json_object *report = stored_report(c->db, 0);
+
+	assert_one_finished_job(report);
+	assert_ranks_match_truth(report, RANKS, scratch_dir(), "truth");
+	cr_expect(eq(int, collector_stop(c, SIGTERM), 0), "%s", slurp(c->err));
+	assert_nothing_twice(c->db);
+	json_object_put(report);
+}
+
 static int run_mpirun(char *const argv[])
 {
 	char err[256];
@@ -67,7 +82,6 @@ Test(cluster, one_agent_per_rank)
 {
 	struct collector_proc c;
 	char target[512], db[256];
-	json_object *report;
 
 	require_bpf();
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
@@ -80,19 +94,13 @@ Test(cluster, one_agent_per_rank)
 
 		run_mpirun(argv);
 	}
-	report = stored_report(db, 0);
-	assert_one_finished_job(report);
-	assert_ranks_match_truth(report, RANKS, scratch_dir(), "truth");
-	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
-	assert_nothing_twice(db);
-	json_object_put(report);
+	assert_job_stored_exactly(&c);
 }
 
 Test(cluster, one_agent_around_the_job)
 {
 	struct collector_proc c;
 	char target[512], db[256];
-	json_object *report;
 
 	require_bpf();
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
@@ -104,19 +112,13 @@ Test(cluster, one_agent_around_the_job)
 
 		run_mpirun(argv);
 	}
-	report = stored_report(db, 0);
-	assert_one_finished_job(report);
-	assert_ranks_match_truth(report, RANKS, scratch_dir(), "truth");
-	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
-	assert_nothing_twice(db);
-	json_object_put(report);
+	assert_job_stored_exactly(&c);
 }
 
 Test(cluster, collector_killed_and_restarted)
 {
 	struct collector_proc c, again;
 	char target[512], db[256], go[256], err[256];
-	json_object *report;
 	pid_t mpirun;
 
 	require_bpf();
@@ -146,10 +148,5 @@ Test(cluster, collector_killed_and_restarted)
 	sleep_ms(2000);
 	collector_start(&again, db, c.port, NULL);
 	cr_assert(eq(int, wait_status(mpirun, 240), 0), "mpirun: %s", slurp(err));
-	report = stored_report(db, 0);
-	assert_one_finished_job(report);
-	assert_ranks_match_truth(report, RANKS, scratch_dir(), "truth");
-	cr_expect(eq(int, collector_stop(&again, SIGTERM), 0), "%s", slurp(again.err));
-	assert_nothing_twice(db);
-	json_object_put(report);
+	assert_job_stored_exactly(&again);
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "agent_internal.h"
+#include "client_auth.h"
 #include "log.h"
 
 #define BACKOFF_FIRST 0.1 /* s */
@@ -181,71 +182,27 @@ static void send_hello(struct agent *a)
 
 static int on_challenge(struct agent *a, const Heaptap__Challenge *ch)
 {
-	Heaptap__Auth auth = HEAPTAP__AUTH__INIT;
 	Heaptap__Envelope env = HEAPTAP__ENVELOPE__INIT;
-	uint8_t proof[AUTH_PROOF_SIZE];
-	const struct auth_key *key = a->opts.key;
-	char *cred = NULL;
+	struct client_answer answer;
+	char why[256];
 	int err;
 
-	if (!ch->has_nonce || ch->nonce.len != WIRE_NONCE_SIZE) {
-		link_down(a, "its challenge has no nonce");
-		return -EPROTO;
-	}
-	if (ch->key_required && !key->len) {
+	err = client_answer(a->opts.key, &a->opts.munge, a->nonce, ch, &answer, why,
+			    sizeof(why));
+	if (err == -EACCES) {
+		/* Said once: trying again every few seconds would repeat it. */
 		if (!a->said_refused)
-			log_error("collector %s requires a key: give it with --key FILE",
-				  a->opts.collector);
+			log_error("collector %s %s", a->opts.collector, why);
 		a->said_refused = true;
 		link_down(a, NULL);
-		return -EACCES;
+	} else if (err) {
+		link_down(a, why);
+	} else {
+		env.body_case = HEAPTAP__ENVELOPE__BODY_AUTH;
+		env.auth = &answer.auth;
+		err = send_msg(a, &env);
 	}
-	/* The collector proves it holds the key too: no key, no data to an impostor. */
-	if (key->len && (!ch->key_required ||
-			 !auth_check(key, AUTH_COLLECTOR, a->nonce, ch->nonce.data, WIRE_NONCE_SIZE,
-				     ch->has_proof ? ch->proof.data : NULL,
-				     ch->has_proof ? ch->proof.len : 0))) {
-		if (!a->said_refused)
-			log_error("collector %s does not prove it holds the key: nothing is sent "
-				  "to it", a->opts.collector);
-		a->said_refused = true;
-		link_down(a, NULL);
-		return -EACCES;
-	}
-	/* Its credential would be worth nothing to a collector that does not check it. */
-	if (a->opts.munge.on && !ch->munge_required) {
-		if (!a->said_refused)
-			log_error("collector %s does not ask for MUNGE credentials: nothing is "
-				  "sent to it (run it with --munge, or this agent without)",
-				  a->opts.collector);
-		a->said_refused = true;
-		link_down(a, NULL);
-		return -EACCES;
-	}
-	if (key->len) {
-		auth_proof(key, AUTH_CLIENT, a->nonce, ch->nonce.data, WIRE_NONCE_SIZE, proof);
-		auth.has_proof = true;
-		auth.proof.data = proof;
-		auth.proof.len = sizeof(proof);
-	}
-	/* Without --munge, none: the collector's refusal says to add it. */
-	if (a->opts.munge.on && ch->munge_required) {
-		const char *why = NULL;
-
-		cred = munge_cred_encode(&a->opts.munge, ch->nonce.data, a->nonce, WIRE_NONCE_SIZE,
-					 &why);
-		if (!cred) {
-			link_down(a, why);
-			return -EIO;
-		}
-		auth.has_munge = true;
-		auth.munge.data = (uint8_t *)cred;
-		auth.munge.len = strlen(cred);
-	}
-	env.body_case = HEAPTAP__ENVELOPE__BODY_AUTH;
-	env.auth = &auth;
-	err = send_msg(a, &env);
-	free(cred);
+	client_answer__free(&answer);
 	return err;
 }
 

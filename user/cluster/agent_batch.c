@@ -137,23 +137,9 @@ static Heaptap__Process *current(struct builder *b)
 	if (!p->threads || !p->libraries || !p->functions)
 		return NULL;
 	if (!sent->identity) {
-		Heaptap__Identity *id = arena_alloc(&b->arena, sizeof(*id));
-
-		if (!id)
+		p->identity = wire_identity(&b->arena, t);
+		if (!p->identity)
 			return NULL;
-		heaptap__identity__init(id);
-		id->has_pid = id->has_rank = id->has_world_size = id->has_local_rank = true;
-		id->pid = t->pid;
-		id->rank = t->mpi.rank;
-		id->world_size = t->mpi.world_size;
-		id->local_rank = t->mpi.local_rank;
-		id->job = arena_strdup(&b->arena, t->mpi.job);
-		id->command = arena_strdup(&b->arena, t->command);
-		if (t->probed)
-			id->allocator = arena_strdup(&b->arena, t->alloc.path);
-		id->has_usable_known = true;
-		id->usable_known = t->alloc.glibc;
-		p->identity = id;
 		sent->identity = true;
 		b->bytes += strlen(t->command) + sizeof(t->mpi.job) + GROUP_OVERHEAD;
 	}

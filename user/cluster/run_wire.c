@@ -104,15 +104,12 @@ static Heaptap__State state_of(const struct run_process *rp)
 	return rp->t.exited ? HEAPTAP__STATE__EXITED : HEAPTAP__STATE__RUNNING;
 }
 
-static Heaptap__Process *encode_process(struct arena *a, const struct run_process *rp)
+Heaptap__Identity *wire_identity(struct arena *a, const struct target *t)
 {
-	Heaptap__Process *p = arena_alloc(a, sizeof(*p));
 	Heaptap__Identity *id = arena_alloc(a, sizeof(*id));
-	const struct target *t = &rp->t;
 
-	if (!p || !id)
+	if (!id)
 		return NULL;
-	heaptap__process__init(p);
 	heaptap__identity__init(id);
 	id->has_pid = id->has_rank = id->has_world_size = id->has_local_rank = true;
 	id->pid = t->pid;
@@ -121,11 +118,23 @@ static Heaptap__Process *encode_process(struct arena *a, const struct run_proces
 	id->local_rank = t->mpi.local_rank;
 	id->job = arena_strdup(a, t->mpi.job);
 	id->command = arena_strdup(a, t->command);
-	id->host = arena_strdup(a, rp->host);
 	if (t->probed)
 		id->allocator = arena_strdup(a, t->alloc.path);
 	id->has_usable_known = true;
 	id->usable_known = t->alloc.glibc;
+	return id;
+}
+
+static Heaptap__Process *encode_process(struct arena *a, const struct run_process *rp)
+{
+	Heaptap__Process *p = arena_alloc(a, sizeof(*p));
+	const struct target *t = &rp->t;
+	Heaptap__Identity *id = wire_identity(a, t);
+
+	if (!p || !id)
+		return NULL;
+	heaptap__process__init(p);
+	id->host = arena_strdup(a, rp->host);
 	p->identity = id;
 	p->has_id = p->has_key = p->has_state = true;
 	p->id = p->key = rp->id;

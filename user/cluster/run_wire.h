@@ -10,6 +10,8 @@
 
 Heaptap__Balance *wire_balance(struct arena *a, const struct balance *b);
 void balance_from_wire(const Heaptap__Balance *w, struct balance *b);
+/* Who a target is: pid, MPI identity, command, allocator. NULL when out of memory. */
+Heaptap__Identity *wire_identity(struct arena *a, const struct target *t);
 /* A target's groups into p (every one of them). 0 or -ENOMEM. */
 int wire_groups(struct arena *a, const struct process_stats *ps, Heaptap__Process *p);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "client_auth.h"
 #include "log.h"
 #include "net.h"
 #include "run_wire.h"
@@ -86,10 +87,9 @@ static int handshake(struct viewer *v, const struct auth_key *key,
 {
 	Heaptap__Envelope env = HEAPTAP__ENVELOPE__INIT;
 	Heaptap__Hello h = HEAPTAP__HELLO__INIT;
-	Heaptap__Auth auth = HEAPTAP__AUTH__INIT;
-	uint8_t nonce[WIRE_NONCE_SIZE], proof[AUTH_PROOF_SIZE];
-	const Heaptap__Challenge *ch;
-	char *cred = NULL;
+	struct client_answer answer;
+	uint8_t nonce[WIRE_NONCE_SIZE];
+	char why[256];
 	int err;
 
 	if ((err = auth_random(nonce, sizeof(nonce))))
@@ -103,45 +103,16 @@ static int handshake(struct viewer *v, const struct auth_key *key,
 	env.hello = &h;
 	if ((err = send_env(v, &env)) || (err = receive(v, HEAPTAP__ENVELOPE__BODY_CHALLENGE)))
 		return err;
-	ch = v->got->challenge;
-	if (ch->key_required && !key->len) {
-		log_error("collector %s requires a key: give it with --key FILE", v->endpoint);
-		return -EACCES;
-	}
-	if (key->len) {
-		if (!ch->key_required || !ch->has_nonce || ch->nonce.len != WIRE_NONCE_SIZE ||
-		    !auth_check(key, AUTH_COLLECTOR, nonce, ch->nonce.data, WIRE_NONCE_SIZE,
-				ch->has_proof ? ch->proof.data : NULL,
-				ch->has_proof ? ch->proof.len : 0)) {
-			log_error("collector %s does not prove it holds the key", v->endpoint);
-			return -EACCES;
-		}
-		auth_proof(key, AUTH_CLIENT, nonce, ch->nonce.data, WIRE_NONCE_SIZE, proof);
-		auth.has_proof = true;
-		auth.proof.data = proof;
-		auth.proof.len = sizeof(proof);
-	}
-	if (munge->on) {
-		const char *why = NULL;
-
-		if (!ch->munge_required || !ch->has_nonce || ch->nonce.len != WIRE_NONCE_SIZE) {
-			log_error("collector %s does not ask for MUNGE credentials: run it with "
-				  "--munge, or this without", v->endpoint);
-			return -EACCES;
-		}
-		cred = munge_cred_encode(munge, ch->nonce.data, nonce, WIRE_NONCE_SIZE, &why);
-		if (!cred) {
-			log_error("no MUNGE credential for collector %s: %s", v->endpoint, why);
-			return -EACCES;
-		}
-		auth.has_munge = true;
-		auth.munge.data = (uint8_t *)cred;
-		auth.munge.len = strlen(cred);
+	err = client_answer(key, munge, nonce, v->got->challenge, &answer, why, sizeof(why));
+	if (err) {
+		log_error("collector %s%s %s", v->endpoint, err == -EACCES ? "" : ":", why);
+		client_answer__free(&answer);
+		return err;
 	}
 	env.body_case = HEAPTAP__ENVELOPE__BODY_AUTH;
-	env.auth = &auth;
+	env.auth = &answer.auth;
 	err = send_env(v, &env);
-	free(cred);
+	client_answer__free(&answer);
 	if (err)
 		return err;
 	return receive(v, HEAPTAP__ENVELOPE__BODY_WELCOME);
