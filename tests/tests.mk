@@ -29,6 +29,11 @@ test:
 	$(Q)$(MAKE) --no-print-directory deps
 	$(Q)$(MAKE) --no-print-directory unit-test integration-test
 
+# Everything the tests need, built but not run (for running one suite by hand:
+# .output/tests/integration_tests --filter 'groundtruth/*', with HEAPTAP and TARGETS set).
+.PHONY: test-build
+test-build: heaptap $(UNIT_BIN) $(INTEG_BIN) $(TEST_TARGETS)
+
 unit-test: $(UNIT_BIN)
 	$(Q)$(UNIT_BIN)
 
