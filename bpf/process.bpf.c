@@ -36,6 +36,16 @@ struct {
 	__type(value, struct ht_hold_control);
 } hold_control SEC(".maps");
 
+/*
+ * Held loader events once more, ahead of the ordered stream: userspace places tables and
+ * probes and lets the process run on at once, not after the calls queued before the event
+ * (thousands, at an MPI rank's start, each a stack to name). Full, the ordered event does it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 10);
+} hold_events SEC(".maps");
+
 /* Follow the processes traced processes start (run --follow). */
 const volatile bool follow_children;
 
@@ -79,7 +89,8 @@ static __always_inline bool runs_as_own_user(void)
  * have read its events lately (a stalled heaptap would leave the stop to its guardian's
  * bound). The stop is recorded before it is sent, so the guardian always sees it.
  */
-static __always_inline bool hold_current(__u32 pid, __u32 type, __u32 *same_code)
+static __always_inline bool hold_current(__u32 pid, __u32 type, __u32 *same_code,
+					 __u64 *since)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	char comm[TASK_COMM_LEN] = {};
@@ -114,6 +125,7 @@ static __always_inline bool hold_current(__u32 pid, __u32 type, __u32 *same_code
 	h.start_boottime = BPF_CORE_READ(task, group_leader, start_boottime);
 	if (bpf_map_update_elem(&held, &pid, &h, BPF_ANY))
 		return false;
+	*since = h.since_ns;
 	if (bpf_send_signal(SIGSTOP) == 0)
 		return true;
 	bpf_map_delete_elem(&held, &pid);
@@ -130,7 +142,10 @@ static __always_inline void mappings_changed(__u32 type)
 	};
 
 	/* Stop before sending: the process must be held by the time userspace looks. */
-	ev.held = hold_current(ev.pid, type, &ev.same_code);
+	ev.held = hold_current(ev.pid, type, &ev.same_code, &ev.hold_since);
+	/* First, so that userspace has seen it by the time it reads the ordered event. */
+	if (ev.held && type == HT_EV_LIBS_CHANGED)
+		bpf_ringbuf_output(&hold_events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP);
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count_loss(ev.pid, LOSS_RINGBUF_FULL);
 }

@@ -97,6 +97,7 @@ struct ht_libs_event {
 	__u32 held; /* the process was stopped so probes can be placed before it runs on */
 	__u32 same_code; /* a loader event after which it maps no more code than before */
 	__u32 pad;
+	__u64 hold_since; /* with held: the stop's ht_hold.since_ns, which names this stop */
 };
 
 struct ht_fork_event {

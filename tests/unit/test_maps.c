@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include "held_maps.h"
 #include "procmaps.h"
 
 TestSuite(procmaps);
@@ -195,4 +196,41 @@ Test(procmaps, keeps_unmapped_code_that_nothing_replaced)
 	cr_expect(eq(str, fresh.maps[1].path, "/lib/c"));
 	cr_expect(eq(str, fresh.maps[2].path, "/lib/new"));
 	procmaps__clear(&fresh);
+}
+
+/* Maps of one line at start: which stop's maps came back is told by their address. */
+static void push_maps_at(struct held_maps **queue, uint64_t since, uint64_t start)
+{
+	char text[128];
+	struct procmaps pm;
+
+	snprintf(text, sizeof(text), "%llx-%llx r-xp 00000000 fe:01 7  /lib/x.so\n",
+		 (unsigned long long)start, (unsigned long long)start + 0x1000);
+	cr_assert(eq(int, procmaps__parse(text, &pm), 0));
+	cr_assert(eq(int, held_maps__push(queue, since, &pm), 0));
+	cr_assert(eq(sz, pm.nr, 0)); /* taken, not copied */
+}
+
+Test(procmaps, held_maps_come_back_for_their_own_stop)
+{
+	struct held_maps *queue = NULL;
+	struct procmaps out = {};
+
+	push_maps_at(&queue, 100, 0x1000);
+	push_maps_at(&queue, 200, 0x2000);
+	push_maps_at(&queue, 300, 0x3000);
+	/* A stop handled only in the stream's order has none. */
+	cr_assert(not(held_maps__take(&queue, 50, &out)));
+	cr_assert(held_maps__take(&queue, 100, &out));
+	cr_assert(eq(u64, out.maps[0].start, 0x1000));
+	procmaps__clear(&out);
+	/* 200's ordered event was lost: its maps go with the next stop's. */
+	cr_assert(held_maps__take(&queue, 300, &out));
+	cr_assert(eq(u64, out.maps[0].start, 0x3000));
+	procmaps__clear(&out);
+	cr_assert(not(held_maps__take(&queue, 200, &out)));
+	cr_assert(eq(ptr, queue, NULL));
+	push_maps_at(&queue, 400, 0x4000);
+	held_maps__clear(&queue);
+	cr_assert(eq(ptr, queue, NULL));
 }

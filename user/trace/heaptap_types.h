@@ -10,7 +10,7 @@ _Static_assert(sizeof(struct ht_call_event) ==
 		       HT_CALL_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE +
 			       HT_MAX_FRAMES * sizeof(__u64),
 	       "ABI: ht_call_event header");
-_Static_assert(sizeof(struct ht_libs_event) == 24, "ABI: ht_libs_event");
+_Static_assert(sizeof(struct ht_libs_event) == 32, "ABI: ht_libs_event");
 _Static_assert(sizeof(struct ht_exit_event) == 24, "ABI: ht_exit_event");
 _Static_assert(sizeof(struct ht_hold) == 16, "ABI: ht_hold");
 _Static_assert(sizeof(struct ht_hold_control) == 24, "ABI: ht_hold_control");

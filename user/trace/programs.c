@@ -100,6 +100,7 @@ void forget_program(struct session *s, struct target *t)
 {
 	if (s->unwind)
 		unwind_maps__forget(s->unwind, t->pid);
+	held_maps__clear(&t->held_maps);
 	stack_ids__bury(&t->stack_ids, &s->dead_ids);
 	symbolizer__free(t->symbolizer);
 	t->symbolizer = NULL;
@@ -311,7 +312,7 @@ void handle_exec(struct session *s, const struct ht_libs_event *ev)
 		}
 	}
 	if (ev->held)
-		tracer__resume(s->tracer, ev->pid);
+		tracer__resume(s->tracer, ev->pid, ev->hold_since);
 }
 
 int session__follow(struct session *s, pid_t pid)
@@ -366,15 +367,42 @@ void handle_fork(struct session *s, const struct ht_fork_event *ev)
 	}
 }
 
-void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
+/*
+ * A held loader event, ahead of the calls queued before it: give the new code its tables
+ * (and the allocator its probes, once it is mapped), and let the process run on. Its maps
+ * wait for the event's place in the stream, for the symbolizer. Anything else (an error
+ * to report) is left to the ordered event, as is the event if these maps cannot be kept.
+ */
+void handle_hold_early(struct session *s, const struct ht_libs_event *ev)
 {
 	struct target *t = target_of(s, ev->pid);
 	struct procmaps maps = {};
 	int err = 0;
 
+	if (!t || t->untraced || !ev->held || procmaps__read(t->pid, &maps))
+		goto cleanup;
+	give_tables(s, t, &maps);
+	if (!t->probed)
+		err = probe_allocator(s, t, &maps);
+	if ((err && err != -ENOENT) || held_maps__push(&t->held_maps, ev->hold_since, &maps))
+		goto cleanup;
+	if (t->held && t->probed && t->symbolizer)
+		release(s, t);
+	tracer__resume(s->tracer, ev->pid, ev->hold_since);
+cleanup:
+	procmaps__clear(&maps);
+}
+
+void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
+{
+	struct target *t = target_of(s, ev->pid);
+	struct procmaps maps = {};
+	bool early;
+	int err = 0;
+
 	if (!t || t->untraced) {
 		if (ev->held)
-			tracer__resume(s->tracer, ev->pid);
+			tracer__resume(s->tracer, ev->pid, ev->hold_since);
 		return;
 	}
 	/*
@@ -383,7 +411,9 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 	 */
 	if (ev->same_code && t->probed)
 		return;
-	if (procmaps__read(t->pid, &maps) == 0) {
+	/* Handled already, and running on since: only the symbolizer waited for this place. */
+	early = ev->held && held_maps__take(&t->held_maps, ev->hold_since, &maps);
+	if (!early && procmaps__read(t->pid, &maps) == 0) {
 		give_tables(s, t, &maps);
 		if (!t->probed)
 			err = probe_allocator(s, t, &maps);
@@ -403,6 +433,6 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 	procmaps__clear(&maps);
 	if (t->held && t->probed && t->symbolizer)
 		release(s, t);
-	if (ev->held)
-		tracer__resume(s->tracer, ev->pid);
+	if (ev->held && !early)
+		tracer__resume(s->tracer, ev->pid, ev->hold_since);
 }

@@ -11,6 +11,7 @@
 #include "session_internal.h"
 
 static int on_event(void *ctx, const void *data, size_t size);
+static int on_hold(void *ctx, const void *data, size_t size);
 static void process_exited(struct session *s, const struct ht_exit_event *ev);
 
 /*
@@ -51,6 +52,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 			  &s->tracer);
 	if (err)
 		goto cleanup;
+	tracer__on_holds(s->tracer, on_hold);
 	s->dead_ids.map_fd = tracer__stacks_fd(s->tracer);
 	if (opts->unwind_tables) {
 		int rows_fd, processes_fd;
@@ -74,6 +76,7 @@ cleanup:
 static void free_target(struct target *t)
 {
 	symbolizer__free(t->symbolizer);
+	held_maps__clear(&t->held_maps);
 	accountant__clear(&t->stats);
 	stack_records__clear(&t->stacks);
 	calltree__clear(&t->tree);
@@ -271,6 +274,13 @@ static int on_event(void *ctx, const void *data, size_t size)
 			process_exited(s, data);
 		break;
 	}
+	return 0;
+}
+
+static int on_hold(void *ctx, const void *data, size_t size)
+{
+	if (size >= sizeof(struct ht_libs_event))
+		handle_hold_early(ctx, data);
 	return 0;
 }
 

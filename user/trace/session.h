@@ -13,6 +13,7 @@
 #include "accountant.h"
 #include "calltree.h"
 #include "heaptap_types.h"
+#include "held_maps.h"
 #include "allocator.h"
 #include "attribution.h"
 #include "budget.h"
@@ -37,6 +38,7 @@ struct target {
 	bool untraced;	   /* followed for its children only (--mpi, and it has no rank) */
 	struct allocator alloc;
 	struct symbolizer *symbolizer;
+	struct held_maps *held_maps; /* read at loader events handled ahead of the stream */
 	struct process_stats stats;
 	struct stack_ids stack_ids;  /* the frames of its call events */
 	struct stack_records stacks; /* every distinct stack: the tree's, and --stacks */

@@ -42,6 +42,8 @@ struct stack_records *stack_records_of(struct session *s, struct target *t);
 /* programs.c: a target's program changes (exec, loader events) and new processes. */
 void handle_exec(struct session *s, const struct ht_libs_event *ev);
 void handle_libs_changed(struct session *s, const struct ht_libs_event *ev);
+/* A held loader event, ahead of its place in the stream (see tracer__on_holds). */
+void handle_hold_early(struct session *s, const struct ht_libs_event *ev);
 void handle_fork(struct session *s, const struct ht_fork_event *ev);
 void handle_launcher(struct session *s, const struct ht_fork_event *ev);
 

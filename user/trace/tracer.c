@@ -42,6 +42,7 @@ struct target_links {
 struct tracer {
 	struct heaptap_bpf *skel;
 	struct ring_buffer *rb;
+	struct ring_buffer *hold_rb; /* held loader events, ahead of rb's order */
 	struct target_links *targets;
 	struct link_reaper *reaper;
 	struct guardian *guardian;
@@ -49,7 +50,7 @@ struct tracer {
 	bool holds_disabled;
 	struct tracer_holds holds;
 	uint64_t delivered;
-	tracer_event_fn on_event;
+	tracer_event_fn on_event, on_hold;
 	void *ctx;
 };
 
@@ -58,12 +59,29 @@ static void heartbeat(struct tracer *t);
 /* Events between heartbeats while a backlog is read: heaptap is busy, not stalled. */
 #define HEARTBEAT_EVENTS 256
 
+static int deliver_hold(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+
+	return t->on_hold ? t->on_hold(t->ctx, data, size) : 0;
+}
+
+/*
+ * A process held at a loader event waits for nothing but its tables and probes: before
+ * each event of the ordered stream, the stops made since it was written.
+ */
+static void take_holds(struct tracer *t)
+{
+	ring_buffer__consume(t->hold_rb);
+}
+
 static int deliver(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
 
 	if (++t->delivered % HEARTBEAT_EVENTS == 0)
 		heartbeat(t);
+	take_holds(t);
 	return t->on_event(t->ctx, data, size);
 }
 
@@ -174,6 +192,12 @@ int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
 		err = -errno;
 		goto cleanup;
 	}
+	t->hold_rb = ring_buffer__new(bpf_map__fd(t->skel->maps.hold_events), deliver_hold, t,
+				      NULL);
+	if (!t->hold_rb) {
+		err = -errno;
+		goto cleanup;
+	}
 	*out = t;
 	return 0;
 cleanup:
@@ -194,6 +218,7 @@ void tracer__free(struct tracer *t)
 	link_reaper__free(t->reaper); /* waits until every probe is gone */
 	guardian__free(t->guardian);
 	ring_buffer__free(t->rb);
+	ring_buffer__free(t->hold_rb);
 	heaptap_bpf__destroy(t->skel);
 	free(t);
 }
@@ -263,12 +288,18 @@ int tracer__release_hold(struct tracer *t, pid_t pid)
 	return 0;
 }
 
-void tracer__resume(struct tracer *t, pid_t pid)
+void tracer__on_holds(struct tracer *t, tracer_event_fn on_hold)
+{
+	t->on_hold = on_hold;
+}
+
+void tracer__resume(struct tracer *t, pid_t pid, uint64_t since_ns)
 {
 	struct ht_hold h;
 	__u32 key = pid;
 
-	if (bpf_map_lookup_elem(t->held_fd, &key, &h) || !hold_end(t->held_fd, pid))
+	if (bpf_map_lookup_elem(t->held_fd, &key, &h) || (since_ns && h.since_ns != since_ns) ||
+	    !hold_end(t->held_fd, pid))
 		return;
 	t->holds.nr++;
 	t->holds.total_ns += monotonic_ns() - h.since_ns;
@@ -407,6 +438,7 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 	int n;
 
 	heartbeat(t);
+	take_holds(t);
 	n = ring_buffer__poll(t->rb, timeout_ms);
 
 	if (n < 0 && n != -EINTR)

@@ -30,8 +30,16 @@ void tracer__free(struct tracer *t);
 int tracer__add_target(struct tracer *t, pid_t pid, bool hold);
 /* Stop holding pid at its exec and loader events. */
 int tracer__release_hold(struct tracer *t, pid_t pid);
-/* Let pid run on if it is stopped by heaptap (once: its guardian may have done it). */
-void tracer__resume(struct tracer *t, pid_t pid);
+/*
+ * Let pid run on if it is stopped by heaptap (once: its guardian may have done it); with
+ * since_ns, only the stop made then (ht_hold.since_ns), not a later one.
+ */
+void tracer__resume(struct tracer *t, pid_t pid, uint64_t since_ns);
+/*
+ * Called with each held loader event (an ht_libs_event) as soon as it is polled, ahead of
+ * the ordered stream, where the same event comes again in its place.
+ */
+void tracer__on_holds(struct tracer *t, tracer_event_fn on_hold);
 
 /* The stops heaptap ended itself, and how long they lasted. */
 struct tracer_holds {
