@@ -46,6 +46,10 @@ PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty -lZydis
 DEB_PACKAGES += libmicrohttpd-dev prometheus munge slurmctld slurmd slurm-client curl
 LIBS_PKG += libmicrohttpd
 
+# The allocators heaptap knows the size classes of (user/trace/size_classes.c), validated
+# against the real libraries by the unit tests, and traced by the integration tests.
+DEB_PACKAGES += libjemalloc2 libtcmalloc-minimal4 libgoogle-perftools4 libmimalloc2.0 libtbbmalloc2
+
 # MUNGE credentials for agents at sites that run munged (agent/collect --munge).
 DEB_PACKAGES += libmunge-dev
 LIBS_PKG += munge

@@ -45,6 +45,7 @@ void allocator__from_object(const char *path, const struct object_file *obj,
 	out->inode = obj->inode;
 	/* A static program linked with glibc carries glibc's malloc, and its chunk headers. */
 	out->glibc = is_glibc(path) || elfsyms__offset_of(obj->syms, "_int_malloc");
+	out->classes = size_classes__of(path);
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
 		out->offsets[f] = elfsyms__offset_of(obj->syms, ht_func_names[f]);
 		out->sites[f] = probe_site__place(obj, out->offsets[f]);
@@ -104,4 +105,54 @@ bool allocator__is_alias(const struct allocator *a, enum ht_func func)
 			return true;
 	}
 	return false;
+}
+
+#define PAGE_SIZE 4096ull
+
+/* The size and alignment func asks its allocator for. */
+static bool block_usable(const struct allocator *a, enum ht_func func, uint64_t requested,
+			 uint64_t align, uint64_t *usable)
+{
+	switch (func) {
+	case HT_MEMALIGN:
+	case HT_ALIGNED_ALLOC:
+	case HT_POSIX_MEMALIGN:
+		break;
+	case HT_VALLOC:
+		align = PAGE_SIZE;
+		break;
+	case HT_PVALLOC:
+		align = PAGE_SIZE;
+		requested = (requested + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+		break;
+	default:
+		align = 0;
+	}
+	return size_classes__usable(a->classes, requested, align, usable);
+}
+
+uint64_t allocator__usable(const struct allocator *a, enum ht_func func, uint64_t requested,
+			   uint64_t align)
+{
+	uint64_t usable;
+
+	block_usable(a, func, requested, align, &usable);
+	return usable;
+}
+
+bool allocator__usable_known(const struct allocator *a, enum ht_func func, uint64_t requested,
+			     uint64_t align)
+{
+	uint64_t usable;
+
+	return block_usable(a, func, requested, align, &usable);
+}
+
+uint64_t allocator__realloc_usable(const struct allocator *a, uint64_t requested,
+				   uint64_t old_usable, bool in_place)
+{
+	uint64_t usable;
+
+	size_classes__realloc_usable(a->classes, requested, old_usable, in_place, &usable);
+	return usable;
 }

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include "heaptap_types.h"
 #include "procmaps.h"
+#include "size_classes.h"
 #include "symcache.h"
 
 struct allocator {
@@ -18,6 +19,7 @@ struct allocator {
 	char open_path[4096]; /* as heaptap reaches it */
 	uint64_t dev, inode;
 	bool glibc;	      /* block sizes can be read from glibc chunk headers */
+	enum size_classes classes; /* otherwise, usable sizes from the allocator's classes */
 	/* File offset of each entry point, 0 when the object lacks it. */
 	uint64_t offsets[HT_NR_FUNCS];
 	/* Where its probes go (probe_site.h): offsets[f], or a few bytes past it. */
@@ -40,5 +42,19 @@ void allocator__from_object(const char *path, const struct object_file *obj,
  * and aligned_alloc)? Probes are placed once per address, on the first of its names.
  */
 bool allocator__is_alias(const struct allocator *a, enum ht_func func);
+
+/*
+ * Usable bytes of a block func returned for requested bytes (calloc: the product) aligned
+ * to align (memalign, aligned_alloc, posix_memalign; ignored otherwise), under an
+ * allocator whose blocks heaptap cannot read: from its size classes, or requested where
+ * they cannot tell. allocator__usable_known says which.
+ */
+uint64_t allocator__usable(const struct allocator *a, enum ht_func func, uint64_t requested,
+			   uint64_t align);
+bool allocator__usable_known(const struct allocator *a, enum ht_func func, uint64_t requested,
+			     uint64_t align);
+/* ... of the block realloc returned: in_place when it is the block it was given. */
+uint64_t allocator__realloc_usable(const struct allocator *a, uint64_t requested,
+				   uint64_t old_usable, bool in_place);
 
 #endif
