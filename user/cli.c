@@ -303,6 +303,7 @@ int cli_parse(int argc, char **argv, struct options *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->rule = ATTRIBUTE_ENTRY;
 	opts->interval = 1.0;
+	opts->site_depth = 6;
 	opts->table_budget = (struct budget_limits){ TABLE_BUDGET_FILE, TABLE_BUDGET_TOTAL };
 	opts->symbol_budget = (struct budget_limits){ SYMBOL_BUDGET_FILE, SYMBOL_BUDGET_TOTAL };
 	opts->tree_budget = TREE_BUDGET_ENDED;

@@ -72,6 +72,8 @@ struct options {
 	uint64_t buffer_limit;	   /* agent --buffer: bytes of unacknowledged batches */
 	long run_id;		   /* report, top: --run; 0 = the newest */
 	bool list_runs;		   /* report --list */
+	uint64_t live_blocks;	   /* --live-blocks: per process (0: the default) */
+	unsigned site_depth;	   /* --site-depth: frames per allocation site shown */
 };
 
 /*

@@ -31,6 +31,7 @@ const struct argp_option cli_agent_options[] = {
 	{ "unwind", OPT_UNWIND, "MODE", 0, "tables (default) or fp, as for run" },
 	{ "metrics", OPT_METRICS, "ADDR:PORT", 0, "also serve the traced processes' figures "
 						  "at http://ADDR:PORT/metrics (Prometheus)" },
+	OPTION_LIVE_BLOCKS,
 	{},
 };
 

@@ -43,6 +43,14 @@
 	  "memory for the call trees of processes that ended (default 64M); beyond it the "     \
 	  "oldest ended trees are dropped, and the report says so" }
 
+/* The owner figures in the end-of-run reports: their samples, and their stacks' length. */
+#define OPTION_OWNER                                                                          \
+	OPTION_LIVE_BLOCKS,                                                                   \
+	{ "interval", 'i', "SECONDS", 0, "sample each allocation site's outstanding bytes every " \
+					 "SECONDS, to tell likely leaks (default 1)" },         \
+	{ "site-depth", OPT_SITE_DEPTH, "N", 0, "frames shown per allocation site in the text "   \
+						"report (default 6)" }
+
 /* Said by every subcommand that writes reports. */
 #define REPORT_FILES_DOC                                                                     \
 	"Report files (--json, -o, --stacks) are opened before tracing starts, so a bad path "  \
@@ -62,6 +70,7 @@ static const struct argp_option run_options[] = {
 				   "rank" },
 	OPTION_UNWIND,
 	OPTION_BUDGETS,
+	OPTION_OWNER,
 	{},
 };
 
@@ -77,6 +86,7 @@ static const struct argp_option attach_options[] = {
 	OPTION_TREE,
 	OPTION_UNWIND,
 	OPTION_BUDGETS,
+	OPTION_OWNER,
 	{},
 };
 
@@ -94,6 +104,7 @@ static const struct argp_option top_options[] = {
 	OPTION_ATTRIBUTION,
 	OPTION_UNWIND,
 	OPTION_BUDGETS,
+	OPTION_LIVE_BLOCKS,
 	CLI_TOP_CLUSTER_OPTIONS,
 	{},
 };
@@ -393,6 +404,22 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_TREE:
 		o->tree = true;
+		return 0;
+	case OPT_LIVE_BLOCKS:
+		errno = 0;
+		o->live_blocks = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' || !o->live_blocks ||
+		    o->live_blocks > (1ull << 32))
+			return cli_usage_error(c->sub, "--live-blocks wants a number of blocks (1 "
+					       "to 4294967296), not '%s'", arg);
+		return 0;
+	case OPT_SITE_DEPTH:
+		errno = 0;
+		o->site_depth = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' || o->site_depth == 0 ||
+		    o->site_depth > 1000)
+			return cli_usage_error(c->sub, "--site-depth wants a number of frames (1 "
+					       "to 1000), not '%s'", arg);
 		return 0;
 	case OPT_DEPTH:
 		errno = 0;

@@ -38,7 +38,15 @@ enum {
 	OPT_BUFFER,
 	OPT_RUN,
 	OPT_LIST,
+	OPT_LIVE_BLOCKS,
+	OPT_SITE_DEPTH,
 };
+
+/* Who holds the memory (owner.h): its table's limit; -i, its samples. */
+#define OPTION_LIVE_BLOCKS                                                                   \
+	{ "live-blocks", OPT_LIVE_BLOCKS, "N", 0, "remember at most N live blocks per process " \
+						  "for the owner figures (default 4194304: ~180 MiB " \
+						  "at most); blocks past it are counted, not owned" }
 
 struct cli_subcommand {
 	const char *name;

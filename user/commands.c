@@ -20,6 +20,8 @@ int open_session(const struct options *opts, struct session **s)
 		.tree_budget = opts->tree_budget,
 		.table_budget = opts->table_budget,
 		.symbol_budget = opts->symbol_budget,
+		.live_blocks = opts->live_blocks,
+		.sample_interval = opts->interval,
 	};
 	int err = session__new(&so, s);
 

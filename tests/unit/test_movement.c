@@ -91,3 +91,26 @@ Test(movement, unknown_block_sizes_count_requested_bytes)
 
 	cr_assert(eq(i64, movement_of(&e, HT_MALLOC, false).delta, 20));
 }
+
+Test(movement, blocks_released_and_returned)
+{
+	struct ht_call_event e = ev(0x1000, 64, 0, 0x2000, 72, 40);
+	struct movement m = movement_of(&e, HT_REALLOC, true);
+
+	cr_assert(eq(u64, m.released, 0x1000));
+	cr_assert(eq(u64, m.returned, 0x2000));
+	e = ev(0x1000, 0, 0, 0, 0, 40);
+	m = movement_of(&e, HT_REALLOC, true);
+	cr_assert(eq(u64, m.released, 0x1000), "realloc(p, 0) releases p");
+	cr_assert(eq(u64, m.returned, 0));
+	e = ev(0x1000, 1 << 20, 0, 0, 0, 40);
+	m = movement_of(&e, HT_REALLOC, true);
+	cr_assert(eq(u64, m.released, 0), "a failed realloc keeps p");
+	e = ev(0x1000, 0, 0, 0, 0, 40);
+	cr_assert(eq(u64, movement_of(&e, HT_FREE, true).released, 0x1000));
+	e = ev(SIZE_MAX, 16, 0, 0, 0, 0);
+	m = movement_of(&e, HT_CALLOC, true);
+	cr_assert(eq(u64, m.returned, 0), "calloc overflow returns no block");
+	e = ev(0x7fff0000, 64, 100, 0x3000, 112, 0);
+	cr_assert(eq(u64, movement_of(&e, HT_POSIX_MEMALIGN, true).returned, 0x3000));
+}

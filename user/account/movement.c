@@ -43,6 +43,7 @@ struct movement movement_of(const struct ht_call_event *ev, enum ht_func func, b
 	switch (func) {
 	case HT_FREE:
 		m.delta = -(int64_t)freed; /* 0 for free(NULL): nothing was read */
+		m.released = ev->args[0];
 		return m;
 	case HT_REALLOC:
 	case HT_REALLOCARRAY:
@@ -51,8 +52,11 @@ struct movement movement_of(const struct ht_call_event *ev, enum ht_func func, b
 		if (ev->alloc_ptr) {
 			m.delta = (int64_t)got - (int64_t)freed;
 			m.requested = size;
+			m.released = ev->args[0]; /* moved, or resized in place: a new block */
+			m.returned = ev->alloc_ptr;
 		} else if (ev->args[0] && size == 0) {
 			m.delta = -(int64_t)freed; /* glibc: realloc(p, 0) frees p */
+			m.released = ev->args[0];
 		}
 		/* Otherwise it failed and the old block stays where it was. */
 		return m;
@@ -60,6 +64,7 @@ struct movement movement_of(const struct ht_call_event *ev, enum ht_func func, b
 		if (ev->alloc_ptr) {
 			m.delta = (int64_t)got;
 			m.requested = size;
+			m.returned = ev->alloc_ptr;
 		}
 		return m;
 	}

@@ -10,6 +10,8 @@
 struct movement {
 	int64_t delta;	    /* usable bytes allocated minus usable bytes released */
 	uint64_t requested; /* bytes asked for, when the call returned a block */
+	uint64_t released;  /* the block the call gave back (free, realloc), 0: none */
+	uint64_t returned;  /* the block it handed out, 0: none (failed, or a free) */
 };
 
 /*

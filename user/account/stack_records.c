@@ -84,6 +84,25 @@ fail:
 	return NULL;
 }
 
+void stack_records__keep_sites(struct stack_records *r)
+{
+	struct stack_record *rec, *tmp;
+
+	HASH_ITER(hh, r->by_key, rec, tmp) {
+		rec->tree_path = NULL;
+		if (rec->site)
+			continue;
+		HASH_DEL(r->by_key, rec);
+		r->bytes -= sizeof(*rec) + sizeof(struct record_key) +
+			    rec->nr * sizeof(struct stack_frame);
+		free(rec->key);
+		free(rec);
+	}
+	free(r->scratch);
+	r->scratch = NULL;
+	r->scratch_len = 0;
+}
+
 void stack_records__clear(struct stack_records *r)
 {
 	struct stack_record *rec, *tmp;

@@ -40,6 +40,7 @@ struct stack_record {
 	bool complete;
 	uint64_t calls;
 	struct calltree_path *tree_path; /* the call tree's nodes it charges (calltree.h) */
+	uint32_t site; /* as an allocation site, its index in the owner's figures; 0: none */
 	void *key; /* completeness, then the frames (frames points into it) */
 	UT_hash_handle hh;
 };
@@ -61,5 +62,10 @@ struct stack_record *stack_records__intern(struct stack_records *r,
 					   const struct stack_frame *frames, size_t nr,
 					   bool complete);
 void stack_records__clear(struct stack_records *r);
+/*
+ * The program is gone: keep only the records that are allocation sites (their frames name
+ * the owner's figures), without their call tree paths (dropped with the program's).
+ */
+void stack_records__keep_sites(struct stack_records *r);
 
 #endif

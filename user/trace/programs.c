@@ -109,7 +109,7 @@ void forget_program(struct session *s, struct target *t)
 	 * --stacks they are the report, and stay.
 	 */
 	if (!t->stacks.detailed) {
-		stack_records__clear(&t->stacks);
+		stack_records__keep_sites(&t->stacks); /* they name the owner's figures */
 		calltree__drop_paths(&t->tree);
 	}
 }
@@ -162,6 +162,7 @@ forget:
 	forget_program(s, t);
 	HASH_DEL(s->targets, t);
 	accountant__clear(&t->stats);
+	owner__clear(&t->owner);
 	stack_records__clear(&t->stacks);
 	free(t);
 cleanup:

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "guardian.h"
 #include "log.h"
 #include "movement.h"
 #include "procfs.h"
@@ -40,6 +41,10 @@ int session__new(const struct session_opts *opts, struct session **out)
 	s->detailed_stacks = opts->detailed_stacks;
 	s->tree_budget = opts->tree_budget;
 	s->mpi_only = opts->mpi_only;
+	s->live_blocks_limit = opts->live_blocks;
+	s->sample_interval = opts->sample_interval > 0 ? opts->sample_interval : 1.0;
+	s->clock = monotonic_ns() / 1e9;
+	s->next_sample = s->clock + s->sample_interval;
 	s->cache = symcache__new();
 	if (!s->cache) {
 		err = -ENOMEM;
@@ -78,6 +83,7 @@ static void free_target(struct target *t)
 	symbolizer__free(t->symbolizer);
 	held_maps__clear(&t->held_maps);
 	accountant__clear(&t->stats);
+	owner__clear(&t->owner);
 	stack_records__clear(&t->stacks);
 	calltree__clear(&t->tree);
 	stack_ids__clear(&t->stack_ids);
@@ -128,6 +134,9 @@ struct target *new_target(struct session *s, pid_t pid)
 	 */
 	dead_ids__delete(&s->dead_ids);
 	mpi_identity_from_environ("", 0, &t->mpi);
+	/* Without memory for its table, its blocks go unowned: the balances still count. */
+	owner__init(&t->owner, s->live_blocks_limit, s->sample_interval);
+	t->owner_since = s->clock;
 	HASH_ADD_INT(s->targets, pid, t);
 	return t;
 }
@@ -209,6 +218,7 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 	if (!call.complete && (ev->flags & HT_F_STACK_UNSUPPORTED))
 		t->unsupported_unwinds++;
 	moved = movement_of(ev, call.func, t->alloc.glibc);
+	track_owner(s, t, ev, call.func, call.record, &moved);
 	memcpy(comm, ev->comm, HT_COMM_LEN);
 	comm[HT_COMM_LEN] = '\0';
 	if (call.record && call.record->tree_path)
@@ -288,6 +298,8 @@ int session__poll(struct session *s, int timeout_ms)
 {
 	int n = tracer__poll(s->tracer, timeout_ms);
 
+	s->clock = monotonic_ns() / 1e9;
+	sample_owners(s);
 	return n < 0 ? n : 0;
 }
 

@@ -12,6 +12,7 @@
 #include <uthash.h>
 #include "accountant.h"
 #include "calltree.h"
+#include "owner.h"
 #include "heaptap_types.h"
 #include "held_maps.h"
 #include "allocator.h"
@@ -43,6 +44,8 @@ struct target {
 	struct stack_ids stack_ids;  /* the frames of its call events */
 	struct stack_records stacks; /* every distinct stack: the tree's, and --stacks */
 	struct calltree tree;
+	struct owner owner;  /* who holds its memory: live blocks by allocation site */
+	double owner_since;  /* when its blocks began to be tracked (session clock) */
 	uint64_t incomplete_stacks;
 	uint64_t unsupported_unwinds; /* of those, cut at an unwind rule heaptap cannot follow */
 	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */
@@ -72,6 +75,8 @@ struct session_opts {
 	uint64_t tree_budget; /* bytes of call trees of ended processes (--tree-budget) */
 	struct budget_limits table_budget;  /* bytes of unwind rows (budget.h) */
 	struct budget_limits symbol_budget; /* bytes of symbols and call sites */
+	size_t live_blocks;  /* live blocks kept per process (--live-blocks; 0: the default) */
+	double sample_interval; /* seconds between samples of outstanding bytes (-i) */
 };
 
 /* 0 or -errno; -EPERM means heaptap lacks the privileges to load BPF. */

@@ -3,6 +3,7 @@
 #ifndef HEAPTAP_SESSION_INTERNAL_H
 #define HEAPTAP_SESSION_INTERNAL_H
 
+#include "movement.h"
 #include "session.h"
 #include "symcache.h"
 #include "tracer.h"
@@ -24,6 +25,10 @@ struct session {
 	struct target **sorted;
 	uint64_t events; /* delivered, of every kind */
 	uint64_t serials;
+	size_t live_blocks_limit; /* per process (--live-blocks) */
+	double sample_interval;	  /* seconds between samples of outstanding bytes (-i) */
+	double clock;		  /* monotonic seconds, as of the last poll */
+	double next_sample;
 };
 
 struct target *new_target(struct session *s, pid_t pid);
@@ -38,6 +43,15 @@ void end_target(struct session *s, struct target *t);
 struct target *target_of(struct session *s, pid_t pid);
 /* Where the target's stacks are recorded (for its call tree and --stacks). */
 struct stack_records *stack_records_of(struct session *s, struct target *t);
+
+/*
+ * The blocks a call released and returned, into t's owner figures; moved->delta gains
+ * what only the live-block table knows (sizes under allocators other than glibc).
+ */
+void track_owner(struct session *s, struct target *t, const struct ht_call_event *ev,
+		 enum ht_func func, struct stack_record *site, struct movement *moved);
+/* Every interval: each live target's sites' outstanding bytes, for the leak test. */
+void sample_owners(struct session *s);
 
 /* programs.c: a target's program changes (exec, loader events) and new processes. */
 void handle_exec(struct session *s, const struct ht_libs_event *ev);

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Who holds a process's memory: each allocation site's blocks still allocated
+ * (outstanding), what it held when the process's attributed total peaked, what it
+ * allocated in all; and the frees of blocks allocated before tracing. A free is taken from
+ * the site that allocated the block, whichever thread frees it.
+ *
+ * The peak costs O(1) a call, not a copy of every site per new maximum: a generation
+ * counter moves at each new maximum, and a site saves its value before its first change
+ * in a generation, so its value at the last peak is either that saved value or, unchanged
+ * since, its current one.
+ */
+#ifndef HEAPTAP_OWNER_H
+#define HEAPTAP_OWNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "leak_series.h"
+#include "live_blocks.h"
+#include "stack_records.h"
+
+struct owner_site {
+	const struct stack_record *record; /* NULL: calls whose stack was not recorded */
+	uint64_t allocated_blocks, allocated_bytes; /* every block it returned (usable) */
+	uint64_t blocks, bytes, requested;	    /* outstanding now */
+	uint64_t peak_blocks, peak_bytes;	    /* saved at the generation peak_gen */
+	uint64_t peak_gen;
+	struct leak_series *series; /* outstanding bytes over time; NULL until it held any */
+};
+
+/* Frees of blocks heaptap never saw allocated (allocated before tracing, or not kept). */
+struct unknown_frees {
+	uint64_t calls, bytes;
+	bool bytes_known; /* the allocator's block headers gave their sizes (glibc) */
+};
+
+struct owner {
+	struct live_blocks *live;
+	struct owner_site *sites; /* [0] the unrecorded stacks' */
+	uint32_t nr_sites, sites_capacity;
+	uint64_t blocks, bytes;		  /* the attributed total: outstanding, all sites */
+	uint64_t peak_blocks, peak_bytes; /* the total at its maximum */
+	uint64_t generation;		  /* moves at each new maximum */
+	struct unknown_frees freed_before_tracing;
+	uint64_t samples; /* of outstanding bytes, taken every `interval` seconds */
+	double interval;
+};
+
+/* 0 or -ENOMEM. live_limit: blocks kept at most (0: the default). */
+int owner__init(struct owner *o, size_t live_limit, double interval);
+void owner__clear(struct owner *o);
+
+/*
+ * A block allocated at addr by the call whose stack is site (NULL: unrecorded). b's site
+ * is set here. Past the live-block limit it counts in site's allocations only.
+ */
+void owner__allocated(struct owner *o, struct stack_record *site, uint64_t addr,
+		      struct live_block b);
+/*
+ * The block at addr released (free, realloc): taken from its site, into *out. False when
+ * never seen allocated: then counted among the frees before tracing, with header_bytes
+ * (what the allocator's header said, when bytes_known).
+ */
+bool owner__released(struct owner *o, uint64_t addr, uint64_t header_bytes, bool bytes_known,
+		     struct live_block *out);
+/* Each site's outstanding bytes now, for the leak test (called every interval). */
+void owner__sample(struct owner *o);
+
+/* What the site held when the total last peaked. */
+static inline uint64_t owner_site__peak_bytes(const struct owner *o, const struct owner_site *s)
+{
+	return s->peak_gen == o->generation ? s->peak_bytes : s->bytes;
+}
+
+static inline uint64_t owner_site__peak_blocks(const struct owner *o,
+					       const struct owner_site *s)
+{
+	return s->peak_gen == o->generation ? s->peak_blocks : s->blocks;
+}
+
+/* Site indexes sorted by outstanding bytes, largest first (then by allocated bytes). */
+uint32_t *owner__by_outstanding(const struct owner *o, uint32_t *nr);
+/* ... by bytes held at the peak. */
+uint32_t *owner__by_peak(const struct owner *o, uint32_t *nr);
+
+#endif

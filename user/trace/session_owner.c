@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Each call's blocks into its process's owner figures (owner.h), and their samples. */
+#include <unistd.h>
+#include "session_internal.h"
+
+/* The alignment a call asked for, for the allocator's usable size. */
+static uint64_t alignment_of(const struct ht_call_event *ev, enum ht_func func)
+{
+	switch (func) {
+	case HT_MEMALIGN:
+	case HT_ALIGNED_ALLOC:
+		return ev->args[0];
+	case HT_POSIX_MEMALIGN:
+		return ev->args[1];
+	case HT_VALLOC:
+	case HT_PVALLOC:
+		return (uint64_t)sysconf(_SC_PAGESIZE);
+	default:
+		return 0;
+	}
+}
+
+void track_owner(struct session *s, struct target *t, const struct ht_call_event *ev,
+		 enum ht_func func, struct stack_record *site, struct movement *moved)
+{
+	bool glibc = t->alloc.glibc;
+	struct live_block old;
+
+	if (!t->owner.live)
+		return; /* no memory for its table when it was found */
+	if (moved->released &&
+	    owner__released(&t->owner, moved->released, ev->freed_usable, glibc, &old) &&
+	    !glibc)
+		moved->delta -= (int64_t)old.usable; /* its size is only known from the table */
+	if (moved->returned) {
+		uint64_t usable = glibc ? ev->alloc_usable :
+				  allocator__usable(&t->alloc, func, moved->requested,
+						    alignment_of(ev, func));
+
+		if (!glibc)
+			moved->delta += (int64_t)(usable - moved->requested);
+		owner__allocated(&t->owner, site, moved->returned, (struct live_block){
+			.usable = usable,
+			.requested = moved->requested,
+			.tid = ev->tid,
+			.when = (uint32_t)(s->clock - t->owner_since),
+		});
+	}
+}
+
+void sample_owners(struct session *s)
+{
+	struct target *t, *tmp;
+
+	if (s->clock < s->next_sample)
+		return;
+	HASH_ITER(hh, s->targets, t, tmp) {
+		if (t->owner.live)
+			owner__sample(&t->owner);
+	}
+	s->next_sample += s->sample_interval;
+	if (s->next_sample < s->clock) /* heaptap was stopped: start the beat again */
+		s->next_sample = s->clock + s->sample_interval;
+}
