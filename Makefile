@@ -20,6 +20,8 @@ DEB_PACKAGES := clang llvm make pkg-config bpftool libbpf-dev libelf-dev libdw-d
 	liblzma-dev libiberty-dev g++ libjson-c-dev uthash-dev libncurses-dev libcriterion-dev openmpi-bin libopenmpi-dev tmux \
 	libc6-dbg libcap-dev libcap2-bin util-linux passwd libzydis-dev protobuf-c-compiler \
 	libprotobuf-c-dev libsqlite3-dev libssl-dev
+# go tool pprof reads back what --pprof writes (the exports' tests).
+DEB_PACKAGES += golang-go
 
 ifeq ($(V),1)
 	Q =
@@ -73,7 +75,11 @@ PROTO := user/cluster/proto/heaptap.proto
 PROTO_C := $(OUTPUT)/proto/heaptap.pb-c.c
 PROTO_H := $(OUTPUT)/proto/heaptap.pb-c.h
 PROTO_OBJ := $(OUTPUT)/proto/heaptap.pb-c.o
-USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS)) $(PROTO_OBJ)
+# pprof's profile format, which --pprof writes (user/report/profile_pprof.c).
+PROFILE_PROTO_H := $(OUTPUT)/proto/profile.pb-c.h
+PROFILE_PROTO_OBJ := $(OUTPUT)/proto/profile.pb-c.o
+USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS)) $(PROTO_OBJ) \
+	$(PROFILE_PROTO_OBJ)
 # Everything but main(), for the unit tests to link against.
 LIB_OBJS := $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
 SKEL := $(OUTPUT)/heaptap.skel.h
@@ -115,17 +121,18 @@ $(SKEL): $(OUTPUT)/heaptap.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name heaptap_bpf > $@
 
-$(PROTO_C) $(PROTO_H) &: $(PROTO)
+vpath %.proto $(dir $(PROTO)) user/report
+$(OUTPUT)/proto/%.pb-c.c $(OUTPUT)/proto/%.pb-c.h: %.proto
 	$(call msg,PROTOC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)protoc-c --proto_path=$(dir $(PROTO)) --c_out=$(@D) $(notdir $(PROTO))
+	$(Q)protoc-c --proto_path=$(<D) --c_out=$(@D) $(<F)
 
 # Generated code: not held to the warnings of ours.
-$(PROTO_OBJ): $(PROTO_C)
+$(OUTPUT)/proto/%.pb-c.o: $(OUTPUT)/proto/%.pb-c.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -std=gnu11 -MMD -MP $(PKG_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/user/%.o: user/%.c $(SKEL) $(PROTO_H)
+$(OUTPUT)/user/%.o: user/%.c $(SKEL) $(PROTO_H) $(PROFILE_PROTO_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@

@@ -11,7 +11,7 @@ INTEG_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(INTEG_SRCS))
 UNIT_BIN := $(OUTPUT)/tests/unit_tests
 INTEG_BIN := $(OUTPUT)/tests/integration_tests
 
-$(OUTPUT)/tests/%.o: tests/%.c $(SKEL) $(PROTO_H)
+$(OUTPUT)/tests/%.o: tests/%.c $(SKEL) $(PROTO_H) $(PROFILE_PROTO_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
