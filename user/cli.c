@@ -307,6 +307,7 @@ int cli_parse(int argc, char **argv, struct options *opts)
 	opts->table_budget = (struct budget_limits){ TABLE_BUDGET_FILE, TABLE_BUDGET_TOTAL };
 	opts->symbol_budget = (struct budget_limits){ SYMBOL_BUDGET_FILE, SYMBOL_BUDGET_TOTAL };
 	opts->tree_budget = TREE_BUDGET_ENDED;
+	opts->rank = -1;
 	if (check_options(NULL, argc, argv) ||
 	    argp_parse(&top_argp, argc, argv, ARGP_IN_ORDER, NULL, &c))
 		return EXIT_USAGE;

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include "attribution.h"
 #include "budget.h"
+#include "profile_folded.h"
 
 /* Exit statuses (run exits with the command's own status when it ran). */
 enum exit_status {
@@ -74,6 +75,12 @@ struct options {
 	bool list_runs;		   /* report --list */
 	uint64_t live_blocks;	   /* --live-blocks: per process (0: the default) */
 	unsigned site_depth;	   /* --site-depth: frames per allocation site shown */
+	/* The heap profile exports (cli_exports.c). */
+	const char *pprof_path;	   /* run, attach, report: --pprof */
+	const char *folded_path;   /* --folded */
+	enum folded_weight folded_weight; /* --folded-weight */
+	bool folded_weight_set;
+	int rank;		   /* report --rank; -1: every process */
 };
 
 /*

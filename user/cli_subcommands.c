@@ -53,16 +53,18 @@
 
 /* Said by every subcommand that writes reports. */
 #define REPORT_FILES_DOC                                                                     \
-	"Report files (--json, -o, --stacks) are opened before tracing starts, so a bad path "  \
-	"fails at once with exit status 2. A file that exists keeps its contents until the "    \
-	"report replaces them at the end; one heaptap created is removed if no report is "      \
-	"written (the target could not be traced). heaptap --help lists the exit statuses."
+	"Report files (--json, -o, --stacks, --pprof, --folded) are opened before tracing "    \
+	"starts, so a bad path fails at once with exit status 2. A file that exists keeps its " \
+	"contents until the report replaces them at the end; one heaptap created is removed "   \
+	"if no report is written (the target could not be traced). heaptap --help lists the "  \
+	"exit statuses."
 
 static const struct argp_option run_options[] = {
 	OPTION_ATTRIBUTION,
 	OPTION_JSON_FILE,
 	{ "output", 'o', "FILE", 0, "write the text report to FILE instead of standard error" },
 	OPTION_STACKS,
+	CLI_EXPORT_OPTIONS,
 	OPTION_TREE,
 	{ "follow", OPT_FOLLOW, NULL, 0, "trace every process COMMAND starts too, each from its "
 					  "first instruction (mpirun and its ranks)" },
@@ -83,6 +85,7 @@ static const struct argp_option attach_options[] = {
 	OPTION_JSON_FILE,
 	{ "output", 'o', "FILE", 0, "write the text report to FILE instead of standard output" },
 	OPTION_STACKS,
+	CLI_EXPORT_OPTIONS,
 	OPTION_TREE,
 	OPTION_UNWIND,
 	OPTION_BUDGETS,
@@ -120,6 +123,8 @@ static const struct argp_option report_options[] = {
 	{ "json", OPT_JSON, "FILE", 0, "write the processes and their trees (as --tree, --depth "
 				       "and --under select) as JSON" },
 	{ "output", 'o', "FILE", 0, "write the text to FILE instead of standard output" },
+	CLI_EXPORT_OPTIONS,
+	CLI_REPORT_RANK_OPTION,
 	CLI_REPORT_DB_OPTIONS,
 	{},
 };
@@ -464,6 +469,11 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_END:
 		return c->sub->check(o);
+	case OPT_PPROF:
+	case OPT_FOLDED:
+	case OPT_FOLDED_WEIGHT:
+	case OPT_RANK:
+		return cli_parse_export_option(c, key, arg);
 	default:
 		return cli_parse_cluster_option(c, key, arg);
 	}
@@ -488,7 +498,9 @@ static int check_run(struct options *o)
 	if (!o->command)
 		return cli_usage_error(sub_of(CMD_RUN), "%s",
 				       "run needs a command: heaptap run [OPTION...] -- COMMAND");
-	return check_tree_options(sub_of(CMD_RUN), o);
+	return check_tree_options(sub_of(CMD_RUN), o) || cli_check_exports(sub_of(CMD_RUN), o) ?
+		       EINVAL :
+		       0;
 }
 
 /* --depth and --under shape the tree --tree prints. */
@@ -507,7 +519,7 @@ static int check_report(struct options *o)
 	if (o->nr_inputs != 1)
 		return cli_usage_error(sub, "%s", "report reads one file: heaptap report "
 					     "FILE.json, or DB.sqlite");
-	return check_tree_options(sub, o);
+	return check_tree_options(sub, o) || cli_check_exports(sub, o) ? EINVAL : 0;
 }
 
 static int check_compare(struct options *o)
@@ -524,7 +536,10 @@ static int check_attach(struct options *o)
 {
 	if (!o->nr_pids && !o->mpi_only)
 		return cli_usage_error(sub_of(CMD_ATTACH), "%s", "attach needs -p PID or --mpi");
-	return check_tree_options(sub_of(CMD_ATTACH), o);
+	return check_tree_options(sub_of(CMD_ATTACH), o) ||
+			       cli_check_exports(sub_of(CMD_ATTACH), o) ?
+		       EINVAL :
+		       0;
 }
 
 static int check_top(struct options *o)

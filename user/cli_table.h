@@ -40,6 +40,10 @@ enum {
 	OPT_LIST,
 	OPT_LIVE_BLOCKS,
 	OPT_SITE_DEPTH,
+	OPT_PPROF,
+	OPT_FOLDED,
+	OPT_FOLDED_WEIGHT,
+	OPT_RANK,
 };
 
 /* Who holds the memory (owner.h): its table's limit; -i, its samples. */
@@ -98,6 +102,21 @@ extern const struct argp_option cli_agent_options[], cli_collect_options[];
 	{ "munge-socket", OPT_MUNGE_SOCKET, "PATH", 0, "munged's socket (default: libmunge's " \
 						      "own); implies --munge" }
 error_t cli_parse_cluster_option(struct cli_state *c, int key, char *arg);
+
+/* cli_exports.c: the heap profile exports of run, attach and report. */
+#define CLI_EXPORT_OPTIONS                                                                   \
+	{ "pprof", OPT_PPROF, "FILE", 0, "also write the allocation stacks as a pprof heap "   \
+					 "profile (gzipped profile.proto): go tool pprof FILE" }, \
+	{ "folded", OPT_FOLDED, "FILE", 0, "also write the allocation stacks as folded stacks for "  \
+					   "flame graphs (flamegraph.pl, inferno, speedscope)" },            \
+	{ "folded-weight", OPT_FOLDED_WEIGHT, "WEIGHT", 0, "what --folded weighs: outstanding " \
+							   "(default: bytes still allocated at " \
+							   "the end), peak, allocated or calls" }
+#define CLI_REPORT_RANK_OPTION                                                               \
+	{ "rank", OPT_RANK, "R", 0, "--pprof, --folded: only MPI rank R (default: every "      \
+				    "process of the report)" }
+error_t cli_parse_export_option(struct cli_state *c, int key, char *arg);
+int cli_check_exports(const struct cli_subcommand *sub, struct options *o);
 int cli_check_agent(struct options *o);
 int cli_check_collect(struct options *o);
 const struct cli_subcommand *cli_sub_of(enum subcommand cmd);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "commands.h"
 #include "log.h"
+#include "profile_files.h"
 #include "report_input.h"
 
 static void print_total(FILE *out, const struct balance *b)
@@ -86,25 +87,52 @@ static int print_json(FILE *out, const struct loaded_report *r, const struct tre
 	return err;
 }
 
+/* --pprof and --folded: the report's allocation stacks, of --rank R or of every process. */
+static int write_exports(const struct options *opts, struct loaded_report *r,
+			 struct report_file *pprof, struct report_file *folded)
+{
+	if (opts->rank >= 0 && !heap_profile__keep_rank(r->profile, opts->rank)) {
+		log_error("%s has no allocation stacks of rank %d: heaptap report %s lists the "
+			  "ranks", r->path, opts->rank, r->path);
+		report_file__close(pprof);
+		report_file__close(folded);
+		return EXIT_USAGE;
+	}
+	if (profile_write_files(r->profile, pprof, folded, opts->folded_weight))
+		return EXIT_FAILURE_INTERNAL;
+	return EXIT_OK;
+}
+
 int cmd_report(const struct options *opts)
 {
 	struct tree_opts tree = { .show = opts->tree, .depth = opts->depth, .under = opts->under };
-	struct report_file text = {}, json = {};
+	struct report_file text = {}, json = {}, pprof = {}, folded = {};
+	bool exports = opts->pprof_path || opts->folded_path;
+	struct {
+		struct report_file *rf;
+		const char *path;
+	} files[] = {
+		{ &text, opts->text_path },
+		{ &json, opts->json_path },
+		{ &pprof, opts->pprof_path },
+		{ &folded, opts->folded_path },
+	};
 	struct loaded_report r;
-	int status = EXIT_OK, err;
+	int status = EXIT_OK, err, read_err;
 	FILE *f;
 
-	if ((opts->text_path && (err = report_file__open(&text, opts->text_path))) ||
-	    (opts->json_path && (err = report_file__open(&json, opts->json_path)))) {
-		log_error("cannot write %s: %s", text.f ? opts->json_path : opts->text_path,
-			  strerror(-err));
-		report_file__close(&text);
-		return EXIT_USAGE;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (files[i].path && (err = report_file__open(files[i].rf, files[i].path))) {
+			log_error("cannot write %s: %s", files[i].path, strerror(-err));
+			status = EXIT_USAGE;
+			goto cleanup;
+		}
 	}
-	if (loaded_report__read_json(opts->inputs[0], &r)) {
-		report_file__close(&text);
-		report_file__close(&json);
-		return EXIT_USAGE;
+	read_err = exports ? loaded_report__read_json_with_profile(opts->inputs[0], &r) :
+			     loaded_report__read_json(opts->inputs[0], &r);
+	if (read_err) {
+		status = EXIT_USAGE;
+		goto cleanup;
 	}
 	f = text.f ? report_file__begin(&text) : stdout;
 	if (f)
@@ -120,7 +148,13 @@ int cmd_report(const struct options *opts)
 			status = EXIT_FAILURE_INTERNAL;
 		}
 	}
-	report_file__close(&json);
+	if (exports && (err = write_exports(opts, &r, &pprof, &folded)) && status == EXIT_OK)
+		status = err;
 	loaded_report__clear(&r);
+cleanup:
+	report_file__close(&text);
+	report_file__close(&json);
+	report_file__close(&pprof);
+	report_file__close(&folded);
 	return status;
 }

@@ -29,6 +29,11 @@ int cmd_report_db(const struct options *opts)
 	const char *db = opts->inputs[0];
 	int status = EXIT_OK, err;
 
+	if (opts->pprof_path || opts->folded_path) {
+		log_error("%s keeps no allocation stacks: export --pprof and --folded from a JSON "
+			  "report (heaptap run --json, or each rank's)", db);
+		return EXIT_USAGE;
+	}
 	if (opts->list_runs && (opts->run_id || opts->json_path || opts->text_path)) {
 		log_error("--list prints the runs only: drop --run, --json and -o");
 		return EXIT_USAGE;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "log.h"
+#include "profile_input.h"
 #include "report_input.h"
 
 static json_object *field(json_object *o, const char *key)
@@ -81,7 +82,8 @@ static int read_node(struct calltree *t, json_object *o)
 	return read_balance(o, &node->bal) ? 0 : -EINVAL;
 }
 
-static int read_process(json_object *o, struct loaded_process *p, const char **what)
+static int read_process(json_object *o, struct loaded_process *p, struct heap_profile *profile,
+			const char **what)
 {
 	json_object *command = field(o, "command"), *tree = field(o, "calltree");
 	int pid, err;
@@ -91,6 +93,10 @@ static int read_process(json_object *o, struct loaded_process *p, const char **w
 	    !read_int(o, "world_size", &p->world_size))
 		return -EINVAL;
 	p->pid = pid;
+	if (profile && (err = profile_read_json_process(o, &(struct profile_labels){
+								.pid = pid, .rank = p->rank },
+							profile, what)))
+		return err;
 	*what = "total";
 	if (!field(o, "total") || !read_balance(field(o, "total"), &p->total))
 		return -EINVAL;
@@ -114,7 +120,7 @@ static int read_process(json_object *o, struct loaded_process *p, const char **w
 	return 0;
 }
 
-int loaded_report__read_json(const char *path, struct loaded_report *out)
+static int read_json(const char *path, struct loaded_report *out, bool with_profile)
 {
 	json_object *root = json_object_from_file(path), *version, *processes, *rule;
 	const char *what = "";
@@ -141,14 +147,16 @@ int loaded_report__read_json(const char *path, struct loaded_report *out)
 	out->attribution = strdup(rule ? json_object_get_string(rule) : "entry");
 	n = json_object_array_length(processes);
 	out->processes = calloc(n ? n : 1, sizeof(*out->processes));
-	if (!out->attribution || !out->processes) {
+	if (with_profile)
+		out->profile = heap_profile__new();
+	if (!out->attribution || !out->processes || (with_profile && !out->profile)) {
 		err = -ENOMEM;
 		log_error("out of memory reading %s", path);
 		goto cleanup;
 	}
 	for (size_t i = 0; i < n; i++) {
 		err = read_process(json_object_array_get_idx(processes, i), &out->processes[i],
-				   &what);
+				   out->profile, &what);
 		out->nr = i + 1;
 		if (err) {
 			log_error("%s: process %zu: %s %s", path, i,
@@ -163,6 +171,16 @@ cleanup:
 	return err;
 }
 
+int loaded_report__read_json(const char *path, struct loaded_report *out)
+{
+	return read_json(path, out, false);
+}
+
+int loaded_report__read_json_with_profile(const char *path, struct loaded_report *out)
+{
+	return read_json(path, out, true);
+}
+
 void loaded_report__clear(struct loaded_report *r)
 {
 	for (size_t i = 0; i < r->nr; i++) {
@@ -171,5 +189,6 @@ void loaded_report__clear(struct loaded_report *r)
 	}
 	free(r->processes);
 	free(r->attribution);
+	heap_profile__free(r->profile);
 	*r = (struct loaded_report){ .path = r->path };
 }

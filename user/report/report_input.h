@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include "accountant.h"
 #include "calltree.h"
+#include "heap_profile.h"
 
 struct loaded_process {
 	int pid, rank, world_size; /* rank, world_size: -1 when not an MPI rank */
@@ -24,6 +25,8 @@ struct loaded_report {
 	char *attribution;
 	size_t nr;
 	struct loaded_process *processes;
+	/* Every process's owner figures, labeled (with_profile only; empty in older reports). */
+	struct heap_profile *profile;
 };
 
 /*
@@ -31,6 +34,8 @@ struct loaded_report {
  * standard error that says what is wrong with the file.
  */
 int loaded_report__read_json(const char *path, struct loaded_report *out);
+/* The same, and the owner figures of every process into out->profile (--pprof, --folded). */
+int loaded_report__read_json_with_profile(const char *path, struct loaded_report *out);
 void loaded_report__clear(struct loaded_report *r);
 
 #endif

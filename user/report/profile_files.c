@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <string.h>
+#include "log.h"
+#include "profile_files.h"
+#include "profile_pprof.h"
+
+/* Write one export into rf and close it; says why in one line when it cannot. */
+static int write_one(struct report_file *rf, const char *option, const char *lacking,
+		     int (*write)(FILE *f, const struct heap_profile *p, enum folded_weight w),
+		     const struct heap_profile *p, enum folded_weight w)
+{
+	FILE *f = report_file__begin(rf);
+	int err = f ? write(f, p, w) : -errno;
+
+	if (report_file__close(rf) && !err)
+		err = -EIO;
+	if (err == -ENODATA)
+		log_error("cannot write %s %s: no process has %s figures (a report heaptap "
+			  "wrote before it kept them?)", option, rf->path, lacking);
+	else if (err)
+		log_error("cannot write %s %s: %s", option, rf->path, strerror(-err));
+	return err ? -1 : 0;
+}
+
+static int write_pprof(FILE *f, const struct heap_profile *p, enum folded_weight w)
+{
+	(void)w;
+	return profile_write_pprof(f, p);
+}
+
+int profile_write_files(const struct heap_profile *p, struct report_file *pprof,
+			struct report_file *folded, enum folded_weight weight)
+{
+	int status = 0;
+
+	if (pprof->f && write_one(pprof, "--pprof", "allocated, outstanding or peak",
+				  write_pprof, p, weight))
+		status = -1;
+	if (folded->f && write_one(folded, "--folded", folded_weight_name(weight),
+				   profile_write_folded, p, weight))
+		status = -1;
+	return status;
+}
