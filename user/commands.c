@@ -5,6 +5,8 @@
 #include "commands.h"
 #include "log.h"
 #include "privilege.h"
+#include "profile_files.h"
+#include "profile_session.h"
 #include "report.h"
 
 volatile sig_atomic_t stop_requested;
@@ -16,7 +18,8 @@ int open_session(const struct options *opts, struct session **s)
 		.follow = opts->follow,
 		.mpi_only = opts->mpi_only,
 		.unwind_tables = !opts->frame_pointers,
-		.detailed_stacks = opts->stacks_path != NULL,
+		/* pprof's locations carry source lines and inlined functions. */
+		.detailed_stacks = opts->stacks_path != NULL || opts->pprof_path != NULL,
 		.tree_budget = opts->tree_budget,
 		.table_budget = opts->table_budget,
 		.symbol_budget = opts->symbol_budget,
@@ -46,11 +49,14 @@ int open_outputs(const struct options *opts, struct outputs *out)
 		{ &out->text, opts->text_path, "-o" },
 		{ &out->json, opts->json_path, "--json" },
 		{ &out->stacks, opts->stacks_path, "--stacks" },
+		{ &out->pprof, opts->pprof_path, "--pprof" },
+		{ &out->folded, opts->folded_path, "--folded" },
 	};
 	int err;
 
 	*out = (struct outputs){
 		.tree = { .show = opts->tree, .depth = opts->depth, .under = opts->under },
+		.folded_weight = opts->folded_weight,
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (!files[i].path)
@@ -80,6 +86,8 @@ void close_outputs(struct outputs *out)
 	report_file__close(&out->text);
 	report_file__close(&out->json);
 	report_file__close(&out->stacks);
+	report_file__close(&out->pprof);
+	report_file__close(&out->folded);
 }
 
 /* The text report, and the trees when --tree asks. */
@@ -116,6 +124,23 @@ static int write_report(struct report_file *rf, struct session *s, const struct 
 	return err;
 }
 
+/* --pprof and --folded, from one profile of the session. 0, or -1 after saying why. */
+static int write_exports(struct session *s, struct outputs *out)
+{
+	struct heap_profile *p = heap_profile__new();
+	int err = p ? profile_from_session(s, p) : -ENOMEM;
+
+	if (err) {
+		log_error("cannot write --pprof or --folded: %s", strerror(-err));
+		report_file__close(&out->pprof);
+		report_file__close(&out->folded);
+	} else {
+		err = profile_write_files(p, &out->pprof, &out->folded, out->folded_weight);
+	}
+	heap_profile__free(p);
+	return err ? -1 : 0;
+}
+
 int write_reports(struct session *s, struct outputs *out, FILE *default_out)
 {
 	int err, status = EXIT_OK;
@@ -137,6 +162,8 @@ int write_reports(struct session *s, struct outputs *out, FILE *default_out)
 		log_error("cannot write %s: %s", out->stacks.path, strerror(-err));
 		status = EXIT_FAILURE_INTERNAL;
 	}
+	if ((out->pprof.f || out->folded.f) && write_exports(s, out))
+		status = EXIT_FAILURE_INTERNAL;
 	if (status == EXIT_OK && session__untraced(s)) {
 		log_error("some processes could not be traced: the report lists them and why");
 		status = EXIT_PARTIAL;

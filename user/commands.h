@@ -39,10 +39,13 @@ int attach_all(struct session *s, const pid_t *pids, size_t nr);
 /* Shared by both: start a session, or say in one line why not. */
 int open_session(const struct options *opts, struct session **s);
 
-/* The report files the options name: -o, --json, --stacks; and what --tree adds. */
+/* The report files the options name: -o, --json, --stacks, --pprof, --folded; and what
+ * --tree and --folded-weight add. */
 struct outputs {
 	struct report_file text, json, stacks;
 	struct tree_opts tree;
+	struct report_file pprof, folded;
+	enum folded_weight folded_weight;
 };
 /* Open them before any target is touched: EXIT_OK, or EXIT_USAGE after one line. */
 int open_outputs(const struct options *opts, struct outputs *out);

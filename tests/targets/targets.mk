@@ -12,6 +12,7 @@ TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/m
 	$(TARGET_DIR)/stack_chains $(TARGET_DIR)/libmix.so $(TARGET_DIR)/mpi_checksum \
 	$(TARGET_DIR)/checksum_loop $(TARGET_DIR)/gtchild $(TARGET_DIR)/spawner \
 	$(TARGET_DIR)/busy_threads $(TARGET_DIR)/mpi_tree $(TARGET_DIR)/mpi_workers $(TARGET_DIR)/env_rank
+TEST_TARGETS += $(TARGET_DIR)/export_sites
 DEMO_TARGET := $(TARGET_DIR)/demo
 
 $(TARGET_DIR):
@@ -107,6 +108,11 @@ $(TARGET_DIR)/spawner: tests/targets/spawner.c | $(TARGET_DIR)
 	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
 
 $(TARGET_DIR)/busy_threads: tests/targets/busy_threads.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -pthread -o $@
+
+# Sites of known figures for --pprof and --folded (tests/integration/test_exports.c).
+$(TARGET_DIR)/export_sites: tests/targets/export_sites.c | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) $< -pthread -o $@
 

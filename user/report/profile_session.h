@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* A live session's allocation stacks and their owner figures as a heap profile. */
+#ifndef HEAPTAP_PROFILE_SESSION_H
+#define HEAPTAP_PROFILE_SESSION_H
+
+#include "heap_profile.h"
+#include "session.h"
+
+/*
+ * Every traced process's allocation stacks into p, labeled with its pid and rank, with the
+ * build ids of the files they run in. 0 or -ENOMEM.
+ */
+int profile_from_session(struct session *s, struct heap_profile *p);
+
+#endif
