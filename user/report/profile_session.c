@@ -20,18 +20,22 @@ static int add_build_ids(struct session *s, struct heap_profile *p)
 	return 0;
 }
 
-/*
- * The owner figures of one allocation stack into values: the PROFILE_VALUE bits known, 0
- * when the stack allocated nothing (a free's stack).
- */
-static unsigned int site_figures(const struct target *t, const struct stack_record *rec,
-				 int64_t *values)
+/* What one allocation site allocated, holds now, and held at the process's peak. */
+static void site_figures(const struct owner *o, const struct owner_site *site,
+			 int64_t *values)
 {
-	(void)t;
-	(void)rec;
-	(void)values;
-	return 0;
+	values[PROFILE_ALLOC_BLOCKS] = (int64_t)site->allocated_blocks;
+	values[PROFILE_ALLOC_BYTES] = (int64_t)site->allocated_bytes;
+	values[PROFILE_INUSE_BLOCKS] = (int64_t)site->blocks;
+	values[PROFILE_INUSE_BYTES] = (int64_t)site->bytes;
+	values[PROFILE_PEAK_BLOCKS] = (int64_t)owner_site__peak_blocks(o, site);
+	values[PROFILE_PEAK_BYTES] = (int64_t)owner_site__peak_bytes(o, site);
 }
+
+#define OWNER_FIGURES                                                                        \
+	(PROFILE_VALUE(PROFILE_ALLOC_BLOCKS) | PROFILE_VALUE(PROFILE_ALLOC_BYTES) |           \
+	 PROFILE_VALUE(PROFILE_INUSE_BLOCKS) | PROFILE_VALUE(PROFILE_INUSE_BYTES) |           \
+	 PROFILE_VALUE(PROFILE_PEAK_BLOCKS) | PROFILE_VALUE(PROFILE_PEAK_BYTES))
 
 int profile_from_session(struct session *s, struct heap_profile *p)
 {
@@ -42,18 +46,22 @@ int profile_from_session(struct session *s, struct heap_profile *p)
 	clock_gettime(CLOCK_REALTIME, &wall);
 	heap_profile__set_time(p, wall.tv_sec + wall.tv_nsec / 1e9, 0);
 	for (size_t i = 0; i < n; i++) {
+		const struct owner *o = &targets[i]->owner;
 		struct profile_labels labels = { .pid = targets[i]->pid,
 						 .rank = targets[i]->mpi.rank };
-		const struct stack_record *rec, *tmp;
 
 		if (targets[i]->stacks.detailed)
 			heap_profile__set_inline_known(p);
-		HASH_ITER(hh, targets[i]->stacks.by_key, rec, tmp) {
-			int64_t values[PROFILE_NR_VALUES] = { 0 };
-			unsigned int known = site_figures(targets[i], rec, values);
+		/* Site 0 gathers the calls whose stacks were not recorded: it has no frames. */
+		for (uint32_t site = 1; site < o->nr_sites; site++) {
+			const struct stack_record *rec = o->sites[site].record;
+			int64_t values[PROFILE_NR_VALUES];
 
-			if (known && heap_profile__add(p, &labels, rec->frames, rec->nr, values,
-						       known))
+			if (!rec)
+				continue;
+			site_figures(o, &o->sites[site], values);
+			if (heap_profile__add(p, &labels, rec->frames, rec->nr, values,
+					      OWNER_FIGURES))
 				return -ENOMEM;
 		}
 	}
