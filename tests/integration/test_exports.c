@@ -149,6 +149,35 @@ Test(exports, pprof_of_a_run_lists_each_site_exactly)
 	cr_expect(eq(long, leak_line, sites[0].bytes), "the leak's line in %s", folded);
 }
 
+/* Attached before the sites run: the same figures. */
+Test(exports, pprof_of_an_attach_lists_each_site_exactly)
+{
+	struct site sites[3] = { { "leak_site", .held = true }, { "churn_site" },
+				 { "hold_site", .held = true } };
+	char target[4096], gate[256], pprof[256], out[256], err[256], pid_arg[32];
+	char *target_argv[] = { target, gate, NULL };
+	char *attach_argv[] = { (char *)heaptap_path(), "attach", "-p", pid_arg, "--pprof",
+				pprof, NULL };
+	pid_t pid, tracer;
+	FILE *go;
+
+	require_bpf();
+	target_path("export_sites", target, sizeof(target));
+	scratch_file("gate", gate, sizeof(gate));
+	scratch_file("attach.pb.gz", pprof, sizeof(pprof));
+	pid = spawn(target_argv, scratch_file("target.out", out, sizeof(out)), NULL);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", pid);
+	tracer = spawn(attach_argv, NULL, scratch_file("attach.err", err, sizeof(err)));
+	expect_attached(tracer, pid, err);
+	go = fopen(gate, "w");
+	cr_assert(go != NULL);
+	fclose(go);
+	cr_assert(eq(int, wait_status(pid, 60), 0));
+	cr_assert(eq(int, wait_status(tracer, 60), 0), "heaptap attach failed:\n%s", slurp(err));
+	read_truth(out, sites);
+	assert_pprof_sites(pprof, sites);
+}
+
 /* Options that cannot work are refused at once, in one line, before anything runs. */
 Test(exports, bad_options_fail_in_one_line)
 {

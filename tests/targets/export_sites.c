@@ -4,12 +4,14 @@
  * leak_site keeps every block it allocates, churn_site frees each at once, and a thread's
  * hold_site keeps its blocks too. At the end the program prints its own truth, one line:
  *   truth leak_site BLOCKS BYTES churn_site CALLS BYTES hold_site BLOCKS BYTES
- * bytes as malloc_usable_size counts them (usable bytes, as heaptap does).
+ * bytes as malloc_usable_size counts them (usable bytes, as heaptap does). With a path
+ * argument it first waits until that file exists (for heaptap attach to be in place).
  */
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define LEAKS 37
 #define CHURNS 500
@@ -61,10 +63,13 @@ __attribute__((noinline)) static void *hold_site(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct site_truth leak = { 0 }, churn = { 0 }, hold = { 0 };
 	pthread_t thread;
+
+	while (argc > 1 && access(argv[1], F_OK))
+		usleep(10000);
 
 	leak_site(&leak);
 	churn_site(&churn);
