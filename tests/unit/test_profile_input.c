@@ -116,7 +116,7 @@ Test(profile_input, bad_lists_are_refused, .init = cr_redirect_stderr)
 {
 	static const char *const bad[] = {
 		"\"outstanding\": {}",
-		"\"outstanding\": [ {\"frames\": [], \"blocks\": 1, \"bytes\": 1} ]",
+		"\"outstanding\": [ {\"frames\": {}, \"blocks\": 1, \"bytes\": 1} ]",
 		"\"allocated\": [ {\"frames\": " FREED_FRAMES ", \"blocks\": -1, \"bytes\": 1} ]",
 		"\"allocated\": [ {\"frames\": [ {\"function\": \"f\"} ], \"blocks\": 1, "
 		"\"bytes\": 1} ]",
@@ -138,4 +138,26 @@ Test(profile_input, bad_lists_are_refused, .init = cr_redirect_stderr)
 		unlink(path);
 		free(path);
 	}
+}
+
+/* Calls whose stacks were not recorded (no frames) still count, under one named frame. */
+Test(profile_input, unrecorded_stacks_count_under_one_frame)
+{
+	char *path = write_temp("{ \"heaptap\": 1, \"processes\": [ { \"pid\": 5, \"rank\": null,"
+				" \"world_size\": null, \"total\": {" BAL "},"
+				" \"allocated\": [ {\"frames\": [], \"blocks\": 4, \"bytes\": 128} ],"
+				" \"outstanding\": [ {\"frames\": [], \"blocks\": 1, \"bytes\": 32} ]"
+				" } ] }");
+	const struct profile_sample *const *s;
+	struct loaded_report r;
+
+	cr_assert(eq(int, loaded_report__read_json_with_profile(path, &r), 0));
+	cr_assert(eq(sz, heap_profile__samples(r.profile, &s), 1));
+	cr_assert(eq(sz, s[0]->nr, 1));
+	cr_assert(eq(str, (char *)s[0]->frames[0].function, PROFILE_UNRECORDED));
+	cr_assert(eq(int, s[0]->labels.rank, -1));
+	assert_values(s[0], 4, 128, 1, 32, 0, 0);
+	loaded_report__clear(&r);
+	unlink(path);
+	free(path);
 }

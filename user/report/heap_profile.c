@@ -116,10 +116,18 @@ int heap_profile__add(struct heap_profile *p, const struct profile_labels *label
 		      const struct stack_frame *frames, size_t nr, const int64_t *values,
 		      unsigned int known)
 {
+	static const struct stack_frame unrecorded = {
+		.function = PROFILE_UNRECORDED,
+		.library = PROFILE_UNRECORDED_LIBRARY,
+	};
 	struct sample_entry *e;
 	struct sample_key *key;
 	size_t len;
 
+	if (!nr) {
+		frames = &unrecorded;
+		nr = 1;
+	}
 	key = make_key(p, labels, frames, nr, &len);
 	if (!key)
 		return -ENOMEM;

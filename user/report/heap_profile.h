@@ -43,6 +43,10 @@ struct profile_sample {
 
 struct heap_profile;
 
+/* The frame that stands for stacks not recorded: its function, and its library. */
+#define PROFILE_UNRECORDED "(stack not recorded)"
+#define PROFILE_UNRECORDED_LIBRARY "[unrecorded]"
+
 /* An empty profile, or NULL when out of memory. */
 struct heap_profile *heap_profile__new(void);
 void heap_profile__free(struct heap_profile *p);
@@ -50,7 +54,9 @@ void heap_profile__free(struct heap_profile *p);
 /*
  * Add values (those whose PROFILE_VALUE bit is in known; the others are ignored) to the
  * sample of these frames and labels, made if new. The frames' strings are copied (function,
- * library, file; offset, line and inlined kept; raw symbols dropped). 0 or -ENOMEM.
+ * library, file; offset, line and inlined kept; raw symbols dropped). No frames (calls
+ * whose stacks heaptap could not record) make the one frame PROFILE_UNRECORDED, so that
+ * their figures still count. 0 or -ENOMEM.
  */
 int heap_profile__add(struct heap_profile *p, const struct profile_labels *labels,
 		      const struct stack_frame *frames, size_t nr, const int64_t *values,

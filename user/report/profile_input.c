@@ -19,14 +19,14 @@ static bool is(json_object *o, json_type type)
 }
 
 /*
- * An entry's frames into out (pointing into the JSON): 0, or -EINVAL. *inline_kinds is set
- * when a frame says whether it is inlined (reports that do, say it of every inlined one).
+ * An entry's frames into out (pointing into the JSON; none for the calls whose stacks were
+ * not recorded): 0, or -EINVAL. *inline_kinds is set when a frame says whether it is
+ * inlined (reports that do, say it of every inlined one).
  */
 static int read_frames(json_object *frames, struct stack_frame *out, size_t *nr,
 		       bool *inline_kinds)
 {
-	if (!is(frames, json_type_array) || !(*nr = json_object_array_length(frames)) ||
-	    *nr > MAX_FRAMES)
+	if (!is(frames, json_type_array) || (*nr = json_object_array_length(frames)) > MAX_FRAMES)
 		return -EINVAL;
 	for (size_t i = 0; i < *nr; i++) {
 		json_object *f = json_object_array_get_idx(frames, i);

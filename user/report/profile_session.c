@@ -52,16 +52,17 @@ int profile_from_session(struct session *s, struct heap_profile *p)
 
 		if (targets[i]->stacks.detailed)
 			heap_profile__set_inline_known(p);
-		/* Site 0 gathers the calls whose stacks were not recorded: it has no frames. */
-		for (uint32_t site = 1; site < o->nr_sites; site++) {
+		/* Site 0 gathers the calls whose stacks were not recorded: no frames. */
+		for (uint32_t site = 0; site < o->nr_sites; site++) {
 			const struct stack_record *rec = o->sites[site].record;
 			int64_t values[PROFILE_NR_VALUES];
 
-			if (!rec)
-				continue;
 			site_figures(o, &o->sites[site], values);
-			if (heap_profile__add(p, &labels, rec->frames, rec->nr, values,
-					      OWNER_FIGURES))
+			if (!values[PROFILE_ALLOC_BLOCKS] && !values[PROFILE_INUSE_BLOCKS] &&
+			    !values[PROFILE_PEAK_BLOCKS])
+				continue; /* a free's stack, or nothing unrecorded */
+			if (heap_profile__add(p, &labels, rec ? rec->frames : NULL, rec ? rec->nr : 0,
+					      values, OWNER_FIGURES))
 				return -ENOMEM;
 		}
 	}
