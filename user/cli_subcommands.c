@@ -104,6 +104,7 @@ static const struct argp_option top_options[] = {
 	{ "json", OPT_JSON_LINES, NULL, 0, "batch: each snapshot as one JSON report on one line" },
 	{ "interval", 'i', "SECONDS", 0, "refresh every SECONDS (default 1)" },
 	{ "iterations", 'n', "COUNT", 0, "quit after COUNT refreshes" },
+	CLI_EXPORT_OPTIONS,
 	OPTION_ATTRIBUTION,
 	OPTION_UNWIND,
 	OPTION_BUDGETS,
@@ -551,6 +552,11 @@ static int check_top(struct options *o)
 	if (o->collector && (o->nr_pids || o->command || o->mpi_only))
 		return cli_usage_error(top, "%s", "top watches a collector's run or processes "
 					     "here, not both");
+	if (o->collector && (o->pprof_path || o->folded_path))
+		return cli_usage_error(top, "%s", "--pprof and --folded export the processes top "
+					     "traces here, not a collector's run");
+	if (cli_check_exports(top, o))
+		return EINVAL;
 	if (o->collector)
 		return 0;
 	if (o->run_id || o->key_path || o->munge)

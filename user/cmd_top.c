@@ -93,13 +93,18 @@ int cmd_top(const struct options *opts)
 	struct top_view *view = NULL;
 	struct watched w = {};
 	struct session *s = NULL;
+	struct outputs out;
 	long refreshes = 0;
 	double next;
 	int status;
 
-	status = open_session(opts, &s);
+	/* --pprof, --folded: the only files top writes, opened before anything is touched. */
+	status = open_outputs(opts, &out);
 	if (status != EXIT_OK)
 		return status;
+	status = open_session(opts, &s);
+	if (status != EXIT_OK)
+		goto cleanup;
 	catch_stop_signals(request_stop);
 	status = start(s, opts, &w);
 	if (status != EXIT_OK)
@@ -134,11 +139,14 @@ int cmd_top(const struct options *opts)
 			break;
 	}
 	top_view__free(view);
+	if ((out.pprof.f || out.folded.f) && write_session_exports(s, &out))
+		status = EXIT_FAILURE_INTERNAL;
 	if (w.command > 0)
 		log_info("the command (PID %d) goes on untraced", w.command);
 	if (w.command_log[0])
 		log_info("the command's output is in %s", w.command_log);
 cleanup:
+	close_outputs(&out);
 	session__free(s);
 	return status;
 }

@@ -124,8 +124,7 @@ static int write_report(struct report_file *rf, struct session *s, const struct 
 	return err;
 }
 
-/* --pprof and --folded, from one profile of the session. 0, or -1 after saying why. */
-static int write_exports(struct session *s, struct outputs *out)
+int write_session_exports(struct session *s, struct outputs *out)
 {
 	struct heap_profile *p = heap_profile__new();
 	int err = p ? profile_from_session(s, p) : -ENOMEM;
@@ -162,7 +161,7 @@ int write_reports(struct session *s, struct outputs *out, FILE *default_out)
 		log_error("cannot write %s: %s", out->stacks.path, strerror(-err));
 		status = EXIT_FAILURE_INTERNAL;
 	}
-	if ((out->pprof.f || out->folded.f) && write_exports(s, out))
+	if ((out->pprof.f || out->folded.f) && write_session_exports(s, out))
 		status = EXIT_FAILURE_INTERNAL;
 	if (status == EXIT_OK && session__untraced(s)) {
 		log_error("some processes could not be traced: the report lists them and why");

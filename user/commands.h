@@ -54,6 +54,8 @@ int open_outputs(const struct options *opts, struct outputs *out);
  * (or when its file fails). EXIT_OK, or EXIT_FAILURE_INTERNAL if one could not be written.
  */
 int write_reports(struct session *s, struct outputs *out, FILE *default_out);
+/* Only --pprof and --folded, from one profile of the session (top). 0, or -1 after saying why. */
+int write_session_exports(struct session *s, struct outputs *out);
 /* Close what write_reports did not (no report): a file heaptap created is removed. */
 void close_outputs(struct outputs *out);
 /* SIGINT and SIGTERM set stop_requested instead of killing heaptap. */

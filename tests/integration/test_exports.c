@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "driver.h"
@@ -176,6 +177,34 @@ Test(exports, pprof_of_an_attach_lists_each_site_exactly)
 	cr_assert(eq(int, wait_status(tracer, 60), 0), "heaptap attach failed:\n%s", slurp(err));
 	read_truth(out, sites);
 	assert_pprof_sites(pprof, sites);
+}
+
+/* top -b writes the same when it quits: the folded leak's line has the program's bytes. */
+Test(exports, top_writes_folded_when_it_quits)
+{
+	struct site sites[3] = { { "leak_site", .held = true }, { "churn_site" },
+				 { "hold_site", .held = true } };
+	char target[4096], folded[256], err[256], log_path[256];
+	char *top_argv[] = { (char *)heaptap_path(), "top", "-b", "--folded", folded,
+			     "--folded-weight", "calls", "--follow", "--", target, NULL };
+	char *said, *log;
+	long churn_line;
+
+	require_bpf();
+	target_path("export_sites", target, sizeof(target));
+	scratch_file("top.folded", folded, sizeof(folded));
+	cr_assert(eq(int, wait_status(spawn(top_argv, NULL,
+					    scratch_file("top.err", err, sizeof(err))), 120), 0),
+		  "heaptap top failed:\n%s", slurp(err));
+	said = slurp(err);
+	log = said ? strstr(said, "the command's output is in ") : NULL;
+	cr_assert(log != NULL, "top did not say where the command's output went:\n%s", said);
+	cr_assert(eq(int, sscanf(log, "the command's output is in %255s", log_path), 1));
+	read_truth(log_path, sites);
+	folded_total(folded, ";main;churn_site;malloc", &churn_line);
+	cr_expect(eq(long, churn_line, sites[1].blocks), "churn_site's calls in %s", folded);
+	unlink(log_path);
+	free(said);
 }
 
 /* Options that cannot work are refused at once, in one line, before anything runs. */
