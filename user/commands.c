@@ -58,6 +58,7 @@ int open_outputs(const struct options *opts, struct outputs *out)
 		.tree = { .show = opts->tree, .depth = opts->depth, .under = opts->under },
 		.folded_weight = opts->folded_weight,
 	};
+	report_owner_set_depth(opts->site_depth);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (!files[i].path)
 			continue;

@@ -189,3 +189,11 @@ $(TARGET_DIR)/names: tests/targets/names.cc tests/targets/names.h $(TARGET_DIR)/
 	$(call msg,CXX,$@)
 	$(Q)g++ -O2 -g -Wall -Wextra -Werror -Itests/targets $< -L$(TARGET_DIR) -lnames \
 		$(TARGET_RPATH) -o $@
+
+# Who holds the memory (test_owner.c): built without frame pointers, so that only
+# .eh_frame unwinding finds its allocation sites.
+TEST_TARGETS += $(TARGET_DIR)/owner_truth
+$(TARGET_DIR)/owner_truth: tests/targets/owner_truth.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -g -D_GNU_SOURCE -Wall -Wextra -Werror -fomit-frame-pointer \
+		-fno-optimize-sibling-calls $< -pthread -o $@

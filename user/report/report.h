@@ -29,6 +29,20 @@ struct tree_opts {
 	const char *under; /* --under: start at this function, its occurrences merged */
 };
 
+/*
+ * One frame of a stack as --stacks names it: library, function, file, line, inlined; and
+ * with detailed (records kept for --stacks) its offset and raw symbol.
+ */
+json_object *report_frame_json(const struct stack_frame *fr, bool detailed);
+/*
+ * report_owner.c: the owner figures of a process (outstanding, peak, allocated,
+ * freed_before_tracing, live_blocks) added to its JSON object p; and as text sections,
+ * each site with frames_per_site frames (report_owner_set_depth, --site-depth).
+ */
+void report_owner_json(json_object *p, const struct target *t);
+void report_owner_text(FILE *out, const struct target *t);
+void report_owner_set_depth(unsigned frames_per_site);
+
 /* The balance's fields (BAL in the schema) added to o. */
 void report_json_balance(json_object *o, const struct balance *b);
 /*

@@ -93,6 +93,8 @@ static json_object *process_json(const struct target *t, const struct process_fa
 	/* What the tree costs heaptap: its nodes, and their bytes with the stacks' paths. */
 	json_object_object_add(p, "calltree_nodes", json_object_new_uint64(t->tree.nr_nodes));
 	json_object_object_add(p, "calltree_bytes", json_object_new_uint64(t->tree.bytes));
+	if (t->owner.live)
+		report_owner_json(p, t);
 	return p;
 }
 

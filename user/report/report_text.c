@@ -85,6 +85,7 @@ static void print_process(FILE *out, const struct target *t, const struct proces
 			print_balance(out, "  ", &f->bal);
 		}
 	}
+	report_owner_text(out, t);
 }
 
 static void print_budget(FILE *out, const char *what, const struct budget *b)
