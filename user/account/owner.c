@@ -138,12 +138,11 @@ void owner__sample(struct owner *o)
 	o->samples++;
 }
 
-static const struct owner *sorting; /* qsort has no context argument */
-
-static int by_outstanding(const void *a, const void *b)
+static int by_outstanding(const void *a, const void *b, void *owner)
 {
-	const struct owner_site *x = &sorting->sites[*(const uint32_t *)a];
-	const struct owner_site *y = &sorting->sites[*(const uint32_t *)b];
+	const struct owner *o = owner;
+	const struct owner_site *x = &o->sites[*(const uint32_t *)a];
+	const struct owner_site *y = &o->sites[*(const uint32_t *)b];
 
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
@@ -152,18 +151,19 @@ static int by_outstanding(const void *a, const void *b)
 	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-static int by_peak(const void *a, const void *b)
+static int by_peak(const void *a, const void *b, void *owner)
 {
-	uint64_t x = owner_site__peak_bytes(sorting, &sorting->sites[*(const uint32_t *)a]);
-	uint64_t y = owner_site__peak_bytes(sorting, &sorting->sites[*(const uint32_t *)b]);
+	const struct owner *o = owner;
+	uint64_t x = owner_site__peak_bytes(o, &o->sites[*(const uint32_t *)a]);
+	uint64_t y = owner_site__peak_bytes(o, &o->sites[*(const uint32_t *)b]);
 
 	if (x != y)
 		return x > y ? -1 : 1;
-	return by_outstanding(a, b);
+	return by_outstanding(a, b, owner);
 }
 
-static uint32_t *sorted(const struct owner *o, uint32_t *nr, int (*cmp)(const void *,
-									 const void *))
+static uint32_t *sorted(const struct owner *o, uint32_t *nr,
+			int (*cmp)(const void *, const void *, void *))
 {
 	uint32_t *order = malloc((o->nr_sites ? o->nr_sites : 1) * sizeof(*order));
 
@@ -172,8 +172,7 @@ static uint32_t *sorted(const struct owner *o, uint32_t *nr, int (*cmp)(const vo
 		return NULL;
 	for (uint32_t i = 0; i < o->nr_sites; i++)
 		order[i] = i;
-	sorting = o;
-	qsort(order, o->nr_sites, sizeof(*order), cmp);
+	qsort_r(order, o->nr_sites, sizeof(*order), cmp, (void *)o);
 	*nr = o->nr_sites;
 	return order;
 }

@@ -38,9 +38,9 @@ struct stack_record {
 	struct stack_frame *frames; /* [0] the allocator entry point, outwards */
 	size_t nr;
 	bool complete;
+	uint32_t site; /* as an allocation site, its index in the owner's figures; 0: none */
 	uint64_t calls;
 	struct calltree_path *tree_path; /* the call tree's nodes it charges (calltree.h) */
-	uint32_t site; /* as an allocation site, its index in the owner's figures; 0: none */
 	void *key; /* completeness, then the frames (frames points into it) */
 	UT_hash_handle hh;
 };

@@ -20,10 +20,8 @@ void report_owner_set_depth(unsigned frames)
 	site_depth = frames ? frames : 1;
 }
 
-/* Whether frames carry offsets and raw symbols (--stacks keeps them). */
-static bool detailed;
-
-static json_object *frames_json(const struct owner_site *s)
+/* detailed: frames carry offsets and raw symbols (--stacks keeps them). */
+static json_object *frames_json(const struct owner_site *s, bool detailed)
 {
 	json_object *frames = json_object_new_array();
 
@@ -32,18 +30,20 @@ static json_object *frames_json(const struct owner_site *s)
 	return frames;
 }
 
-static json_object *site_json(const struct owner_site *s, uint64_t blocks, uint64_t bytes)
+static json_object *site_json(const struct target *t, const struct owner_site *s,
+			      uint64_t blocks, uint64_t bytes)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "frames", frames_json(s));
+	json_object_object_add(o, "frames", frames_json(s, t->stacks.detailed));
 	json_object_object_add(o, "blocks", json_object_new_uint64(blocks));
 	json_object_object_add(o, "bytes", json_object_new_uint64(bytes));
 	return o;
 }
 
-static json_object *outstanding_json(const struct owner *o)
+static json_object *outstanding_json(const struct target *t)
 {
+	const struct owner *o = &t->owner;
 	json_object *list = json_object_new_array();
 	uint32_t nr, *order = owner__by_outstanding(o, &nr);
 
@@ -54,7 +54,7 @@ static json_object *outstanding_json(const struct owner *o)
 
 		if (!s->blocks)
 			break;
-		site = site_json(s, s->blocks, s->bytes);
+		site = site_json(t, s, s->blocks, s->bytes);
 		json_object_object_add(site, "requested", json_object_new_uint64(s->requested));
 		json_object_object_add(site, "likely_leak", json_object_new_boolean(v.likely_leak));
 		json_object_object_add(site, "growth_bytes_per_second",
@@ -65,8 +65,9 @@ static json_object *outstanding_json(const struct owner *o)
 	return list;
 }
 
-static json_object *peak_json(const struct owner *o)
+static json_object *peak_json(const struct target *t)
 {
+	const struct owner *o = &t->owner;
 	json_object *peak = json_object_new_object(), *sites = json_object_new_array();
 	uint32_t nr, *order = owner__by_peak(o, &nr);
 
@@ -78,22 +79,23 @@ static json_object *peak_json(const struct owner *o)
 
 		if (!blocks)
 			continue; /* sorted by bytes: a site of empty blocks may follow */
-		json_object_array_add(sites, site_json(s, blocks, owner_site__peak_bytes(o, s)));
+		json_object_array_add(sites, site_json(t, s, blocks, owner_site__peak_bytes(o, s)));
 	}
 	free(order);
 	json_object_object_add(peak, "sites", sites);
 	return peak;
 }
 
-static json_object *allocated_json(const struct owner *o)
+static json_object *allocated_json(const struct target *t)
 {
+	const struct owner *o = &t->owner;
 	json_object *list = json_object_new_array();
 
 	for (uint32_t i = 0; i < o->nr_sites; i++) {
 		const struct owner_site *s = &o->sites[i];
 
 		if (s->allocated_blocks)
-			json_object_array_add(list, site_json(s, s->allocated_blocks,
+			json_object_array_add(list, site_json(t, s, s->allocated_blocks,
 							      s->allocated_bytes));
 	}
 	return list;
@@ -106,10 +108,9 @@ void report_owner_json(json_object *p, const struct target *t)
 	json_object *lost = json_object_new_object();
 	struct live_blocks_losses over = live_blocks__over_limit(o->live);
 
-	detailed = t->stacks.detailed;
-	json_object_object_add(p, "outstanding", outstanding_json(o));
-	json_object_object_add(p, "peak", peak_json(o));
-	json_object_object_add(p, "allocated", allocated_json(o));
+	json_object_object_add(p, "outstanding", outstanding_json(t));
+	json_object_object_add(p, "peak", peak_json(t));
+	json_object_object_add(p, "allocated", allocated_json(t));
 	json_object_object_add(freed, "calls", json_object_new_uint64(o->freed_before_tracing.calls));
 	json_object_object_add(freed, "bytes", json_object_new_uint64(o->freed_before_tracing.bytes));
 	json_object_object_add(freed, "bytes_known",

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "owner.h"
+
+TestSuite(owner);
+
+static struct live_block block(uint64_t usable, uint64_t requested)
+{
+	return (struct live_block){ .usable = usable, .requested = requested };
+}
+
+Test(owner, a_free_on_another_thread_leaves_the_allocating_site)
+{
+	struct stack_record alloc_site = {}, other = {};
+	struct owner o;
+	struct live_block out;
+
+	cr_assert(eq(int, owner__init(&o, 0, 1.0), 0));
+	owner__allocated(&o, &alloc_site, 0x1000, block(48, 40));
+	owner__allocated(&o, &other, 0x2000, block(32, 32));
+	cr_assert(owner__released(&o, 0x1000, 48, true, &out));
+	cr_assert(eq(u32, out.site, alloc_site.site));
+	cr_assert(eq(u64, o.sites[alloc_site.site].blocks, 0));
+	cr_assert(eq(u64, o.sites[alloc_site.site].allocated_bytes, 48));
+	cr_assert(eq(u64, o.sites[other.site].bytes, 32));
+	cr_assert(eq(u64, o.bytes, 32));
+	owner__clear(&o);
+}
+
+Test(owner, frees_of_blocks_never_seen_are_counted_apart)
+{
+	struct owner o;
+	struct live_block out;
+
+	cr_assert(eq(int, owner__init(&o, 0, 1.0), 0));
+	cr_assert(not(owner__released(&o, 0x1000, 24, true, &out)));
+	cr_assert(not(owner__released(&o, 0x2000, 40, true, &out)));
+	cr_assert(eq(u64, o.freed_before_tracing.calls, 2));
+	cr_assert(eq(u64, o.freed_before_tracing.bytes, 64));
+	cr_assert(o.freed_before_tracing.bytes_known);
+	cr_assert(not(owner__released(&o, 0x3000, 0, false, &out)));
+	cr_assert(not(o.freed_before_tracing.bytes_known), "an allocator without headers");
+	cr_assert(eq(u64, o.bytes, 0));
+	owner__clear(&o);
+}
+
+/*
+ * Random calls at a few sites against the obvious way: a copy of every site at each new
+ * maximum. The generations must give the same snapshot.
+ */
+Test(owner, the_peak_snapshot_equals_a_copy_at_each_maximum)
+{
+	enum { SITES = 5, SLOTS = 64, STEPS = 20000 };
+	struct stack_record records[SITES] = {};
+	uint64_t addr_bytes[SLOTS] = {}, cur[SITES] = {}, copy[SITES] = {}, total = 0, peak = 0;
+	int addr_site[SLOTS];
+	struct owner o;
+
+	cr_assert(eq(int, owner__init(&o, 0, 1.0), 0));
+	srandom(7);
+	for (int step = 0; step < STEPS; step++) {
+		int slot = (int)(random() % SLOTS);
+		uint64_t addr = 0x10000 + (uint64_t)slot * 0x100;
+		struct live_block out;
+
+		if (addr_bytes[slot]) {
+			cr_assert(owner__released(&o, addr, 0, true, &out));
+			cur[addr_site[slot]] -= addr_bytes[slot];
+			total -= addr_bytes[slot];
+			addr_bytes[slot] = 0;
+		} else {
+			int site = (int)(random() % SITES);
+			uint64_t bytes = 16 + (uint64_t)(random() % 4096);
+
+			owner__allocated(&o, &records[site], addr, block(bytes, bytes));
+			addr_bytes[slot] = bytes;
+			addr_site[slot] = site;
+			cur[site] += bytes;
+			total += bytes;
+			if (total > peak) {
+				peak = total;
+				memcpy(copy, cur, sizeof(cur));
+			}
+		}
+	}
+	cr_assert(eq(u64, o.peak_bytes, peak));
+	for (int i = 0; i < SITES; i++) {
+		const struct owner_site *s = &o.sites[records[i].site];
+
+		cr_assert(eq(u64, owner_site__peak_bytes(&o, s), copy[i]), "site %d", i);
+		cr_assert(eq(u64, s->bytes, cur[i]), "site %d", i);
+	}
+	owner__clear(&o);
+}
+
+Test(owner, sites_sort_by_outstanding_bytes)
+{
+	struct stack_record a = {}, b = {}, c = {};
+	struct owner o;
+	uint32_t nr, *order;
+
+	cr_assert(eq(int, owner__init(&o, 0, 1.0), 0));
+	owner__allocated(&o, &a, 0x1000, block(100, 100));
+	owner__allocated(&o, &b, 0x2000, block(300, 300));
+	owner__allocated(&o, &c, 0x3000, block(200, 200));
+	order = owner__by_outstanding(&o, &nr);
+	cr_assert(eq(u32, nr, 4), "three sites and the unrecorded stacks'");
+	cr_assert(eq(u32, order[0], b.site));
+	cr_assert(eq(u32, order[1], c.site));
+	cr_assert(eq(u32, order[2], a.site));
+	free(order);
+	owner__clear(&o);
+}
+
+static bool near(double got, double want)
+{
+	return got - want < 1e-6 && want - got < 1e-6;
+}
+
+static struct leak_verdict verdict_of(const uint64_t *points, size_t nr)
+{
+	struct leak_series *s = leak_series__new(0);
+	struct leak_verdict v;
+
+	for (size_t i = 0; i < nr; i++)
+		leak_series__add(s, i, points[i]);
+	v = leak_series__verdict(s, 1.0);
+	leak_series__free(s);
+	return v;
+}
+
+Test(owner, a_steady_growth_is_a_likely_leak)
+{
+	uint64_t points[8];
+
+	for (int i = 0; i < 8; i++)
+		points[i] = 1000 + 500 * i;
+	cr_assert(verdict_of(points, 8).likely_leak);
+	cr_assert(near(verdict_of(points, 8).growth_bytes_per_second, 500.0));
+}
+
+Test(owner, blocks_held_since_start_up_or_a_burst_are_not)
+{
+	uint64_t held[8] = { 4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000 };
+	uint64_t burst[8] = { 0, 0, 0, 0, 9000, 9000, 9000, 9000 };
+	uint64_t plateau[8] = { 100, 200, 300, 400, 500, 600, 600, 600 };
+	uint64_t too_short[4] = { 100, 200, 300, 400 };
+
+	cr_assert(not(verdict_of(held, 8).likely_leak));
+	cr_assert(not(verdict_of(burst, 8).likely_leak), "R² of a step is low");
+	cr_assert(not(verdict_of(plateau, 8).likely_leak), "no growth in the last quarter");
+	cr_assert(not(verdict_of(too_short, 4).likely_leak));
+}
+
+Test(owner, a_long_series_keeps_its_spacing)
+{
+	struct leak_series *s = leak_series__new(10);
+
+	for (uint64_t i = 10; i < 10 + 1000; i++)
+		leak_series__add(s, i, 7 * (i - 10));
+	cr_assert(le(u32, s->nr, LEAK_POINTS));
+	cr_assert(ge(u32, s->nr, LEAK_POINTS / 2));
+	/* Every point i is sample first + i * stride. */
+	for (uint32_t i = 0; i < s->nr; i++)
+		cr_assert(eq(u64, s->points[i], 7ull * i * s->stride));
+	cr_assert(near(leak_series__verdict(s, 0.5).growth_bytes_per_second, 14.0));
+	leak_series__free(s);
+}
