@@ -221,7 +221,8 @@ const struct cli_subcommand cli_subcommands[] = {
 		.doc = "Read a JSON report heaptap wrote and print each process's totals, and with "
 		       "--tree its call tree; or print a run stored by heaptap collect (the "
 		       "newest, or --run ID) as the text report, or --json; --list lists the "
-		       "stored runs. Needs no privileges.",
+		       "stored runs. --pprof and --folded export a JSON report's allocation "
+		       "stacks, of every process or of --rank R. Needs no privileges.",
 		.takes_files = true,
 		.check = check_report,
 	},
