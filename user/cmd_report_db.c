@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* heaptap report DB.sqlite: a stored run as a report, or the list of runs. */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include "commands.h"
 #include "log.h"
+#include "profile_files.h"
+#include "profile_session.h"
 #include "store_read.h"
 
 static int write_run(struct report_file *rf, const struct report_run *run, bool json)
@@ -20,22 +23,44 @@ static int write_run(struct report_file *rf, const struct report_run *run, bool 
 	return err;
 }
 
+/* --pprof and --folded: the stored processes' allocation sites, of --rank R or of all. */
+static int write_exports(const struct options *opts, const struct report_run *run,
+			 struct report_file *pprof, struct report_file *folded)
+{
+	struct heap_profile *p = heap_profile__new();
+	int status = p ? EXIT_OK : EXIT_FAILURE_INTERNAL;
+
+	for (size_t i = 0; p && i < run->nr && status == EXIT_OK; i++) {
+		if (profile_add_target(p, run->targets[i]))
+			status = EXIT_FAILURE_INTERNAL;
+	}
+	if (status != EXIT_OK) {
+		log_error("out of memory exporting run %" PRId64, run->id);
+	} else if (opts->rank >= 0 && !heap_profile__keep_rank(p, opts->rank)) {
+		log_error("run %" PRId64 " has no allocation sites of rank %d", run->id,
+			  opts->rank);
+		status = EXIT_USAGE;
+	} else if (profile_write_files(p, pprof, folded, opts->folded_weight)) {
+		status = EXIT_FAILURE_INTERNAL;
+	}
+	report_file__close(pprof);
+	report_file__close(folded);
+	heap_profile__free(p);
+	return status;
+}
+
 int cmd_report_db(const struct options *opts)
 {
-	struct report_file text = {}, json = {};
+	struct report_file text = {}, json = {}, pprof = {}, folded = {};
 	struct report_run run;
 	struct run_view v = {};
 	struct store *st = NULL;
 	const char *db = opts->inputs[0];
 	int status = EXIT_OK, err;
 
-	if (opts->pprof_path || opts->folded_path) {
-		log_error("%s keeps no allocation stacks: export --pprof and --folded from a JSON "
-			  "report (heaptap run --json, or each rank's)", db);
-		return EXIT_USAGE;
-	}
-	if (opts->list_runs && (opts->run_id || opts->json_path || opts->text_path)) {
-		log_error("--list prints the runs only: drop --run, --json and -o");
+	if (opts->list_runs && (opts->run_id || opts->json_path || opts->text_path ||
+				opts->pprof_path || opts->folded_path)) {
+		log_error("--list prints the runs only: drop --run, --json, -o, --pprof and --folded");
 		return EXIT_USAGE;
 	}
 	if (opts->text_path && (err = report_file__open(&text, opts->text_path))) {
@@ -44,6 +69,16 @@ int cmd_report_db(const struct options *opts)
 	}
 	if (opts->json_path && (err = report_file__open(&json, opts->json_path))) {
 		log_error("cannot write --json %s: %s", opts->json_path, strerror(-err));
+		status = EXIT_USAGE;
+		goto cleanup;
+	}
+	if (opts->pprof_path && (err = report_file__open(&pprof, opts->pprof_path))) {
+		log_error("cannot write --pprof %s: %s", opts->pprof_path, strerror(-err));
+		status = EXIT_USAGE;
+		goto cleanup;
+	}
+	if (opts->folded_path && (err = report_file__open(&folded, opts->folded_path))) {
+		log_error("cannot write --folded %s: %s", opts->folded_path, strerror(-err));
 		status = EXIT_USAGE;
 		goto cleanup;
 	}
@@ -79,10 +114,15 @@ int cmd_report_db(const struct options *opts)
 		log_error("cannot write %s: %s", opts->json_path, strerror(-err));
 		status = EXIT_FAILURE_INTERNAL;
 	}
+	if ((pprof.f || folded.f) && (err = write_exports(opts, &run, &pprof, &folded)) &&
+	    status == EXIT_OK)
+		status = err;
 cleanup:
 	run_view__clear(&v);
 	store__close(st);
 	report_file__close(&text);
 	report_file__close(&json);
+	report_file__close(&pprof);
+	report_file__close(&folded);
 	return status;
 }

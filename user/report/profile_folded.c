@@ -33,6 +33,11 @@ const char *folded_weight_name(enum folded_weight w)
 	return w < NR_WEIGHTS ? weights[w].name : "?";
 }
 
+enum profile_value folded_weight_value(enum folded_weight w)
+{
+	return weights[w].value;
+}
+
 /* One line: its stack, and the weights of every sample with that stack summed. */
 struct folded_line {
 	int64_t weight;

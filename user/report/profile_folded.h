@@ -23,6 +23,8 @@ enum folded_weight {
 /* The weight named name (outstanding, peak, allocated, calls): 0, or -EINVAL. */
 int folded_weight_parse(const char *name, enum folded_weight *out);
 const char *folded_weight_name(enum folded_weight w);
+/* The profile's figure a weight counts. */
+enum profile_value folded_weight_value(enum folded_weight w);
 
 /*
  * Write every stack of p whose weight is not 0. 0, or -ENODATA when p lacks the figure the

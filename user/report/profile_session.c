@@ -37,6 +37,29 @@ static void site_figures(const struct owner *o, const struct owner_site *site,
 	 PROFILE_VALUE(PROFILE_INUSE_BLOCKS) | PROFILE_VALUE(PROFILE_INUSE_BYTES) |           \
 	 PROFILE_VALUE(PROFILE_PEAK_BLOCKS) | PROFILE_VALUE(PROFILE_PEAK_BYTES))
 
+int profile_add_target(struct heap_profile *p, const struct target *t)
+{
+	const struct owner *o = &t->owner;
+	struct profile_labels labels = { .pid = t->pid, .rank = t->mpi.rank };
+
+	if (t->stacks.detailed)
+		heap_profile__set_inline_known(p);
+	/* Site 0 gathers the calls whose stacks were not recorded: no frames. */
+	for (uint32_t site = 0; site < o->nr_sites; site++) {
+		const struct stack_record *rec = o->sites[site].record;
+		int64_t values[PROFILE_NR_VALUES];
+
+		site_figures(o, &o->sites[site], values);
+		if (!values[PROFILE_ALLOC_BLOCKS] && !values[PROFILE_INUSE_BLOCKS] &&
+		    !values[PROFILE_PEAK_BLOCKS])
+			continue; /* a free's stack, or nothing unrecorded */
+		if (heap_profile__add(p, &labels, rec ? rec->frames : NULL, rec ? rec->nr : 0,
+				      values, OWNER_FIGURES))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int profile_from_session(struct session *s, struct heap_profile *p)
 {
 	struct target **targets;
@@ -46,25 +69,8 @@ int profile_from_session(struct session *s, struct heap_profile *p)
 	clock_gettime(CLOCK_REALTIME, &wall);
 	heap_profile__set_time(p, wall.tv_sec + wall.tv_nsec / 1e9, 0);
 	for (size_t i = 0; i < n; i++) {
-		const struct owner *o = &targets[i]->owner;
-		struct profile_labels labels = { .pid = targets[i]->pid,
-						 .rank = targets[i]->mpi.rank };
-
-		if (targets[i]->stacks.detailed)
-			heap_profile__set_inline_known(p);
-		/* Site 0 gathers the calls whose stacks were not recorded: no frames. */
-		for (uint32_t site = 0; site < o->nr_sites; site++) {
-			const struct stack_record *rec = o->sites[site].record;
-			int64_t values[PROFILE_NR_VALUES];
-
-			site_figures(o, &o->sites[site], values);
-			if (!values[PROFILE_ALLOC_BLOCKS] && !values[PROFILE_INUSE_BLOCKS] &&
-			    !values[PROFILE_PEAK_BLOCKS])
-				continue; /* a free's stack, or nothing unrecorded */
-			if (heap_profile__add(p, &labels, rec ? rec->frames : NULL, rec ? rec->nr : 0,
-					      values, OWNER_FIGURES))
-				return -ENOMEM;
-		}
+		if (profile_add_target(p, targets[i]))
+			return -ENOMEM;
 	}
 	return add_build_ids(s, p);
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* A live session's allocation stacks and their owner figures as a heap profile. */
+/*
+ * The allocation stacks and owner figures of processes (struct target: a live session's,
+ * or a stored run's as run_view.h rebuilds them) as a heap profile.
+ */
 #ifndef HEAPTAP_PROFILE_SESSION_H
 #define HEAPTAP_PROFILE_SESSION_H
 
@@ -11,5 +14,7 @@
  * build ids of the files they run in. 0 or -ENOMEM.
  */
 int profile_from_session(struct session *s, struct heap_profile *p);
+/* One process's sites into p, labeled with its pid and rank. 0 or -ENOMEM. */
+int profile_add_target(struct heap_profile *p, const struct target *t);
 
 #endif
