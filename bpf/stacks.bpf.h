@@ -22,7 +22,7 @@ struct {
 	__uint(max_entries, 1 << 17);
 	__type(key, __u64);
 	__type(value, struct ht_stack);
-} stacks SEC(".maps");
+} stacks SEC(".maps") __weak; /* shared with custom_alloc.bpf.c */
 
 /* Ids tried per stack before it goes inline. */
 #define STACK_PROBES 4
@@ -31,7 +31,7 @@ struct {
  * Bits of the hash kept in an id. Always 64, except in the test that makes every stack
  * collide (HEAPTAP_STACK_HASH_BITS) to show that collisions never merge stacks.
  */
-const volatile __u32 stack_hash_bits = 64;
+const volatile __u32 stack_hash_bits __weak = 64;
 
 static __always_inline __u64 stack_hash(const struct ht_stack *st)
 {

@@ -21,7 +21,7 @@ struct {
 	__uint(max_entries, 1 << 20);
 	__type(key, __u32);
 	__type(value, struct ht_unwind_row);
-} unwind_rows SEC(".maps");
+} unwind_rows SEC(".maps") __weak;
 
 /* pid -> its executable mappings and their files' rows. */
 struct {
@@ -30,7 +30,7 @@ struct {
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, struct ht_process_mappings);
-} unwind_processes SEC(".maps");
+} unwind_processes SEC(".maps") __weak;
 
 /* Binary-search bounds: 2^10 > HT_MAX_MAPPINGS, 2^24 rows is more than any row map. */
 #define MAPPING_SEARCH_STEPS 10

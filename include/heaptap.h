@@ -195,4 +195,41 @@ struct ht_losses {
 	__u64 holds_skipped; /* not stopped (heaptap slow or gone): stacks may be cut */
 };
 
+/*
+ * Allocator APIs beyond the malloc family (--allocator): one call of a described entry
+ * point, sent when its outermost invocation returns (a free-like one: at its entry). A
+ * per-thread depth of its own keeps the API's inner calls to itself silent, not the
+ * malloc family's calls it makes (a pool on top of malloc shows in both).
+ */
+#define HT_EV_CUSTOM_CALL 16
+#define HT_CUSTOM_ARGS 6
+
+/*
+ * Its probes' cookie: the entry point (userspace's index) in bits 0-15, the argument
+ * (1-based, 0: none) through which it hands out its block (posix_memalign-like) in bits
+ * 16-19, bit 20 when it reports at its entry; the probe's distance past the entry above.
+ */
+#define HT_CUSTOM_COOKIE(entry, out_arg, at_entry, skip)                                     \
+	((__u64)(skip) << 32 | (__u32)(at_entry) << 20 | (__u32)(out_arg) << 16 | (__u32)(entry))
+#define HT_CUSTOM_COOKIE_ENTRY(cookie) ((__u32)(cookie)&0xffff)
+#define HT_CUSTOM_COOKIE_OUT_ARG(cookie) (((__u32)(cookie) >> 16) & 0xf)
+#define HT_CUSTOM_COOKIE_AT_ENTRY(cookie) (((__u32)(cookie) >> 20) & 1)
+
+struct ht_custom_event {
+	__u32 type;		    /* HT_EV_CUSTOM_CALL */
+	__u32 entry;		    /* HT_CUSTOM_COOKIE_ENTRY of its probe */
+	__u32 pid;
+	__u32 tid;
+	__u64 args[HT_CUSTOM_ARGS]; /* at entry */
+	__u64 ret;		    /* at return (at-entry kinds: 0) */
+	__u64 out_ptr;		    /* *args[out_arg - 1] at return, when it has one */
+	__u32 flags;		    /* HT_F_* */
+	__u32 pad;
+	__u64 stack_id;
+	char comm[HT_COMM_LEN];
+	struct ht_stack stack; /* as in ht_call_event */
+};
+
+#define HT_CUSTOM_EVENT_HEADER_SIZE 112
+
 #endif /* HEAPTAP_H */

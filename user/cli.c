@@ -336,5 +336,8 @@ void cli_free(struct options *opts)
 	opts->nr_pids = 0;
 	free(opts->inputs);
 	opts->inputs = NULL;
+	free(opts->allocators);
+	opts->allocators = NULL;
+	opts->nr_allocators = 0;
 	opts->nr_inputs = 0;
 }

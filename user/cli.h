@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "alloc_spec.h"
 #include "attribution.h"
 #include "budget.h"
 #include "profile_folded.h"
@@ -74,6 +75,8 @@ struct options {
 	long run_id;		   /* report, top: --run; 0 = the newest */
 	bool list_runs;		   /* report --list */
 	uint64_t live_blocks;	   /* --live-blocks: per process (0: the default) */
+	struct alloc_spec *allocators; /* --allocator, in order */
+	size_t nr_allocators;
 	unsigned site_depth;	   /* --site-depth: frames per allocation site shown */
 	/* The heap profile exports (cli_exports.c). */
 	const char *pprof_path;	   /* run, attach, report: --pprof */

@@ -32,6 +32,7 @@ const struct argp_option cli_agent_options[] = {
 	{ "metrics", OPT_METRICS, "ADDR:PORT", 0, "also serve the traced processes' figures "
 						  "at http://ADDR:PORT/metrics (Prometheus)" },
 	OPTION_LIVE_BLOCKS,
+	OPTION_ALLOCATOR,
 	{},
 };
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* The subcommands' options, their parser, and each subcommand's check of the whole. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli_table.h"
+#include "custom_allocs.h"
 
 /* The kernel's PID_MAX_LIMIT on 64-bit: no PID is larger. */
 #define PID_LIMIT (1 << 22)
@@ -46,6 +48,7 @@
 /* The owner figures in the end-of-run reports: their samples, and their stacks' length. */
 #define OPTION_OWNER                                                                          \
 	OPTION_LIVE_BLOCKS,                                                                   \
+	OPTION_ALLOCATOR,                                                                     \
 	{ "interval", 'i', "SECONDS", 0, "sample each allocation site's outstanding bytes every " \
 					 "SECONDS, to tell likely leaks (default 1)" },         \
 	{ "site-depth", OPT_SITE_DEPTH, "N", 0, "frames shown per allocation site in the text "   \
@@ -109,6 +112,7 @@ static const struct argp_option top_options[] = {
 	OPTION_UNWIND,
 	OPTION_BUDGETS,
 	OPTION_LIVE_BLOCKS,
+	OPTION_ALLOCATOR,
 	CLI_TOP_CLUSTER_OPTIONS,
 	{},
 };
@@ -343,6 +347,32 @@ static int parse_budget(const struct cli_state *c, const char *opt, const char *
 	return 0;
 }
 
+/* --allocator NAME|FILE: read now, so that a bad spec stops heaptap before it traces. */
+static int parse_allocator(struct cli_state *c, const char *arg)
+{
+	struct options *o = c->opts;
+	struct alloc_spec *more;
+	char err[512];
+
+	if (o->nr_allocators >= CUSTOM_ALLOCS_MAX)
+		return cli_usage_error(c->sub, "at most %d --allocator options", CUSTOM_ALLOCS_MAX);
+	more = realloc(o->allocators, (o->nr_allocators + 1) * sizeof(*more));
+	if (!more)
+		return ENOMEM;
+	o->allocators = more;
+	if (alloc_spec__load(arg, &o->allocators[o->nr_allocators], err, sizeof(err))) {
+		fprintf(stderr, "heaptap: %s\n", err);
+		return EINVAL;
+	}
+	for (size_t i = 0; i < o->nr_allocators; i++) {
+		if (!strcmp(o->allocators[i].name, o->allocators[o->nr_allocators].name))
+			return cli_usage_error(c->sub, "two --allocator options named %s",
+					       o->allocators[i].name);
+	}
+	o->nr_allocators++;
+	return 0;
+}
+
 error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 {
 	struct cli_state *c = state->input;
@@ -420,6 +450,8 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 			return cli_usage_error(c->sub, "--live-blocks wants a number of blocks (1 "
 					       "to 4294967296), not '%s'", arg);
 		return 0;
+	case OPT_ALLOCATOR:
+		return parse_allocator(c, arg);
 	case OPT_SITE_DEPTH:
 		errno = 0;
 		o->site_depth = strtoul(arg, &end, 10);

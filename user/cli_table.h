@@ -44,7 +44,15 @@ enum {
 	OPT_FOLDED,
 	OPT_FOLDED_WEIGHT,
 	OPT_RANK,
+	OPT_ALLOCATOR,
 };
+
+/* Allocator APIs beyond the malloc family (alloc_spec.h). */
+#define OPTION_ALLOCATOR                                                                     \
+	{ "allocator", OPT_ALLOCATOR, "NAME|FILE", 0, "also trace this allocator API: tbb "   \
+						      "(scalable_*), or a spec FILE of "      \
+						      "'FUNCTION KIND ROLE=argN' lines; "     \
+						      "repeatable" }
 
 /* Who holds the memory (owner.h): its table's limit; -i, its samples. */
 #define OPTION_LIVE_BLOCKS                                                                   \

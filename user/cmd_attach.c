@@ -75,6 +75,10 @@ int attach_all(struct session *s, const pid_t *pids, size_t nr)
 		else if (err)
 			return attach_error(pids[i], err);
 	}
+	if (session__problem(s)) {
+		log_error("%s", session__problem(s));
+		return EXIT_USAGE;
+	}
 	for (size_t i = 0; i < nr; i++) {
 		if (session__knows(s, pids[i]))
 			log_info("attached to PID %d", pids[i]);
@@ -132,6 +136,12 @@ int cmd_attach(const struct options *opts)
 			log_error("reading events failed: %s", strerror(-err));
 			status = EXIT_FAILURE_INTERNAL;
 			break;
+		}
+		if (session__problem(s)) {
+			log_error("%s", session__problem(s));
+			session__stop(s);
+			status = EXIT_USAGE;
+			goto cleanup;
 		}
 		/* A target may be gone without an exit event reaching us (a lost event). */
 		for (size_t i = 0; i < opts->nr_pids; i++) {

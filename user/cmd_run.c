@@ -200,6 +200,13 @@ int cmd_run(const struct options *opts)
 		err = session__poll(s, 50 /* ms */);
 		if (err)
 			log_error("reading events failed: %s", strerror(-err));
+		if (session__problem(s)) {
+			/* The command runs on, untraced: heaptap never harms it. */
+			log_error("%s", session__problem(s));
+			session__stop(s);
+			status = EXIT_USAGE;
+			goto cleanup;
+		}
 		if (waitpid(pid, &wstatus, WNOHANG) == pid)
 			break;
 	}

@@ -25,6 +25,8 @@ int open_session(const struct options *opts, struct session **s)
 		.symbol_budget = opts->symbol_budget,
 		.live_blocks = opts->live_blocks,
 		.sample_interval = opts->interval,
+		.allocators = opts->allocators,
+		.nr_allocators = opts->nr_allocators,
 	};
 	int err = session__new(&so, s);
 

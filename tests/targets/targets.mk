@@ -13,6 +13,8 @@ TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/m
 	$(TARGET_DIR)/checksum_loop $(TARGET_DIR)/gtchild $(TARGET_DIR)/spawner \
 	$(TARGET_DIR)/busy_threads $(TARGET_DIR)/mpi_tree $(TARGET_DIR)/mpi_workers $(TARGET_DIR)/env_rank
 TEST_TARGETS += $(TARGET_DIR)/export_sites
+TEST_TARGETS += $(TARGET_DIR)/libcpool.so $(TARGET_DIR)/pool_user $(TARGET_DIR)/cpool.spec \
+	$(TARGET_DIR)/tbb_user
 DEMO_TARGET := $(TARGET_DIR)/demo
 
 $(TARGET_DIR):
@@ -197,3 +199,20 @@ $(TARGET_DIR)/owner_truth: tests/targets/owner_truth.c | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O1 -g -D_GNU_SOURCE -Wall -Wextra -Werror -fomit-frame-pointer \
 		-fno-optimize-sibling-calls $< -pthread -o $@
+# Allocator APIs beyond the malloc family (--allocator): a pool on top of malloc with a
+# brk-like global heap, described by cpool.spec; and TBB's scalable API, called directly.
+$(TARGET_DIR)/libcpool.so: tests/targets/cpool.c tests/targets/cpool.h | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -fPIC -shared $< -o $@
+
+$(TARGET_DIR)/cpool.spec: tests/targets/cpool.spec | $(TARGET_DIR)
+	$(Q)cp $< $@
+
+$(TARGET_DIR)/pool_user: tests/targets/pool_user.c tests/targets/api_truth.h $(TARGET_DIR)/libcpool.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -lcpool $(TARGET_RPATH) \
+		-pthread -o $@
+
+$(TARGET_DIR)/tbb_user: tests/targets/tbb_user.c tests/targets/api_truth.h | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< -l:libtbbmalloc.so.2 -pthread -o $@

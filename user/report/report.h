@@ -42,6 +42,11 @@ json_object *report_frame_json(const struct stack_frame *fr, bool detailed);
 void report_owner_json(json_object *p, const struct target *t);
 void report_owner_text(FILE *out, const struct target *t);
 void report_owner_set_depth(unsigned frames_per_site);
+/* report_allocators.c: processes[].allocators, and a text section per --allocator API. */
+json_object *report_allocators_json(const struct target *t);
+void report_allocators_text(FILE *out, const struct target *t);
+/* Every block's usable size was known: glibc's headers, or the allocator's classes. */
+bool report_usable_known(const struct target *t);
 
 /* The balance's fields (BAL in the schema) added to o. */
 void report_json_balance(json_object *o, const struct balance *b);

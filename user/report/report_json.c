@@ -57,7 +57,8 @@ static json_object *process_json(const struct target *t, const struct process_fa
 	json_object_object_add(p, "unsupported_unwinds",
 			       json_object_new_uint64(t->unsupported_unwinds));
 	json_object_object_add(p, "allocator", t->probed ? json_object_new_string(t->alloc.path) : NULL);
-	json_object_object_add(p, "usable_known", json_object_new_boolean(t->alloc.glibc));
+	json_object_object_add(p, "usable_known", json_object_new_boolean(report_usable_known(t)));
+	json_object_object_add(p, "allocators", report_allocators_json(t));
 	report_json_balance(total, &t->stats.total);
 	json_object_object_add(p, "total", total);
 

@@ -62,9 +62,10 @@ static void print_process(FILE *out, const struct target *t, const struct proces
 		fprintf(out, " (%" PRIu64 " cut at an unwind rule heaptap cannot follow)",
 			t->unsupported_unwinds);
 	fputc('\n', out);
-	if (!t->alloc.glibc && t->probed)
-		fprintf(out, "Allocator: %s (block sizes unknown: usable = requested)\n",
-			t->alloc.path);
+	if (!report_usable_known(t) && t->probed)
+		fprintf(out, "Allocator: %s (block sizes unknown: usable = requested for %" PRIu64
+			     " blocks)\n",
+			t->alloc.path, t->usable_unknown);
 	print_balance(out, "", &t->stats.total);
 
 	fprintf(out, "----- Statistics of individual thread memory usage -----\n");
@@ -86,6 +87,7 @@ static void print_process(FILE *out, const struct target *t, const struct proces
 		}
 	}
 	report_owner_text(out, t);
+	report_allocators_text(out, t);
 }
 
 static void print_budget(FILE *out, const char *what, const struct budget *b)

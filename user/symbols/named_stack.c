@@ -114,29 +114,36 @@ static int put_back_tail_call(struct named_stack *st, const struct stack_context
 
 /* Frame 0: the entry point the program called (free, not its alias cfree). */
 static int name_entry_point(struct named_stack *st, const struct stack_context *ctx,
-			    enum ht_func func, __u64 pc, struct function_at *fn)
+			    const char *name, uint64_t offset, __u64 pc, struct function_at *fn)
 {
 	const struct mapping *m = mapping_of(ctx, pc);
 	struct object_file *obj = m ? symcache__get_mapped(ctx->cache, ctx->pid, m) : NULL;
 	struct named_stack_frame *f;
 
-	*fn = (struct function_at){ .name = ht_func_names[func] };
+	*fn = (struct function_at){ .name = name };
 	if (!m)
 		return 0;
 	f = push(st, ctx, m, pc - m->start + m->offset);
 	f->in_allocator = true;
-	f->name.function = ht_func_names[func];
+	f->name.function = name;
 	/* Its raw symbol too is the name called, where the file defines it there. */
-	if (obj && object_file__offset_of(obj, ht_func_names[func]) == f->offset)
-		f->name.symbol = ht_func_names[func];
+	if (obj && object_file__offset_of(obj, name) == f->offset)
+		f->name.symbol = name;
 	else if (obj && obj->syms)
 		f->name.symbol = elfsyms__lookup(obj->syms, f->offset);
-	*fn = (struct function_at){ obj, m, ctx->alloc->offsets[func], true, ht_func_names[func] };
+	*fn = (struct function_at){ obj, m, offset, true, name };
 	return 0;
 }
 
 int named_stack__build(const struct stack_context *ctx, enum ht_func func, const __u64 *pcs,
 		       __u32 nr, struct named_stack *st)
+{
+	return named_stack__build_from(ctx, ht_func_names[func], ctx->alloc->offsets[func], pcs,
+				       nr, st);
+}
+
+int named_stack__build_from(const struct stack_context *ctx, const char *entry_name,
+			    uint64_t entry_offset, const __u64 *pcs, __u32 nr, struct named_stack *st)
 {
 	struct named_frame names[NAMING_MAX_CHAIN];
 	struct function_at inner;
@@ -147,7 +154,7 @@ int named_stack__build(const struct stack_context *ctx, enum ht_func func, const
 	st->valid = 1;
 	if (!nr)
 		return 0;
-	err = name_entry_point(st, ctx, func, pcs[0], &inner);
+	err = name_entry_point(st, ctx, entry_name, entry_offset, pcs[0], &inner);
 	if (err || !st->nr)
 		return err;
 	for (__u32 i = 1; i < nr; i++) {

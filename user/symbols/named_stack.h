@@ -58,5 +58,12 @@ struct named_stack {
  */
 int named_stack__build(const struct stack_context *ctx, enum ht_func func, const __u64 *pcs,
 		       __u32 nr, struct named_stack *out);
+/*
+ * ... of a call to another entry point (an --allocator API's): entry_name at entry_offset of
+ * ctx->alloc's file, which stands for that API's object.
+ */
+int named_stack__build_from(const struct stack_context *ctx, const char *entry_name,
+			    uint64_t entry_offset, const __u64 *pcs, __u32 nr,
+			    struct named_stack *out);
 
 #endif

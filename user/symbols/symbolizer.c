@@ -283,21 +283,29 @@ static struct stack_record *record_stack(struct symbolizer *s, const struct name
 	return stack_records__intern(s->records, described, st->nr, complete);
 }
 
-/* Resolve a stack. *cut: a frame lay in no mapping (a later mapping may name it). */
-static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64 *pcs,
-			    __u32 nr, struct resolved_call *out, bool *cut)
+/*
+ * Resolve a stack: of a call to func, or with entry (not NULL) to another API's entry point.
+ * *cut: a frame lay in no mapping (a later mapping may name it).
+ */
+static int resolve_uncached(struct symbolizer *s, enum ht_func func,
+			    const struct symbolizer_entry *entry, const __u64 *pcs, __u32 nr,
+			    struct resolved_call *out, bool *cut)
 {
-	struct stack_context ctx = { s->pid, s->cache, &s->maps, s->alloc, s->exe_dev,
-				     s->exe_inode };
+	const struct allocator *api = entry ? entry->object : s->alloc;
+	struct stack_context ctx = { s->pid, s->cache, &s->maps, api, s->exe_dev, s->exe_inode };
 	struct frame frames[NAMED_STACK_MAX];
 	struct named_stack *st = s->scratch;
 	struct attribution a;
 	int err;
 
 	*cut = false;
-	if (nr >= 2 && has_aliases(s->alloc, func))
-		func = told_apart(s, func, pcs[1]);
-	err = named_stack__build(&ctx, func, pcs, nr, st);
+	if (entry) {
+		err = named_stack__build_from(&ctx, entry->name, entry->offset, pcs, nr, st);
+	} else {
+		if (nr >= 2 && has_aliases(s->alloc, func))
+			func = told_apart(s, func, pcs[1]);
+		err = named_stack__build(&ctx, func, pcs, nr, st);
+	}
 	if (err)
 		return err;
 	*cut = st->cut;
@@ -314,29 +322,32 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func, const __u64
 	}
 	*out = (struct resolved_call){ .func = func, .end_dev = st->end_dev,
 				       .end_inode = st->end_inode };
-	out->internal = st->valid >= 2 &&
+	out->internal = !entry && st->valid >= 2 &&
 			is_allocator_housekeeping(s, func, st->caller_symbol, pcs[1]);
 	a = st->nr ? attribute(frames, st->nr, s->rule) : (struct attribution){};
 	out->complete = a.complete;
 	if (a.frame == 0) {
 		/* The program called the allocator: under the entry rule, one group for it. */
-		out->library = strpool__intern(&s->names, s->alloc->path);
-		out->function = strpool__intern(&s->names, s->rule == ATTRIBUTE_ENTRY ?
-								   NAMING_PROGRAM :
-								   ht_func_names[func]);
+		out->library = strpool__intern(&s->names, api->path);
+		out->function = strpool__intern(&s->names,
+						s->rule == ATTRIBUTE_ENTRY ? NAMING_PROGRAM :
+						entry			   ? entry->name :
+									     ht_func_names[func]);
 	} else {
 		out->library = strpool__intern(&s->names, frames[a.frame].object);
 		out->function = strpool__intern(&s->names, frames[a.frame].symbol);
 	}
 	if (!out->library || !out->function)
 		return -ENOMEM;
-	if (s->records && !out->internal && !(out->record = record_stack(s, st, a.complete)))
+	/* Recorded stacks are the malloc family's allocation sites. */
+	if (s->records && !entry && !out->internal &&
+	    !(out->record = record_stack(s, st, a.complete)))
 		return -ENOMEM;
 	return 0;
 }
 
 /* Keep call as the answer for this stack: by its id, or by its frames without one. */
-static int remember(struct symbolizer *s, enum ht_func func, __u64 stack_id, const __u64 *frames,
+static int remember(struct symbolizer *s, __u64 func, __u64 stack_id, const __u64 *frames,
 		    __u32 nr_frames, const struct resolved_call *call, bool cut)
 {
 	struct cached_stack *c = calloc(1, sizeof(*c));
@@ -382,14 +393,15 @@ bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 	return c != NULL;
 }
 
-int symbolizer__resolve(struct symbolizer *s, enum ht_func func, __u64 stack_id,
-			const __u64 *frames, __u32 nr_frames, struct resolved_call *out)
+/* func: the cache's key for the entry point, HT_NR_FUNCS + entry->key for another API's. */
+static int resolve(struct symbolizer *s, __u64 func, const struct symbolizer_entry *entry,
+		   __u64 stack_id, const __u64 *frames, __u32 nr_frames, struct resolved_call *out)
 {
 	struct cached_stack *c = NULL;
 	bool cut;
 	int err;
 
-	if (nr_frames > HT_MAX_FRAMES || func >= HT_NR_FUNCS)
+	if (nr_frames > HT_MAX_FRAMES)
 		return -EINVAL;
 	if (!stack_id) {
 		__u64 key[HT_MAX_FRAMES + 1];
@@ -406,6 +418,26 @@ int symbolizer__resolve(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 	/* A new stack may run through an object mapped since the last look. */
 	if (s->maps_stale)
 		read_maps(s);
-	err = resolve_uncached(s, func, frames, nr_frames, out, &cut);
+	err = resolve_uncached(s, entry ? HT_MALLOC : (enum ht_func)func, entry, frames, nr_frames,
+			       out, &cut);
 	return err ? err : remember(s, func, stack_id, frames, nr_frames, out, cut);
+}
+
+int symbolizer__resolve(struct symbolizer *s, enum ht_func func, __u64 stack_id,
+			const __u64 *frames, __u32 nr_frames, struct resolved_call *out)
+{
+	if (func >= HT_NR_FUNCS)
+		return -EINVAL;
+	return resolve(s, func, NULL, stack_id, frames, nr_frames, out);
+}
+
+int symbolizer__resolve_entry(struct symbolizer *s, const struct symbolizer_entry *entry,
+			      __u64 stack_id, const __u64 *frames, __u32 nr_frames,
+			      struct resolved_call *out)
+{
+	__u64 key = HT_NR_FUNCS + (__u64)entry->key;
+
+	if (stack_id && symbolizer__cached(s, key, stack_id, out))
+		return 0;
+	return resolve(s, key, entry, stack_id, frames, nr_frames, out);
 }

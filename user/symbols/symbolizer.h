@@ -59,4 +59,17 @@ bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 int symbolizer__resolve(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 			const __u64 *frames, __u32 nr_frames, struct resolved_call *out);
 
+/* An entry point of another allocator API (--allocator), as a call's frame 0. */
+struct symbolizer_entry {
+	const char *name;
+	uint64_t offset;		 /* in object's file */
+	const struct allocator *object; /* the file that defines it: path, dev, inode */
+	uint32_t key;			 /* one per entry point, for the cache */
+};
+
+/* symbolizer__resolve for a call to entry; its answers are cached too (never recorded). */
+int symbolizer__resolve_entry(struct symbolizer *s, const struct symbolizer_entry *entry,
+			      __u64 stack_id, const __u64 *frames, __u32 nr_frames,
+			      struct resolved_call *out);
+
 #endif

@@ -71,6 +71,26 @@ static int probe_allocator(struct session *s, struct target *t, const struct pro
 }
 
 /*
+ * Probe the --allocator APIs' functions in the objects maps has (once the malloc family is
+ * probed, the program's start-up objects are all mapped). A function none defines then
+ * stops the session: the spec does not fit the program.
+ */
+static void probe_custom(struct session *s, struct target *t, const struct procmaps *maps)
+{
+	char problem[sizeof(s->problem)];
+	int err;
+
+	if (!s->nr_allocators || !t->probed)
+		return;
+	err = custom_allocs__probe(s, t, maps, problem, sizeof(problem));
+	if (err == -ENOENT && !s->problem[0])
+		snprintf(s->problem, sizeof(s->problem), "%s", problem);
+	else if (err)
+		log_error("pid %d: cannot probe its --allocator functions: %s", t->pid,
+			  strerror(-err));
+}
+
+/*
  * Give the target's code its unwind tables: at attach, and each time the loader maps
  * objects, before the process runs on (it is held at loader events). Without a table a
  * frame is walked by frame pointers, so a failure here costs stack quality, not events.
@@ -147,6 +167,7 @@ int session__attach(struct session *s, pid_t pid)
 	err = probe_allocator(s, t, &maps);
 	if (err)
 		goto forget;
+	probe_custom(s, t, &maps);
 	/* Later dlopen()s: the loader tells us, and the symbolizer rereads the maps. */
 	loader = loader_of(s, pid, &maps);
 	if (loader)
@@ -385,6 +406,7 @@ void handle_hold_early(struct session *s, const struct ht_libs_event *ev)
 	give_tables(s, t, &maps);
 	if (!t->probed)
 		err = probe_allocator(s, t, &maps);
+	probe_custom(s, t, &maps);
 	if ((err && err != -ENOENT) || held_maps__push(&t->held_maps, ev->hold_since, &maps))
 		goto cleanup;
 	if (t->held && t->probed && t->symbolizer)
@@ -418,6 +440,7 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 		give_tables(s, t, &maps);
 		if (!t->probed)
 			err = probe_allocator(s, t, &maps);
+		probe_custom(s, t, &maps);
 	}
 	if (err && err != -ENOENT) { /* ENOENT: libc is not mapped yet */
 		char reason[128];

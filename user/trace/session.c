@@ -45,6 +45,16 @@ int session__new(const struct session_opts *opts, struct session **out)
 	s->sample_interval = opts->sample_interval > 0 ? opts->sample_interval : 1.0;
 	s->clock = monotonic_ns() / 1e9;
 	s->next_sample = s->clock + s->sample_interval;
+	if (opts->nr_allocators) {
+		s->allocators = calloc(opts->nr_allocators, sizeof(*s->allocators));
+		if (!s->allocators) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		memcpy(s->allocators, opts->allocators,
+		       opts->nr_allocators * sizeof(*s->allocators));
+		s->nr_allocators = opts->nr_allocators;
+	}
 	s->cache = symcache__new();
 	if (!s->cache) {
 		err = -ENOMEM;
@@ -84,6 +94,7 @@ static void free_target(struct target *t)
 	held_maps__clear(&t->held_maps);
 	accountant__clear(&t->stats);
 	owner__clear(&t->owner);
+	custom_allocs__free(t->custom);
 	stack_records__clear(&t->stacks);
 	calltree__clear(&t->tree);
 	stack_ids__clear(&t->stack_ids);
@@ -115,7 +126,13 @@ void session__free(struct session *s)
 	symcache__free(s->cache);
 	unwind_maps__free(s->unwind);
 	free(s->sorted);
+	free(s->allocators);
 	free(s);
+}
+
+const char *session__problem(const struct session *s)
+{
+	return s->problem[0] ? s->problem : NULL;
 }
 
 struct target *new_target(struct session *s, pid_t pid)
@@ -237,6 +254,24 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 		t->lost_events++;
 }
 
+static void on_custom_call(struct session *s, const struct ht_custom_event *ev, size_t size)
+{
+	struct target *t;
+
+	if (size < HT_CUSTOM_EVENT_HEADER_SIZE || !(t = target_of(s, ev->pid)))
+		return;
+	/* Its frames follow when it has no id, or a new one. */
+	if ((!ev->stack_id || (ev->flags & HT_F_STACK_NEW)) &&
+	    (size < HT_CUSTOM_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE ||
+	     ev->stack.nr > HT_MAX_FRAMES ||
+	     size < HT_CUSTOM_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE +
+			    ev->stack.nr * sizeof(__u64))) {
+		t->lost_events++;
+		return;
+	}
+	custom_allocs__on_call(s, t, ev);
+}
+
 static int on_event(void *ctx, const void *data, size_t size)
 {
 	struct session *s = ctx;
@@ -261,6 +296,9 @@ static int on_event(void *ctx, const void *data, size_t size)
 			return 0;
 		}
 		on_call(s, call);
+		break;
+	case HT_EV_CUSTOM_CALL:
+		on_custom_call(s, data, size);
 		break;
 	case HT_EV_LIBS_CHANGED:
 		if (size >= sizeof(struct ht_libs_event))

@@ -16,6 +16,7 @@
 #include "heaptap_types.h"
 #include "held_maps.h"
 #include "allocator.h"
+#include "alloc_spec.h"
 #include "attribution.h"
 #include "budget.h"
 #include "rank.h"
@@ -45,6 +46,8 @@ struct target {
 	struct stack_records stacks; /* every distinct stack: the tree's, and --stacks */
 	struct calltree tree;
 	struct owner owner;  /* who holds its memory: live blocks by allocation site */
+	struct custom_allocs *custom; /* --allocator APIs' accounts (custom_allocs.h) */
+	uint64_t usable_unknown; /* blocks whose usable size the allocator's classes cannot tell */
 	double owner_since;  /* when its blocks began to be tracked (session clock) */
 	uint64_t incomplete_stacks;
 	uint64_t unsupported_unwinds; /* of those, cut at an unwind rule heaptap cannot follow */
@@ -77,10 +80,17 @@ struct session_opts {
 	struct budget_limits symbol_budget; /* bytes of symbols and call sites */
 	size_t live_blocks;  /* live blocks kept per process (--live-blocks; 0: the default) */
 	double sample_interval; /* seconds between samples of outstanding bytes (-i) */
+	const struct alloc_spec *allocators; /* --allocator APIs (alloc_spec.h), copied */
+	size_t nr_allocators;
 };
 
 /* 0 or -errno; -EPERM means heaptap lacks the privileges to load BPF. */
 int session__new(const struct session_opts *opts, struct session **out);
+/*
+ * Why the session cannot go on, as one line (a spec names a function no object of a
+ * traced process defines), or NULL. The command stops and exits with status 2.
+ */
+const char *session__problem(const struct session *s);
 void session__free(struct session *s);
 
 /*

@@ -7,6 +7,7 @@
 #include "session.h"
 #include "symcache.h"
 #include "tracer.h"
+#include "custom_allocs.h"
 #include "unwind_maps.h"
 
 struct session {
@@ -23,6 +24,9 @@ struct session {
 	struct untraced *untraced;
 	struct dead_ids dead_ids;   /* stack ids of ended programs, not yet deleted */
 	struct target **sorted;
+	struct alloc_spec *allocators; /* --allocator APIs */
+	size_t nr_allocators;
+	char problem[512]; /* what made the session unable to go on (session__problem) */
 	uint64_t events; /* delivered, of every kind */
 	uint64_t serials;
 	size_t live_blocks_limit; /* per process (--live-blocks) */

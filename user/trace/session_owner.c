@@ -20,22 +20,42 @@ static uint64_t alignment_of(const struct ht_call_event *ev, enum ht_func func)
 	}
 }
 
+/*
+ * Usable bytes of the block a call returned under an allocator without readable headers:
+ * from its size classes, or requested where they cannot tell (counted).
+ */
+static uint64_t usable_from_classes(struct target *t, const struct ht_call_event *ev,
+				    enum ht_func func, const struct movement *moved,
+				    const struct live_block *resized)
+{
+	uint64_t align = alignment_of(ev, func);
+
+	/* Resized in place: some allocators keep the block's class. */
+	if (resized)
+		return allocator__realloc_usable(&t->alloc, moved->requested, resized->usable,
+						 true);
+	if (allocator__usable_known(&t->alloc, func, moved->requested, align))
+		return allocator__usable(&t->alloc, func, moved->requested, align);
+	t->usable_unknown++;
+	return moved->requested;
+}
+
 void track_owner(struct session *s, struct target *t, const struct ht_call_event *ev,
 		 enum ht_func func, struct stack_record *site, struct movement *moved)
 {
-	bool glibc = t->alloc.glibc;
+	bool glibc = t->alloc.glibc, taken = false;
 	struct live_block old;
 
 	if (!t->owner.live)
 		return; /* no memory for its table when it was found */
 	if (moved->released &&
-	    owner__released(&t->owner, moved->released, ev->freed_usable, glibc, &old) &&
+	    (taken = owner__released(&t->owner, moved->released, ev->freed_usable, glibc, &old)) &&
 	    !glibc)
 		moved->delta -= (int64_t)old.usable; /* its size is only known from the table */
 	if (moved->returned) {
+		bool in_place = taken && moved->returned == moved->released;
 		uint64_t usable = glibc ? ev->alloc_usable :
-				  allocator__usable(&t->alloc, func, moved->requested,
-						    alignment_of(ev, func));
+				  usable_from_classes(t, ev, func, moved, in_place ? &old : NULL);
 
 		if (!glibc)
 			moved->delta += (int64_t)(usable - moved->requested);

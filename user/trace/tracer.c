@@ -33,6 +33,7 @@ struct probed_file {
 struct target_links {
 	pid_t pid;
 	struct probed_file allocator, loader;
+	struct probed_file custom[TRACER_MAX_CUSTOM_FILES]; /* --allocator APIs' files */
 	UT_hash_handle hh;
 };
 
@@ -167,6 +168,8 @@ int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
 	bpf_program__set_expected_attach_type(t->skel->progs.alloc_entry, HT_ATTACH_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(t->skel->progs.alloc_return, HT_ATTACH_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(t->skel->progs.loader_changed, HT_ATTACH_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(t->skel->progs.custom_entry, HT_ATTACH_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(t->skel->progs.custom_return, HT_ATTACH_UPROBE_MULTI);
 	err = heaptap_bpf__load(t->skel);
 	if (err)
 		goto cleanup;
@@ -236,6 +239,8 @@ static struct target_links *links_of(struct tracer *t, pid_t pid)
 	tl->pid = pid;
 	tl->allocator.fds[0] = tl->allocator.fds[1] = -1;
 	tl->loader.fds[0] = tl->loader.fds[1] = -1;
+	for (int i = 0; i < TRACER_MAX_CUSTOM_FILES; i++)
+		tl->custom[i].fds[0] = tl->custom[i].fds[1] = -1;
 	HASH_ADD_INT(t->targets, pid, tl);
 	return tl;
 }
@@ -396,6 +401,51 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	return 0;
 }
 
+int tracer__attach_custom(struct tracer *t, pid_t pid, const char *path, uint64_t dev,
+			  uint64_t inode, const uint64_t *offsets, const uint64_t *cookies, size_t nr)
+{
+	struct target_links *tl = links_of(t, pid);
+	uint64_t returns[nr ? nr : 1], return_cookies[nr ? nr : 1];
+	struct probed_file *f = NULL;
+	size_t nr_returns = 0;
+	int fd;
+
+	if (!tl)
+		return -ENOMEM;
+	for (int i = 0; i < TRACER_MAX_CUSTOM_FILES; i++) {
+		struct probed_file *c = &tl->custom[i];
+
+		if (c->fds[0] >= 0 && c->dev == dev && c->inode == inode)
+			return 0;
+		if (c->fds[0] < 0 && !f)
+			f = c;
+	}
+	if (!f)
+		return -E2BIG;
+	probed_already(t, f, dev, inode, 0);
+	for (size_t i = 0; i < nr; i++) {
+		if (HT_CUSTOM_COOKIE_AT_ENTRY(cookies[i]))
+			continue;
+		returns[nr_returns] = offsets[i];
+		return_cookies[nr_returns++] = cookies[i];
+	}
+	/* Returns first, as for the malloc family. */
+	if (nr_returns) {
+		fd = attach(pid, t->skel->progs.custom_return, true, path, returns,
+			    return_cookies, nr_returns);
+		if (fd < 0)
+			return fd;
+		f->fds[1] = fd;
+	}
+	fd = attach(pid, t->skel->progs.custom_entry, false, path, offsets, cookies, nr);
+	if (fd < 0) {
+		unprobe(t, f);
+		return fd;
+	}
+	f->fds[0] = fd;
+	return 0;
+}
+
 void tracer__follow_launchers(struct tracer *t)
 {
 	t->skel->bss->follow_launchers = true;
@@ -415,6 +465,8 @@ void tracer__detach(struct tracer *t, pid_t pid)
 		return;
 	unprobe(t, &tl->allocator);
 	unprobe(t, &tl->loader);
+	for (int i = 0; i < TRACER_MAX_CUSTOM_FILES; i++)
+		unprobe(t, &tl->custom[i]);
 	HASH_DEL(t->targets, tl);
 	free(tl);
 }

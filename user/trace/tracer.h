@@ -58,6 +58,15 @@ struct tracer_holds tracer__holds(const struct tracer *t);
 int tracer__attach_loader(struct tracer *t, pid_t pid, const char *path, uint64_t offset);
 /* Probe every entry point of the allocator in pid, once per distinct address. */
 int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator *alloc);
+/* Files of --allocator APIs probed per process, at most. */
+#define TRACER_MAX_CUSTOM_FILES 8
+/*
+ * Probe offsets[0..nr) of the file at path (dev, inode) in pid for an --allocator API, each
+ * with its HT_CUSTOM_COOKIE. Once per file; 0 or -errno (-E2BIG: too many files).
+ */
+int tracer__attach_custom(struct tracer *t, pid_t pid, const char *path, uint64_t dev,
+			  uint64_t inode, const uint64_t *offsets, const uint64_t *cookies,
+			  size_t nr);
 /* Follow every MPI launcher that starts, from its exec (launchers are never stopped). */
 void tracer__follow_launchers(struct tracer *t);
 /* Stop reporting calls at once, before the (slow) removal of the probes. */
