@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * --allocator: allocator APIs beyond the malloc family, against the truth the programs
+ * record of their own calls (tests/targets/api_truth.h): TBB's scalable API called
+ * directly, and a pool on top of malloc with a brk-like global heap (cpool.spec). Bad specs
+ * stop heaptap with one line naming the file and line, and exit status 2.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "driver.h"
+
+TestSuite(allocators, .timeout = 120);
+
+static const char *const every_field[] = { "current", "min", "max", "requested", NULL };
+
+/* Run program under --allocator api; its report's process. */
+static json_object *traced(const char *api, const char *program, json_object **report,
+			   json_object **truth)
+{
+	char target[4096], json[256], truth_path[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "--allocator", (char *)api, "--json",
+			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
+			 "--", (char *)target_path(program, target, sizeof(target)), "--truth",
+			 (char *)scratch_file("truth.json", truth_path, sizeof(truth_path)), NULL };
+	json_object *process;
+
+	require_bpf();
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	*report = load_json(json);
+	*truth = load_json(truth_path);
+	process = json_object_array_get_idx(get(*report, "processes"), 0);
+	cr_assert(process != NULL);
+	cr_expect(eq(i64, json_object_get_int64(get(process, "lost_events")), 0));
+	return process;
+}
+
+/* The API's entry in allocators[]: its balance and each thread's, exactly as the truth. */
+static json_object *assert_api(json_object *process, json_object *truth, const char *name,
+			       const char *library_suffix)
+{
+	json_object *api = find_by_str(get(process, "allocators"), "allocator", name);
+	json_object *want_threads = get(truth, "threads");
+	const char *library;
+
+	cr_assert(api != NULL, "no allocators[] entry for %s", name);
+	library = json_object_get_string(get(api, "library"));
+	cr_assert(library && strstr(library, library_suffix), "%s's library: %s", name, library);
+	cr_expect(not(json_object_get_boolean(get(api, "usable_known"))));
+	assert_balance(api, get(truth, "total"), every_field, name);
+	cr_assert(eq(sz, json_object_array_length(want_threads), 2));
+	for (size_t i = 0; i < json_object_array_length(want_threads); i++) {
+		json_object *want = json_object_array_get_idx(want_threads, i);
+		long long tid = json_object_get_int64(get(want, "tid"));
+		json_object *got = find_by_int(get(api, "threads"), "tid", tid);
+		char what[64];
+
+		cr_assert(got != NULL, "%s: thread %lld missing", name, tid);
+		snprintf(what, sizeof(what), "%s thread %lld", name, tid);
+		assert_balance(got, want, every_field, what);
+	}
+	return api;
+}
+
+Test(allocators, tbb_scalable_api_called_directly)
+{
+	json_object *report, *truth;
+	json_object *process = traced("tbb", "tbb_user", &report, &truth);
+	json_object *first = json_object_array_get_idx(get(process, "allocators"), 0);
+
+	assert_api(process, truth, "tbb", "/libtbbmalloc.so.2");
+	/* The malloc family's provider comes first: glibc's, its sizes read from headers. */
+	cr_assert(eq(str, (char *)json_object_get_string(get(first, "allocator")), "glibc"));
+	cr_expect(json_object_get_boolean(get(first, "usable_known")));
+	json_object_put(report);
+	json_object_put(truth);
+}
+
+/*
+ * A pool on top of malloc shows in both views: its own API in its entry, and the mallocs
+ * it makes in the malloc family's, under its functions. Its brk-like heap moves the
+ * balance by each increment; failed moves only count.
+ */
+Test(allocators, a_pool_and_a_global_heap_from_a_spec)
+{
+	char spec[4096];
+	json_object *report, *truth, *process, *api, *pool_alloc;
+
+	process = traced(target_path("cpool.spec", spec, sizeof(spec)), "pool_user", &report,
+			 &truth);
+	api = assert_api(process, truth, "cpool", "/libcpool.so");
+	cr_expect(eq(i64, calls_of(api, "brk"), 6));
+	pool_alloc = find_function(get(process, "functions"), "pool_alloc", "/libcpool.so");
+	cr_assert(pool_alloc != NULL, "the pool's mallocs are missing from the malloc family");
+	cr_expect(eq(i64, calls_of(pool_alloc, "malloc"),
+		     json_object_get_int64(get(get(get(truth, "total"), "calls"), "malloc"))));
+	json_object_put(report);
+	json_object_put(truth);
+}
+
+/* heaptap run --allocator FILE with a spec of text; its status and standard error. */
+static int run_with_spec(const char *text, char *err, size_t err_size)
+{
+	char spec[256], target[4096], truth[256];
+	FILE *f = fopen(scratch_file("bad.spec", spec, sizeof(spec)), "w");
+	char *argv[] = { (char *)heaptap_path(), "run", "--allocator", spec, "-o", "/dev/null",
+			 "--", (char *)target_path("pool_user", target, sizeof(target)),
+			 "--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)),
+			 NULL };
+
+	cr_assert(f != NULL);
+	fputs(text, f);
+	fclose(f);
+	return wait_status(spawn(argv, NULL, scratch_file("err.txt", err, err_size)), 60);
+}
+
+static void assert_one_line(const char *err_path, const char *want)
+{
+	char *err = slurp(err_path), spec[256], line[512];
+
+	cr_assert(err != NULL);
+	snprintf(line, sizeof(line), "heaptap: %s%s\n", scratch_file("bad.spec", spec,
+								     sizeof(spec)), want);
+	cr_expect(eq(str, err, line));
+	free(err);
+}
+
+Test(allocators, an_unknown_kind)
+{
+	char err[256];
+
+	cr_assert(eq(int, run_with_spec("pool_alloc malloc size=arg2\npool_release release "
+					"ptr=arg2\n", err, sizeof(err)), 2));
+	assert_one_line(err, ":2: unknown kind 'release': malloc, calloc, realloc, free, "
+			     "memalign, posix_memalign or brk");
+}
+
+Test(allocators, a_missing_argument)
+{
+	char err[256];
+
+	cr_assert(eq(int, run_with_spec("# pool\n\npool_resize realloc ptr=arg2\n", err,
+					sizeof(err)), 2));
+	assert_one_line(err, ":3: missing argument: pool_resize (realloc) needs size=argN");
+}
+
+Test(allocators, a_function_no_object_defines)
+{
+	char err[256], *text;
+
+	require_bpf();
+	cr_assert(eq(int, run_with_spec("pool_alloc malloc size=arg2\npool_frobnicate free "
+					"ptr=arg1\n", err, sizeof(err)), 2));
+	text = slurp(err);
+	cr_assert(text != NULL);
+	cr_expect(eq(int, lines_with(text, "bad.spec:2: pool_frobnicate: no object of process",
+				     "defines it"), 1), "%s", text);
+	cr_expect(eq(int, lines_with(text, "heaptap:", NULL), 1), "one line: %s", text);
+	free(text);
+}
