@@ -160,3 +160,103 @@ Test(allocators, a_function_no_object_defines)
 	cr_expect(eq(int, lines_with(text, "heaptap:", NULL), 1), "one line: %s", text);
 	free(text);
 }
+
+/*
+ * The ground-truth program under another allocator, preloaded: every worker thread, every
+ * libgt function and the library exactly, with the allocator's own usable sizes as the
+ * program reads them (malloc_usable_size). Entry points the allocator lacks are left
+ * uncalled by libgt; extra_arg is groundtruth's (--no-aligned for mimalloc).
+ */
+/* The report's process running program: env's image exec'd it, and ended there. */
+static json_object *process_running(json_object *report, const char *program)
+{
+	json_object *processes = get(report, "processes");
+
+	for (size_t i = 0; i < json_object_array_length(processes); i++) {
+		json_object *p = json_object_array_get_idx(processes, i);
+
+		if (!json_object_get_boolean(get(p, "exec")) &&
+		    strstr(json_object_get_string(get(p, "command")), program))
+			return p;
+	}
+	cr_assert(false, "no process ran %s", program);
+	return NULL;
+}
+
+static void groundtruth_under(const char *library, const char *name, const char *extra_arg)
+{
+	char target[4096], json[256], truth_path[256], preload[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "--json",
+			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
+			 "--", "env", preload, (char *)target_path("groundtruth", target,
+								   sizeof(target)),
+			 "--truth", (char *)scratch_file("truth.json", truth_path,
+							 sizeof(truth_path)),
+			 (char *)extra_arg, NULL };
+	json_object *report, *truth, *process, *family;
+
+	require_bpf();
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/%s", library);
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	report = load_json(json);
+	truth = load_json(truth_path);
+	process = process_running(report, "groundtruth");
+	cr_expect(eq(i64, json_object_get_int64(get(process, "lost_events")), 0));
+	family = json_object_array_get_idx(get(process, "allocators"), 0);
+	cr_assert(eq(str, (char *)json_object_get_string(get(family, "allocator")), (char *)name));
+	cr_assert(json_object_get_boolean(get(family, "usable_known")),
+		  "%s: every usable size known", name);
+	cr_assert(eq(sz, json_object_array_length(get(truth, "threads")), 4));
+	assert_threads(get(process, "threads"), get(truth, "threads"), name);
+	assert_libgt_functions(get(process, "functions"), get(truth, "entry_functions"), name);
+	assert_libgt_library(process, truth, every_field, name);
+	json_object_put(report);
+	json_object_put(truth);
+}
+
+Test(allocators, groundtruth_under_jemalloc)
+{
+	groundtruth_under("libjemalloc.so.2", "jemalloc", NULL);
+}
+
+Test(allocators, groundtruth_under_tcmalloc_minimal)
+{
+	groundtruth_under("libtcmalloc_minimal.so.4", "tcmalloc", NULL);
+}
+
+Test(allocators, groundtruth_under_tcmalloc_full)
+{
+	groundtruth_under("libtcmalloc.so.4", "tcmalloc", NULL);
+}
+
+Test(allocators, groundtruth_under_mimalloc)
+{
+	groundtruth_under("libmimalloc.so.2", "mimalloc", "--no-aligned");
+}
+
+Test(allocators, groundtruth_under_tbb_proxy)
+{
+	groundtruth_under("libtbbmalloc_proxy.so.2", "tbb", NULL);
+}
+
+/* mimalloc's aligned blocks: usable = requested, and the report says it does not know. */
+Test(allocators, mimalloc_aligned_blocks_are_not_known)
+{
+	char target[4096], json[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "--json",
+			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
+			 "--", "env", "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2",
+			 (char *)target_path("groundtruth", target, sizeof(target)), NULL };
+	json_object *report, *process, *family;
+
+	require_bpf();
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	report = load_json(json);
+	process = process_running(report, "groundtruth");
+	family = json_object_array_get_idx(get(process, "allocators"), 0);
+	cr_expect(not(json_object_get_boolean(get(process, "usable_known"))));
+	cr_expect(not(json_object_get_boolean(get(family, "usable_known"))));
+	/* Each worker's aligned calls that returned a block (gtlib.c: 7 of 8 and one more). */
+	cr_expect(gt(i64, json_object_get_int64(get(family, "usable_unknown_blocks")), 0));
+	json_object_put(report);
+}

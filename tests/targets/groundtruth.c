@@ -11,6 +11,9 @@
  *   --park   then stay alive, allocating nothing, until killed (for live views)
  *   --exit-workers   let workers exit instead of parking: glibc's thread-exit cleanup
  *            then runs in them (its tcache housekeeping must not be charged)
+ *   --no-aligned   call no aligned entry point (mimalloc's aligned blocks have sizes
+ *            that depend on their addresses)
+ * Entry points the allocator providing malloc lacks are never called (gtlib.c).
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -63,6 +66,8 @@ int main(int argc, char **argv)
 			park = true;
 		else if (!strcmp(argv[i], "--exit-workers"))
 			exit_workers = true;
+		else if (!strcmp(argv[i], "--no-aligned"))
+			gt_skip_aligned();
 		else if (!strcmp(argv[i], "--truth") && i + 1 < argc)
 			truth = argv[++i];
 	}

@@ -3,8 +3,10 @@
  * Built with frame pointers and without inlining, IPA cloning or tail calls, so that
  * every function here is a real frame with its own symbol.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -104,10 +106,45 @@ static void record(const char *caller, enum fn f, long long delta, unsigned long
 	pthread_mutex_unlock(&lock);
 }
 
+/*
+ * Entry points not called: those the object providing malloc lacks (under a preloaded
+ * allocator, glibc's own would mix two heaps: jemalloc has no pvalloc, tcmalloc no
+ * reallocarray), and with gt_skip_aligned() the aligned ones.
+ */
+static bool skipped[NR_FNS];
+
+static const char *object_defining(const char *symbol)
+{
+	void *at = dlsym(RTLD_DEFAULT, symbol);
+	Dl_info info;
+
+	return at && dladdr(at, &info) ? info.dli_fname : NULL;
+}
+
+__attribute__((constructor)) static void skip_what_the_allocator_lacks(void)
+{
+	const char *provider = object_defining("malloc");
+
+	for (int f = 0; f < NR_FNS; f++) {
+		const char *object = object_defining(fn_names[f]);
+
+		skipped[f] = !provider || !object || strcmp(object, provider);
+	}
+}
+
+void gt_skip_aligned(void)
+{
+	skipped[MEMALIGN] = skipped[POSIX_MEMALIGN] = skipped[ALIGNED_ALLOC] = true;
+	skipped[VALLOC] = skipped[PVALLOC] = true;
+}
+
 /* Internal callers: one per entry point, named under the caller rule. */
 
 KEEP static void *gt_call_malloc(size_t n)
 {
+	if (skipped[MALLOC])
+		return NULL;
+
 	void *p = malloc(n);
 
 	record(__func__, MALLOC, malloc_usable_size(p), p ? n : 0);
@@ -116,6 +153,9 @@ KEEP static void *gt_call_malloc(size_t n)
 
 KEEP static void *gt_call_calloc(size_t n, size_t size)
 {
+	if (skipped[CALLOC])
+		return NULL;
+
 	void *p = calloc(n, size);
 
 	record(__func__, CALLOC, malloc_usable_size(p), p ? n * size : 0);
@@ -124,6 +164,9 @@ KEEP static void *gt_call_calloc(size_t n, size_t size)
 
 KEEP static void *gt_call_realloc(void *old, size_t n)
 {
+	if (skipped[REALLOC])
+		return NULL;
+
 	long long before = malloc_usable_size(old); /* before realloc releases it */
 	void *p = realloc(old, n);
 	long long delta = p ? (long long)malloc_usable_size(p) - before : (old && !n ? -before : 0);
@@ -134,6 +177,9 @@ KEEP static void *gt_call_realloc(void *old, size_t n)
 
 KEEP static void *gt_call_reallocarray(void *old, size_t n, size_t size)
 {
+	if (skipped[REALLOCARRAY])
+		return NULL;
+
 	long long before = malloc_usable_size(old);
 	void *p = reallocarray(old, n, size);
 
@@ -152,6 +198,9 @@ KEEP static void gt_call_free(void *p)
 
 KEEP static void *gt_call_memalign(size_t align, size_t n)
 {
+	if (skipped[MEMALIGN])
+		return NULL;
+
 	void *p = memalign(align, n);
 
 	record(__func__, MEMALIGN, malloc_usable_size(p), p ? n : 0);
@@ -160,6 +209,9 @@ KEEP static void *gt_call_memalign(size_t align, size_t n)
 
 KEEP static void *gt_call_aligned_alloc(size_t align, size_t n)
 {
+	if (skipped[ALIGNED_ALLOC])
+		return NULL;
+
 	void *p = aligned_alloc(align, n);
 
 	record(__func__, ALIGNED_ALLOC, malloc_usable_size(p), p ? n : 0);
@@ -168,6 +220,9 @@ KEEP static void *gt_call_aligned_alloc(size_t align, size_t n)
 
 KEEP static void *gt_call_posix_memalign(size_t align, size_t n)
 {
+	if (skipped[POSIX_MEMALIGN])
+		return NULL;
+
 	void *p = NULL;
 	int err = posix_memalign(&p, align, n);
 
@@ -177,6 +232,9 @@ KEEP static void *gt_call_posix_memalign(size_t align, size_t n)
 
 KEEP static void *gt_call_valloc(size_t n)
 {
+	if (skipped[VALLOC])
+		return NULL;
+
 	void *p = valloc(n);
 
 	record(__func__, VALLOC, malloc_usable_size(p), p ? n : 0);
@@ -185,6 +243,9 @@ KEEP static void *gt_call_valloc(size_t n)
 
 KEEP static void *gt_call_pvalloc(size_t n)
 {
+	if (skipped[PVALLOC])
+		return NULL;
+
 	void *p = pvalloc(n);
 
 	record(__func__, PVALLOC, malloc_usable_size(p), p ? n : 0);

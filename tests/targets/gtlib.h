@@ -15,6 +15,9 @@ void gt_aligned_blocks(void);	/* memalign, aligned_alloc, posix_memalign, valloc
 void gt_release_aligned(void);	/* free */
 void gt_edge_cases(void);	/* free(NULL), failed calls, realloc(p, 0), an mmapped block */
 
+/* Leave memalign, posix_memalign, aligned_alloc, valloc and pvalloc uncalled. */
+void gt_skip_aligned(void);
+
 /* Write the truth as JSON: threads, entry and caller functions, the library. 0 or -1. */
 int gt_truth_write(const char *path);
 

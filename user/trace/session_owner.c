@@ -30,10 +30,10 @@ static uint64_t usable_from_classes(struct target *t, const struct ht_call_event
 {
 	uint64_t align = alignment_of(ev, func);
 
-	/* Resized in place: some allocators keep the block's class. */
+	/* Resized: some allocators keep the block's class in place, or grow it by more. */
 	if (resized)
 		return allocator__realloc_usable(&t->alloc, moved->requested, resized->usable,
-						 true);
+						 moved->returned == moved->released);
 	if (allocator__usable_known(&t->alloc, func, moved->requested, align))
 		return allocator__usable(&t->alloc, func, moved->requested, align);
 	t->usable_unknown++;
@@ -53,9 +53,9 @@ void track_owner(struct session *s, struct target *t, const struct ht_call_event
 	    !glibc)
 		moved->delta -= (int64_t)old.usable; /* its size is only known from the table */
 	if (moved->returned) {
-		bool in_place = taken && moved->returned == moved->released;
+		bool resized = taken && (func == HT_REALLOC || func == HT_REALLOCARRAY);
 		uint64_t usable = glibc ? ev->alloc_usable :
-				  usable_from_classes(t, ev, func, moved, in_place ? &old : NULL);
+				  usable_from_classes(t, ev, func, moved, resized ? &old : NULL);
 
 		if (!glibc)
 			moved->delta += (int64_t)(usable - moved->requested);

@@ -9,6 +9,7 @@
 #include "size_classes.h"
 
 #define KIB 1024ull
+#define MIB (1024 * KIB)
 
 static const struct {
 	const char *prefix; /* of the file name */
@@ -182,9 +183,10 @@ static uint64_t tcmalloc_class(uint64_t size, uint64_t align)
 }
 
 /*
- * mimalloc: 8, multiples of 16 to 64, four bins per doubling to 128 KiB, then whole 64 KiB
- * slices to 512 KiB. Larger blocks get a segment of their own, sized at run time.
- * Aligned blocks are carved from larger ones at an offset that depends on their address.
+ * mimalloc: 8, multiples of 16 to 64, four bins per doubling to 128 KiB, whole 64 KiB
+ * slices to 512 KiB; larger blocks get a segment of their own: 512 KiB steps to 8 MiB, 1 MiB
+ * to 32 MiB, 4 MiB beyond. Aligned blocks are carved from larger ones at an offset that
+ * depends on their address: unknown.
  */
 static bool mimalloc_class(uint64_t size, uint64_t *usable)
 {
@@ -196,8 +198,12 @@ static bool mimalloc_class(uint64_t size, uint64_t *usable)
 		*usable = quarter_class(size, 16);
 	else if (size <= 512 * KIB)
 		*usable = round_up(size, 64 * KIB);
+	else if (size <= 8 * MIB)
+		*usable = round_up(size, 512 * KIB);
+	else if (size <= 32 * MIB)
+		*usable = round_up(size, MIB);
 	else
-		return false;
+		*usable = round_up(size, 4 * MIB);
 	return true;
 }
 
@@ -290,5 +296,9 @@ bool size_classes__realloc_usable(enum size_classes classes, uint64_t size, uint
 										     : old_usable;
 		return true;
 	}
+	/* tcmalloc grows a block by a quarter at least, against resizing ping-pongs. */
+	if (classes == SIZE_CLASSES_TCMALLOC && size > old_usable &&
+	    size < old_usable + old_usable / 4)
+		size = old_usable + old_usable / 4;
 	return size_classes__usable(classes, size, 0, usable);
 }
