@@ -24,6 +24,10 @@ $(BENCH_DIR)/malloc_loop_nofp: tools/bench/malloc_loop.c | $(BENCH_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls $< -o $@
 
+$(BENCH_DIR)/hold_blocks: tools/bench/hold_blocks.c | $(BENCH_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g $< -o $@
+
 $(BENCH_DIR)/entry_loop: tools/bench/entry_loop.c | $(BENCH_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -D_GNU_SOURCE $< -o $@
@@ -59,7 +63,8 @@ $(BENCH_DIR)/empty_probes: tools/bench/empty_probes.c $(BENCH_DIR)/empty.skel.h 
 # The other figures first, so that the run ends with the per-pair heaptap/empty line.
 bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DIR)/empty_probes \
 		$(BENCH_DIR)/unwind_cost $(BENCH_DIR)/mpi_start $(BENCH_DIR)/entry_loop \
-		$(BENCH_DIR)/calltree_cost $(BENCH_DIR)/ingest $(TEST_TARGETS)
+		$(BENCH_DIR)/calltree_cost $(BENCH_DIR)/ingest $(BENCH_DIR)/hold_blocks $(TEST_TARGETS)
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/owner.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) TARGETS=$(TARGET_DIR) tools/bench/cluster.sh
 	$(Q)$(BENCH_DIR)/calltree_cost
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/many.sh
