@@ -183,7 +183,8 @@ void report_owner_text(FILE *out, const struct target *t)
 		if (!s->blocks)
 			break;
 		print_site(out, s->blocks, s->bytes);
-		fprintf(out, " (%" PRIu64 " requested)", s->requested);
+		fprintf(out, " (%s requested)",
+			human_bytes((int64_t)s->requested, text, sizeof(text)));
 		if (v.likely_leak)
 			fprintf(out, ", likely leak: growing %s/s",
 				human_bytes((int64_t)v.growth_bytes_per_second, text, sizeof(text)));
