@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "cli_table.h"
+#include "store_read.h"
 
 error_t cli_parse_export_option(struct cli_state *c, int key, char *arg)
 {
@@ -41,7 +42,9 @@ int cli_check_exports(const struct cli_subcommand *sub, struct options *o)
 	if (o->folded_weight_set && !o->folded_path)
 		return cli_usage_error(sub, "%s", "--folded-weight weighs the stacks of --folded "
 					     "FILE: add it");
-	if (o->rank >= 0 && !o->pprof_path && !o->folded_path)
+	/* From a database, --rank picks the processes reported (cmd_report_db.c). */
+	if (o->rank >= 0 && !o->pprof_path && !o->folded_path &&
+	    !(o->cmd == CMD_REPORT && o->nr_inputs == 1 && store_is_database(o->inputs[0])))
 		return cli_usage_error(sub, "%s", "--rank selects the rank --pprof and --folded "
 					     "export: add one of them");
 	return 0;

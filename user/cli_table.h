@@ -121,8 +121,8 @@ error_t cli_parse_cluster_option(struct cli_state *c, int key, char *arg);
 							   "(default: bytes still allocated at " \
 							   "the end), peak, allocated or calls" }
 #define CLI_REPORT_RANK_OPTION                                                               \
-	{ "rank", OPT_RANK, "R", 0, "--pprof, --folded: only MPI rank R (default: every "      \
-				    "process of the report)" }
+	{ "rank", OPT_RANK, "R", 0, "--pprof, --folded, or a database's report: only MPI rank " \
+				    "R (default: every process of the report)" }
 error_t cli_parse_export_option(struct cli_state *c, int key, char *arg);
 int cli_check_exports(const struct cli_subcommand *sub, struct options *o);
 int cli_check_agent(struct options *o);

@@ -100,6 +100,12 @@ int cmd_report_db(const struct options *opts)
 		status = EXIT_USAGE;
 		goto cleanup;
 	}
+	if (!err && opts->rank >= 0 && !run_view__keep_rank(&v, opts->rank)) {
+		log_error("run %ld of %s has no rank %d: heaptap report %s --run %ld lists its "
+			  "processes", (long)v.id, db, opts->rank, db, (long)v.id);
+		status = EXIT_USAGE;
+		goto cleanup;
+	}
 	if (err || run_view__report(&v, &run)) {
 		status = EXIT_FAILURE_INTERNAL;
 		goto cleanup;

@@ -12,7 +12,7 @@ TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/m
 	$(TARGET_DIR)/stack_chains $(TARGET_DIR)/libmix.so $(TARGET_DIR)/mpi_checksum \
 	$(TARGET_DIR)/checksum_loop $(TARGET_DIR)/gtchild $(TARGET_DIR)/spawner \
 	$(TARGET_DIR)/busy_threads $(TARGET_DIR)/mpi_tree $(TARGET_DIR)/mpi_workers $(TARGET_DIR)/env_rank
-TEST_TARGETS += $(TARGET_DIR)/export_sites
+TEST_TARGETS += $(TARGET_DIR)/export_sites $(TARGET_DIR)/rank_sites
 TEST_TARGETS += $(TARGET_DIR)/libcpool.so $(TARGET_DIR)/pool_user $(TARGET_DIR)/cpool.spec \
 	$(TARGET_DIR)/tbb_user
 DEMO_TARGET := $(TARGET_DIR)/demo
@@ -117,6 +117,11 @@ $(TARGET_DIR)/busy_threads: tests/targets/busy_threads.c | $(TARGET_DIR)
 $(TARGET_DIR)/export_sites: tests/targets/export_sites.c | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) $< -pthread -o $@
+
+# A rank with allocation sites of known figures (tests/integration/test_cluster_owner.c).
+$(TARGET_DIR)/rank_sites: tests/targets/rank_sites.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
 
 # A library with crafted sections (tests/integration/test_hostile_elf.c): built as Debian
 # would, then copied by corrupt_elf, one corruption per copy; libhostile_good.so is intact.

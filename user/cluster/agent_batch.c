@@ -9,6 +9,7 @@
 #include "arena.h"
 #include "heaptap_types.h"
 #include "log.h"
+#include "owner_wire.h"
 #include "run_wire.h"
 
 /* A batch is sent once this large: well under the wire's limit, whatever its groups. */
@@ -239,6 +240,32 @@ static int diff_functions(struct builder *b)
 	return 0;
 }
 
+/* Who holds the memory: the largest sites, whole, when anything of them changed. */
+static int diff_owner(struct builder *b)
+{
+	const struct owner *o = &b->t->owner;
+	struct arena scratch = {};
+	Heaptap__Owner *m;
+	Heaptap__Process *p;
+	uint64_t digest;
+	size_t bytes;
+
+	if (!o->live)
+		return 0;
+	m = wire_owner(&scratch, o, &bytes);
+	digest = m ? wire_owner_digest(m) : 0;
+	arena_reset(&scratch);
+	if (!m)
+		return -ENOMEM;
+	if (digest && digest == b->sent->owner_digest)
+		return 0;
+	/* Built again where the batch keeps it: it changed, which is the rarer case. */
+	if (!(p = room_for(b, bytes)) || !(p->owner = wire_owner(&b->arena, o, &bytes)))
+		return -ENOMEM;
+	b->sent->owner_digest = digest;
+	return 0;
+}
+
 static struct sent *sent_of(struct agent *a, const struct target *t)
 {
 	struct sent *sent;
@@ -288,7 +315,8 @@ static int diff_process(struct builder *b, struct target *t, bool detach_live)
 			return -ENOMEM;
 		sent->stats.total = t->stats.total;
 	}
-	if ((err = diff_threads(b)) || (err = diff_libraries(b)) || (err = diff_functions(b)))
+	if ((err = diff_threads(b)) || (err = diff_libraries(b)) || (err = diff_functions(b)) ||
+	    (err = diff_owner(b)))
 		return err;
 	if (state != HEAPTAP__STATE__RUNNING) {
 		/* Its last word is queued: nothing of it changes any more. */

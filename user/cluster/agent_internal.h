@@ -25,6 +25,7 @@ struct sent {
 	Heaptap__State state;
 	uint64_t lost_events, incomplete_stacks, holds_skipped, unsupported_unwinds;
 	struct process_stats stats; /* the groups as sent */
+	uint64_t owner_digest;	    /* of the Owner as sent (0: none yet) */
 	UT_hash_handle hh;
 };
 

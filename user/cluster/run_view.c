@@ -52,6 +52,7 @@ int run_view__report(struct run_view *v, struct report_run *out)
 		v->facts[i] = p->facts;
 		v->facts[i].host = p->host;
 		v->facts[i].state = p->state[0] ? p->state : NULL;
+		v->facts[i].owner = p->owner;
 	}
 	*out = (struct report_run){
 		.rule = v->rule,
@@ -64,12 +65,34 @@ int run_view__report(struct run_view *v, struct report_run *out)
 	return 0;
 }
 
+static void run_process_free(struct run_process *p)
+{
+	accountant__clear(&p->t.stats);
+	stored_owner__free(p->owner);
+	free(p);
+}
+
+size_t run_view__keep_rank(struct run_view *v, int rank)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < v->nr; i++) {
+		struct run_process *p = v->processes[i];
+
+		if (p->t.mpi.rank == rank) {
+			v->processes[kept++] = p;
+			continue;
+		}
+		run_process_free(p);
+	}
+	v->nr = kept;
+	return kept;
+}
+
 void run_view__clear(struct run_view *v)
 {
-	for (size_t i = 0; i < v->nr; i++) {
-		accountant__clear(&v->processes[i]->t.stats);
-		free(v->processes[i]);
-	}
+	for (size_t i = 0; i < v->nr; i++)
+		run_process_free(v->processes[i]);
 	free(v->processes);
 	free(v->targets);
 	free(v->facts);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "report.h"
 #include "session.h"
+#include "stored_owner.h"
 
 struct run_process {
 	struct target t;
@@ -16,6 +17,7 @@ struct run_process {
 	int64_t id; /* the collector's */
 	char host[256];
 	char state[16]; /* "agent lost", "detached", or "" */
+	struct stored_owner *owner; /* who held its memory; NULL: not stored */
 };
 
 struct run_view {
@@ -35,6 +37,8 @@ struct run_view {
 struct run_process *run_view__add(struct run_view *v);
 /* Ready for the report writers: groups sorted. 0 or -ENOMEM. */
 int run_view__report(struct run_view *v, struct report_run *out);
+/* Only the processes of MPI rank rank kept (report DB --rank): how many. */
+size_t run_view__keep_rank(struct run_view *v, int rank);
 /* Free what the view holds and empty it. */
 void run_view__clear(struct run_view *v);
 

@@ -53,6 +53,12 @@ static const char *const sql[NR_STMTS] = {
 		      "memalign = ?15, posix_memalign = ?16, aligned_alloc = ?17, valloc = ?18, "
 		      "pvalloc = ?19",
 	[SAMPLE_ADD] = "INSERT INTO samples (process, t, current, max) VALUES (?1, ?2, ?3, ?4)",
+	[OWNER_PUT] = "INSERT OR REPLACE INTO owner (process, blocks, bytes, peak_blocks, "
+		      "peak_bytes) VALUES (?1, ?2, ?3, ?4, ?5)",
+	[OWNER_SITES_CLEAR] = "DELETE FROM owner_sites WHERE process = ?1",
+	[OWNER_SITE_ADD] = "INSERT INTO owner_sites (process, kind, position, frames, blocks, "
+			   "bytes, requested, likely_leak, growth_bytes_per_second) VALUES (?1, "
+			   "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 };
 
 sqlite3 *store__db(struct store *st)
@@ -91,7 +97,7 @@ int store__open(const char *path, bool read_only, struct store **out)
 	    sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
 				 "PRAGMA cache_size=-262144; PRAGMA wal_autocheckpoint=16384; "
 				 "PRAGMA foreign_keys=ON;" STORE_SCHEMA
-				 "PRAGMA user_version=1;", NULL, NULL, &msg) != SQLITE_OK) {
+				 "PRAGMA user_version=2;", NULL, NULL, &msg) != SQLITE_OK) {
 		log_error("cannot use %s as heaptap's database: %s", path, msg ? msg : "?");
 		sqlite3_free(msg);
 		goto fail;

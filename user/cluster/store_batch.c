@@ -314,6 +314,8 @@ static int put_process(struct store *st, int64_t agent, const char *host,
 	};
 	if (stage_groups(st, kp->id, p))
 		return -EIO;
+	if (p->owner && store_owner__put(st, kp->id, p->owner))
+		return -EIO;
 	/* A sample per batch: a time series, nothing to coalesce. */
 	if (p->total) {
 		s = store_stmt(st, SAMPLE_ADD);

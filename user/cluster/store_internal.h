@@ -12,7 +12,8 @@ enum stmt {
 	AGENT_FIND, AGENT_FIND_ID, AGENT_ADD, AGENT_HELLO, AGENT_GONE, AGENT_SEQ,
 	LOST_AGENTS, LOST_LISTED, LOST_PROCESSES, STALE_AGENTS,
 	AGENT_INFO, RUN_FIND, RUN_ADD, PROCESS_FIND, PROCESS_ADD, PROCESS_STATUS,
-	NAME_FIND, NAME_ADD, GROUP_PUT, SAMPLE_ADD, NR_STMTS,
+	NAME_FIND, NAME_ADD, GROUP_PUT, SAMPLE_ADD, OWNER_PUT, OWNER_SITES_CLEAR, OWNER_SITE_ADD,
+	NR_STMTS,
 };
 
 /* Names seen, by text: most batches repeat the names of the one before. */
@@ -63,5 +64,7 @@ int store__check_schema(sqlite3 *db, const char *path);
 /* Forget the pending groups and statuses (the transaction is rolled back). */
 void store__drop_pending(struct store *st);
 sqlite3 *store__db(struct store *st);
+/* store_owner.c: a process's Owner message replaces what was stored of it. 0 or -EIO. */
+int store_owner__put(struct store *st, int64_t process, const Heaptap__Owner *m);
 
 #endif

@@ -8,6 +8,7 @@
 #include "heaptap_types.h"
 #include "log.h"
 #include "store_internal.h"
+#include "store_owner.h"
 #include "store_read.h"
 #include "store_schema.h"
 
@@ -45,7 +46,8 @@ int store__check_schema(sqlite3 *db, const char *path)
 			  path);
 		return -EIO;
 	}
-	if (version != STORE_SCHEMA_VERSION || tables != 5) {
+	/* Schema 1 lacks the owner tables only: read as a run without them. */
+	if (version < 1 || version > STORE_SCHEMA_VERSION || tables != 5) {
 		log_error("%s is not a heaptap database of schema %d (user_version %d): give "
 			  "the file heaptap collect --db wrote", path, STORE_SCHEMA_VERSION,
 			  version);
@@ -232,6 +234,8 @@ int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_o
 		load_process(ps, p);
 		sqlite3_bind_int(gs, 2, totals_only);
 		if ((err = load_groups(st, gs, p)))
+			goto cleanup;
+		if (!totals_only && (err = store_owner__load(st, p->id, &p->owner)))
 			goto cleanup;
 	}
 	if (rc != SQLITE_DONE)

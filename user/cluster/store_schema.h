@@ -6,10 +6,28 @@
 /* Kinds of groups (column kind of groups). */
 enum store_kind { STORE_TOTAL = 0, STORE_THREAD = 1, STORE_LIBRARY = 2, STORE_FUNCTION = 3 };
 
+/* Lists of owner_sites (column kind). */
+enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1 };
+
 /* The call counts' columns, in enum ht_func order. */
 #define STORE_CALL_COLUMNS                                                                    \
 	"malloc, calloc, realloc, reallocarray, free, memalign, posix_memalign, "            \
 	"aligned_alloc, valloc, pvalloc"
+
+/*
+ * Schema 2: who holds the memory, per process (its newest Owner message): the totals, and
+ * its largest sites, kind 0 outstanding at the end, 1 at the peak; frames a JSON array as
+ * the reports write them. A schema-1 file gains these tables when a collector opens it.
+ */
+#define STORE_OWNER_SCHEMA                                                                    \
+	"CREATE TABLE IF NOT EXISTS owner ("                                                  \
+	"  process INTEGER PRIMARY KEY REFERENCES processes(id), blocks INTEGER,"            \
+	"  bytes INTEGER, peak_blocks INTEGER, peak_bytes INTEGER);"                          \
+	"CREATE TABLE IF NOT EXISTS owner_sites ("                                            \
+	"  process INTEGER NOT NULL REFERENCES processes(id), kind INTEGER NOT NULL,"        \
+	"  position INTEGER NOT NULL, frames TEXT NOT NULL, blocks INTEGER, bytes INTEGER,"  \
+	"  requested INTEGER, likely_leak INTEGER, growth_bytes_per_second REAL,"            \
+	"  PRIMARY KEY (process, kind, position)) WITHOUT ROWID;"
 
 #define STORE_SCHEMA                                                                          \
 	"CREATE TABLE IF NOT EXISTS agents ("                                                 \
@@ -43,6 +61,7 @@ enum store_kind { STORE_TOTAL = 0, STORE_THREAD = 1, STORE_LIBRARY = 2, STORE_FU
 	"  process INTEGER NOT NULL REFERENCES processes(id), t REAL NOT NULL,"              \
 	"  current INTEGER NOT NULL, max INTEGER NOT NULL);"                                  \
 	"CREATE INDEX IF NOT EXISTS samples_of_process ON samples (process, t);"             \
+	STORE_OWNER_SCHEMA                                                                     \
 	"CREATE VIEW IF NOT EXISTS balances AS"                                               \
 	"  SELECT g.process, CASE g.kind WHEN 0 THEN 'total' WHEN 1 THEN 'thread'"           \
 	"    WHEN 2 THEN 'library' ELSE 'function' END AS kind,"                              \

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +227,28 @@ static const char *check_balance(const Heaptap__Balance *b)
 	return NULL;
 }
 
+static const char *check_sites(Heaptap__OwnerSite *const *sites, size_t n)
+{
+	if (n > WIRE_MAX_OWNER_SITES)
+		return "an owner list of more than 50 sites";
+	for (size_t i = 0; i < n; i++) {
+		const Heaptap__OwnerSite *s = sites[i];
+
+		if (s->n_frames > WIRE_MAX_SITE_FRAMES)
+			return "an allocation site of more than 128 frames";
+		if (s->has_growth_bytes_per_second && !isfinite(s->growth_bytes_per_second))
+			return "a site's growth that is not a number";
+		for (size_t f = 0; f < s->n_frames; f++) {
+			const Heaptap__SiteFrame *fr = s->frames[f];
+
+			if (!fr->function || !fr->library || !string_ok(fr->function) ||
+			    !string_ok(fr->library) || !string_ok(fr->file))
+				return "a bad frame name";
+		}
+	}
+	return NULL;
+}
+
 static const char *check_process(const Heaptap__Process *p)
 {
 	const char *why;
@@ -238,6 +261,9 @@ static const char *check_process(const Heaptap__Process *p)
 	if (p->has_state && (p->state < HEAPTAP__STATE__RUNNING || p->state > HEAPTAP__STATE__DETACHED))
 		return "a process state agents do not send";
 	if (p->total && (why = check_balance(p->total)))
+		return why;
+	if (p->owner && ((why = check_sites(p->owner->outstanding, p->owner->n_outstanding)) ||
+			 (why = check_sites(p->owner->peak, p->owner->n_peak))))
 		return why;
 	for (size_t i = 0; i < p->n_threads; i++) {
 		if (!string_ok(p->threads[i]->name) || !p->threads[i]->has_tid)

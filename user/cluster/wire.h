@@ -23,6 +23,9 @@
 /* Limits on what a message may say, beyond its size. */
 #define WIRE_MAX_STRING 4096u
 #define WIRE_NONCE_SIZE 32u
+/* An Owner's lists (outstanding, peak): sites each, and frames a site. */
+#define WIRE_MAX_OWNER_SITES 50u
+#define WIRE_MAX_SITE_FRAMES 128u
 
 typedef Heaptap__Envelope wire_msg;
 

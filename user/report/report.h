@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 #include "calltree.h"
 #include "session.h"
+#include "stored_owner.h"
 
 void report_text(FILE *out, struct session *s);
 /* The processes only, without what unwinding cost (top -b snapshots). */
@@ -72,6 +73,7 @@ struct process_facts {
 	const char *host;  /* NULL: a process of this machine, traced here (not said) */
 	const char *state; /* NULL, or how it ended but by exit: "agent lost", "detached" */
 	uint64_t dropped_messages; /* its agent's updates that never reached the collector */
+	const struct stored_owner *owner; /* who held its memory, as stored; NULL: none */
 };
 
 /* The processes of a run not traced here: stored by a collector, or served by one. */

@@ -96,6 +96,8 @@ static json_object *process_json(const struct target *t, const struct process_fa
 	json_object_object_add(p, "calltree_bytes", json_object_new_uint64(t->tree.bytes));
 	if (t->owner.live)
 		report_owner_json(p, t);
+	if (pf->owner) /* a stored run's process */
+		stored_owner__json(p, pf->owner);
 	return p;
 }
 

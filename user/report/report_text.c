@@ -88,6 +88,8 @@ static void print_process(FILE *out, const struct target *t, const struct proces
 	}
 	report_owner_text(out, t);
 	report_allocators_text(out, t);
+	if (pf->owner) /* a stored run's process */
+		stored_owner__text(out, pf->owner, t->probed ? t->alloc.path : NULL);
 }
 
 static void print_budget(FILE *out, const char *what, const struct budget *b)

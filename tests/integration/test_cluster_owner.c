@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Who holds the memory, per rank, through agents and a collector: a 3-rank Open MPI job
+ * of rank_sites, one agent per rank; each rank's stored outstanding sites and peak sites
+ * equal what it counted itself, in heaptap report DB's JSON and text, whole or --rank R.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "cluster.h"
+#include "driver.h"
+
+TestSuite(cluster_owner, .timeout = 300);
+
+#define RANKS 3
+
+/* The sites of list whose frames name function: how many, and the last one. */
+static json_object *site_of(json_object *list, const char *function, int *found)
+{
+	json_object *site = NULL;
+
+	*found = 0;
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		json_object *s = json_object_array_get_idx(list, i), *frames = get(s, "frames");
+
+		for (size_t f = 0; f < json_object_array_length(frames); f++) {
+			json_object *frame = json_object_array_get_idx(frames, f);
+
+			if (!strcmp(json_object_get_string(get(frame, "function")), function)) {
+				site = s;
+				(*found)++;
+				break;
+			}
+		}
+	}
+	return site;
+}
+
+/* The site of list that function's blocks belong to holds exactly truth's blocks, bytes. */
+static void expect_site(json_object *list, const char *function, json_object *truth,
+			const char *what)
+{
+	int found;
+	json_object *site = site_of(list, function, &found);
+
+	cr_assert(eq(int, found, 1), "%s: %d sites of %s in %s", what, found, function,
+		  json_object_to_json_string(list));
+	cr_expect(eq(i64, json_object_get_int64(get(site, "blocks")),
+		     json_object_get_int64(get(truth, "blocks"))), "%s: %s's blocks", what,
+		  function);
+	cr_expect(eq(i64, json_object_get_int64(get(site, "bytes")),
+		     json_object_get_int64(get(truth, "bytes"))), "%s: %s's bytes", what,
+		  function);
+}
+
+/* A stored rank's outstanding and peak sites equal its truth, owner-<rank>.json. */
+static void expect_rank_matches(json_object *process, int rank)
+{
+	json_object *outstanding = get(process, "outstanding"), *peak = get(process, "peak");
+	char path[512], what[64];
+	json_object *truth;
+	int found;
+
+	snprintf(path, sizeof(path), "%s/owner-%d.json", scratch_dir(), rank);
+	truth = load_json(path);
+	snprintf(what, sizeof(what), "rank %d, outstanding", rank);
+	expect_site(outstanding, "leak_site", get(truth, "leak_site"), what);
+	site_of(outstanding, "burst_site", &found);
+	cr_expect(eq(int, found, 0), "rank %d: burst_site freed its blocks", rank);
+	snprintf(what, sizeof(what), "rank %d, at the peak", rank);
+	expect_site(get(peak, "sites"), "leak_site", get(truth, "leak_site"), what);
+	expect_site(get(peak, "sites"), "burst_site", get(truth, "burst_site"), what);
+	cr_expect(json_object_get_int64(get(peak, "bytes")) >=
+			  json_object_get_int64(get(get(truth, "leak_site"), "bytes")) +
+				  json_object_get_int64(get(get(truth, "burst_site"), "bytes")),
+		  "rank %d: the peak's total holds both sites", rank);
+	json_object_put(truth);
+}
+
+static void run_job(struct collector_proc *c)
+{
+	char target[512], err[256];
+	char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
+			 (char *)heaptap_path(), "agent", "--collector", c->endpoint, "-i", "0.2",
+			 "--", (char *)target_path("rank_sites", target, sizeof(target)),
+			 "--truth-dir", (char *)scratch_dir(), NULL };
+	int status = wait_status(spawn(argv, NULL, scratch_file("mpirun.err", err, sizeof(err))),
+				 240);
+
+	cr_assert(eq(int, status, 0), "mpirun: %s", slurp(err));
+}
+
+/* heaptap report DB --rank R: its exit status; its text in out, its errors in err. */
+static int report_rank(const char *db, const char *rank, char out[256], char err[256])
+{
+	char *argv[] = { (char *)heaptap_path(), "report", (char *)db, "--rank", (char *)rank,
+			 NULL };
+
+	return wait_status(spawn(argv, scratch_file("report.txt", out, 256),
+				 scratch_file("report.err", err, 256)), 60);
+}
+
+Test(cluster_owner, three_ranks_outstanding_and_peak)
+{
+	struct collector_proc c;
+	json_object *report;
+	char db[256], out[256], err[256], *text;
+
+	require_bpf();
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
+	run_job(&c);
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
+
+	report = stored_report(db, 0);
+	cr_assert(eq(int, json_object_array_length(get(report, "processes")), RANKS));
+	for (int rank = 0; rank < RANKS; rank++) {
+		json_object *p = process_of_rank(report, rank);
+
+		cr_assert(p != NULL, "no rank %d", rank);
+		expect_rank_matches(p, rank);
+	}
+	json_object_put(report);
+	cr_expect(db_integer(db, "SELECT count(DISTINCT process) FROM owner_sites") == RANKS);
+
+	/* --rank 1: that rank only, with both sections. */
+	cr_assert(eq(int, report_rank(db, "1", out, err), 0), "%s", slurp(err));
+	text = slurp(out);
+	cr_expect(strstr(text, "Still allocated at the end, by allocation site") != NULL, "%s",
+		  text);
+	cr_expect(strstr(text, "At the peak, by allocation site") != NULL, "%s", text);
+	cr_expect(strstr(text, "leak_site") != NULL && strstr(text, "burst_site") != NULL, "%s",
+		  text);
+	cr_expect(eq(int, count_text(out, "Program name:"), 1), "%s", text);
+	cr_expect(strstr(text, "rank: 1") != NULL, "%s", text);
+	free(text);
+
+	/* A rank the run does not have: one line that says where to look. */
+	cr_expect(eq(int, report_rank(db, "7", out, err), 2), "%s", slurp(err));
+	text = slurp(err);
+	cr_expect(strstr(text, "has no rank 7") != NULL, "%s", text);
+	cr_expect(eq(int, count_text(err, "\n"), 1), "%s", text);
+	free(text);
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * A rank of a cluster job with two allocation sites of known figures, different per rank
+ * (its rank from the launcher's environment: OMPI_COMM_WORLD_RANK, SLURM_PROCID...):
+ * leak_site keeps its blocks to the end; burst_site holds larger blocks for a moment (the
+ * process's peak), then frees them. It writes its truth to DIR/owner-<rank>.json:
+ *   {"rank": R, "leak_site": {"blocks", "bytes"}, "burst_site": {"blocks", "bytes"}}
+ * bytes as malloc_usable_size counts them. At the peak both sites hold all their blocks;
+ * at the end leak_site holds its own and burst_site nothing.
+ * Usage: rank_sites --truth-dir DIR
+ */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BLOCKS 64
+
+struct site_truth {
+	long blocks;
+	size_t bytes;
+};
+
+static void *kept[MAX_BLOCKS];
+
+static int rank_from_environment(void)
+{
+	const char *names[] = { "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMIX_RANK", "PMI_RANK" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *value = getenv(names[i]);
+
+		if (value && *value)
+			return atoi(value);
+	}
+	return -1;
+}
+
+__attribute__((noinline)) static void leak_site(int n, struct site_truth *t)
+{
+	for (int i = 0; i < n; i++) {
+		kept[i] = malloc(200 + 40 * i);
+		if (!kept[i])
+			exit(1);
+		t->blocks++;
+		t->bytes += malloc_usable_size(kept[i]);
+	}
+}
+
+/* Blocks of 48 KiB and more: the peak, well above anything else the process holds. */
+__attribute__((noinline)) static void burst_site(int n, struct site_truth *t)
+{
+	void *held[MAX_BLOCKS];
+
+	for (int i = 0; i < n; i++) {
+		held[i] = malloc(48000 + 1000 * i);
+		if (!held[i])
+			exit(1);
+		memset(held[i], 1, 64);
+		t->blocks++;
+		t->bytes += malloc_usable_size(held[i]);
+	}
+	for (int i = 0; i < n; i++)
+		free(held[i]);
+}
+
+int main(int argc, char **argv)
+{
+	struct site_truth leak = { 0 }, burst = { 0 };
+	int rank = rank_from_environment();
+	const char *dir = ".";
+	char path[4096];
+	FILE *f;
+
+	for (int i = 1; i + 1 < argc; i++) {
+		if (!strcmp(argv[i], "--truth-dir"))
+			dir = argv[++i];
+	}
+	if (rank < 0 || rank > 9) {
+		fprintf(stderr, "rank_sites: no rank 0-9 in the environment\n");
+		return 2;
+	}
+	/* Each rank's figures differ: a mix-up between ranks shows. */
+	leak_site(10 + 5 * rank, &leak);
+	burst_site(8 + 4 * rank, &burst);
+	snprintf(path, sizeof(path), "%s/owner-%d.json", dir, rank);
+	f = fopen(path, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "{\"rank\": %d, \"leak_site\": {\"blocks\": %ld, \"bytes\": %zu}, "
+		   "\"burst_site\": {\"blocks\": %ld, \"bytes\": %zu}}\n",
+		rank, leak.blocks, leak.bytes, burst.blocks, burst.bytes);
+	return fclose(f) ? 1 : 0;
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Who holds each process's memory, in the database: written from Owner messages, read back. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "log.h"
+#include "store_internal.h"
+#include "store_owner.h"
+#include "store_schema.h"
+#include "wire.h"
+
+/* The frames as the JSON reports write them, as text. NULL when out of memory. */
+static char *frames_text(const Heaptap__OwnerSite *s)
+{
+	json_object *frames = json_object_new_array();
+	char *text;
+
+	for (size_t i = 0; frames && i < s->n_frames; i++) {
+		const Heaptap__SiteFrame *fr = s->frames[i];
+		json_object *f = json_object_new_object();
+
+		json_object_object_add(f, "library", json_object_new_string(fr->library));
+		json_object_object_add(f, "function", json_object_new_string(fr->function));
+		if (fr->file)
+			json_object_object_add(f, "file", json_object_new_string(fr->file));
+		if (fr->has_line && fr->line)
+			json_object_object_add(f, "line", json_object_new_int64(fr->line));
+		json_object_array_add(frames, f);
+	}
+	text = frames ? strdup(json_object_to_json_string_ext(frames, JSON_C_TO_STRING_PLAIN))
+		      : NULL;
+	json_object_put(frames);
+	return text;
+}
+
+static int put_sites(struct store *st, int64_t process, enum store_owner_list kind,
+		     Heaptap__OwnerSite *const *sites, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_stmt *s = store_stmt(st, OWNER_SITE_ADD);
+		char *frames = frames_text(sites[i]);
+		int err;
+
+		if (!frames) {
+			log_error("database: out of memory for a site's frames");
+			return -ENOMEM;
+		}
+		sqlite3_bind_int64(s, 1, process);
+		sqlite3_bind_int(s, 2, kind);
+		sqlite3_bind_int64(s, 3, (int64_t)i);
+		sqlite3_bind_text(s, 4, frames, -1, free);
+		sqlite3_bind_int64(s, 5, (int64_t)sites[i]->blocks);
+		sqlite3_bind_int64(s, 6, (int64_t)sites[i]->bytes);
+		if (kind == STORE_OUTSTANDING) {
+			sqlite3_bind_int64(s, 7, (int64_t)sites[i]->requested);
+			sqlite3_bind_int(s, 8, sites[i]->likely_leak);
+			sqlite3_bind_double(s, 9, sites[i]->growth_bytes_per_second);
+		}
+		if ((err = store_run(st, s, "store an allocation site")))
+			return err;
+	}
+	return 0;
+}
+
+int store_owner__put(struct store *st, int64_t process, const Heaptap__Owner *m)
+{
+	sqlite3_stmt *s = store_stmt(st, OWNER_PUT);
+
+	sqlite3_bind_int64(s, 1, process);
+	sqlite3_bind_int64(s, 2, (int64_t)m->blocks);
+	sqlite3_bind_int64(s, 3, (int64_t)m->bytes);
+	sqlite3_bind_int64(s, 4, (int64_t)m->peak_blocks);
+	sqlite3_bind_int64(s, 5, (int64_t)m->peak_bytes);
+	if (store_run(st, s, "store who holds the memory"))
+		return -EIO;
+	s = store_stmt(st, OWNER_SITES_CLEAR);
+	sqlite3_bind_int64(s, 1, process);
+	if (store_run(st, s, "clear allocation sites") ||
+	    put_sites(st, process, STORE_OUTSTANDING, m->outstanding, m->n_outstanding) ||
+	    put_sites(st, process, STORE_PEAK, m->peak, m->n_peak))
+		return -EIO;
+	return 0;
+}
+
+/* Frames as stored, checked: an array of at most 128 objects naming function and library. */
+static json_object *frames_of(const char *text)
+{
+	json_object *frames = text ? json_tokener_parse(text) : NULL;
+	size_t nr;
+
+	if (!frames || !json_object_is_type(frames, json_type_array) ||
+	    (nr = json_object_array_length(frames)) > WIRE_MAX_SITE_FRAMES)
+		goto bad;
+	for (size_t i = 0; i < nr; i++) {
+		json_object *f = json_object_array_get_idx(frames, i), *v;
+
+		if (!json_object_object_get_ex(f, "function", &v) ||
+		    !json_object_is_type(v, json_type_string) ||
+		    !json_object_object_get_ex(f, "library", &v) ||
+		    !json_object_is_type(v, json_type_string))
+			goto bad;
+	}
+	return frames;
+bad:
+	json_object_put(frames);
+	return NULL;
+}
+
+static int load_site(sqlite3_stmt *s, struct stored_owner *o)
+{
+	bool outstanding = sqlite3_column_int(s, 0) == STORE_OUTSTANDING;
+	uint32_t *nr = outstanding ? &o->nr_outstanding : &o->nr_peak;
+	struct stored_site **sites = outstanding ? &o->outstanding : &o->peak;
+	struct stored_site *grown, *site;
+
+	if (*nr >= WIRE_MAX_OWNER_SITES)
+		return -EINVAL;
+	grown = realloc(*sites, (*nr + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	*sites = grown;
+	site = &grown[*nr];
+	*site = (struct stored_site){
+		.frames = frames_of((const char *)sqlite3_column_text(s, 1)),
+		.blocks = sqlite3_column_int64(s, 2),
+		.bytes = sqlite3_column_int64(s, 3),
+		.requested = sqlite3_column_int64(s, 4),
+		.likely_leak = sqlite3_column_int(s, 5),
+		.growth_bytes_per_second = sqlite3_column_double(s, 6),
+	};
+	if (!site->frames)
+		return -EINVAL;
+	(*nr)++;
+	return 0;
+}
+
+int store_owner__load(struct store *st, int64_t process, struct stored_owner **out)
+{
+	sqlite3 *db = store__db(st);
+	struct stored_owner *o = NULL;
+	sqlite3_stmt *s = NULL;
+	int rc, err = 0;
+
+	*out = NULL;
+	/* A schema-1 file, never opened by a collector since: nothing stored. */
+	if (sqlite3_prepare_v2(db, "SELECT blocks, bytes, peak_blocks, peak_bytes FROM owner "
+				   "WHERE process = ?1", -1, &s, NULL) != SQLITE_OK)
+		return strstr(sqlite3_errmsg(db), "no such table") ? 0 :
+			store_db_error(st, "read who holds the memory");
+	sqlite3_bind_int64(s, 1, process);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW && (o = calloc(1, sizeof(*o)))) {
+		o->blocks = sqlite3_column_int64(s, 0);
+		o->bytes = sqlite3_column_int64(s, 1);
+		o->peak_blocks = sqlite3_column_int64(s, 2);
+		o->peak_bytes = sqlite3_column_int64(s, 3);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : store_db_error(st, "read who holds the memory");
+	if (!o)
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db, "SELECT kind, frames, blocks, bytes, requested, likely_leak, "
+				   "growth_bytes_per_second FROM owner_sites WHERE process = ?1 "
+				   "ORDER BY kind, position", -1, &s, NULL) != SQLITE_OK) {
+		stored_owner__free(o);
+		return store_db_error(st, "read allocation sites");
+	}
+	sqlite3_bind_int64(s, 1, process);
+	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		err = load_site(s, o);
+	sqlite3_finalize(s);
+	if (err == -EINVAL)
+		log_error("the database's allocation sites of process %ld are damaged: give the "
+			  "file heaptap collect --db wrote", (long)process);
+	else if (!err && rc != SQLITE_DONE)
+		err = store_db_error(st, "read allocation sites");
+	if (err) {
+		stored_owner__free(o);
+		return err == -EINVAL ? -EIO : err;
+	}
+	*out = o;
+	return 0;
+}

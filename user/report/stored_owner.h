@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Who held a process's memory, as a collector stored it (its largest sites, not every
+ * one): the sections "Still allocated at the end" and "At the peak" of heaptap report DB,
+ * and the same "outstanding" and "peak" JSON fields as a run's report.
+ */
+#ifndef HEAPTAP_STORED_OWNER_H
+#define HEAPTAP_STORED_OWNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <json-c/json.h>
+
+struct stored_site {
+	json_object *frames; /* [{"function", "library"[, "file", "line"]}], entry outwards */
+	uint64_t blocks, bytes, requested;
+	bool likely_leak;
+	double growth_bytes_per_second;
+};
+
+struct stored_owner {
+	uint64_t blocks, bytes, peak_blocks, peak_bytes;
+	struct stored_site *outstanding, *peak;
+	uint32_t nr_outstanding, nr_peak;
+};
+
+void stored_owner__free(struct stored_owner *o);
+/* "outstanding" and "peak" added to a process's JSON object p. */
+void stored_owner__json(json_object *p, const struct stored_owner *o);
+/* The two text sections; allocator: the library whose frames the short stacks skip. */
+void stored_owner__text(FILE *out, const struct stored_owner *o, const char *allocator);
+
+#endif
