@@ -28,7 +28,7 @@ FUZZ_procfs_SRCS := trace/procfs
 FUZZ_procfs_SEEDS := procfs:65536
 # The collector's decoder: frames from the network, and the messages' own objects.
 FUZZ_wire_SRCS := cluster/wire cluster/run_wire cluster/run_view cluster/arena \
-	account/accountant symbols/attribution
+	report/stored_owner report/human_bytes account/accountant symbols/attribution
 FUZZ_wire_EXTRA := quiet_log
 FUZZ_wire_OBJS := $(FUZZ_DIR)/proto/heaptap.pb-c.o
 FUZZ_wire_SEEDS := wire:16384

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Seeds for fuzz_wire: the frames of a real conversation (hello, auth, a batch of
- * processes with every kind of group, an ack, a run's view), one file each, as the fuzzer
+ * processes with every kind of group and who holds the memory, an ack, a run's view), one
+ * file each, as the fuzzer
  * reads them: a chunk size byte, then the frames.
  * Usage: wire_seeds DIR
  */
@@ -10,6 +11,48 @@
 #include <string.h>
 #include "run_wire.h"
 #include "wire.h"
+
+/* Who holds the memory: one site outstanding, two at the peak. */
+static Heaptap__Owner *owner_seed(void)
+{
+	static Heaptap__SiteFrame entry = HEAPTAP__SITE_FRAME__INIT;
+	static Heaptap__SiteFrame caller = HEAPTAP__SITE_FRAME__INIT;
+	static Heaptap__SiteFrame *frames[] = { &entry, &caller };
+	static Heaptap__OwnerSite leak = HEAPTAP__OWNER_SITE__INIT;
+	static Heaptap__OwnerSite burst = HEAPTAP__OWNER_SITE__INIT;
+	static Heaptap__OwnerSite *outstanding[] = { &leak }, *peak[] = { &burst, &leak };
+	static Heaptap__Owner o = HEAPTAP__OWNER__INIT;
+
+	entry.function = "malloc";
+	entry.library = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	caller.function = "solver::grow";
+	caller.library = "/opt/app/bin/app";
+	caller.file = "solver.cc";
+	caller.has_line = true;
+	caller.line = 42;
+	leak.n_frames = burst.n_frames = 2;
+	leak.frames = burst.frames = frames;
+	leak.has_blocks = leak.has_bytes = leak.has_requested = true;
+	leak.blocks = 20;
+	leak.bytes = 11680;
+	leak.requested = 11600;
+	leak.has_likely_leak = leak.has_growth_bytes_per_second = true;
+	leak.likely_leak = true;
+	leak.growth_bytes_per_second = 2048.5;
+	burst.has_blocks = burst.has_bytes = true;
+	burst.blocks = 16;
+	burst.bytes = 888064;
+	o.has_blocks = o.has_bytes = o.has_peak_blocks = o.has_peak_bytes = true;
+	o.blocks = 20;
+	o.bytes = 11680;
+	o.peak_blocks = 36;
+	o.peak_bytes = 899744;
+	o.n_outstanding = 1;
+	o.outstanding = outstanding;
+	o.n_peak = 2;
+	o.peak = peak;
+	return &o;
+}
 
 static void save(const char *dir, const char *name, const wire_msg *const msgs[], int n,
 		 uint8_t chunk)
@@ -82,6 +125,7 @@ int main(int argc, char **argv)
 	view.body_case = HEAPTAP__ENVELOPE__BODY_RUN_VIEW;
 	view.run_view = run_wire__encode(&ar, &v);
 	p = view.run_view->processes[0];
+	p->owner = owner_seed();
 	b.has_seq = b.has_time = true;
 	b.seq = 3;
 	b.time = 1.7e9;
