@@ -218,3 +218,58 @@ Test(top, the_full_screen_view_in_tmux)
 	kill(target, SIGKILL);
 	json_object_put(t);
 }
+
+/*
+ * The held-by tab of an opened process: its allocation sites by bytes held now, as the
+ * program counts them; a site whose blocks were all freed is not there.
+ */
+Test(top, the_held_by_tab_in_tmux)
+{
+	char bin[4096], dir[256], truth[512], stop[512], cmd[8192], want[64], *screen, *row;
+	json_object *t, *leak;
+
+	require_bpf();
+	if (system("command -v tmux >/dev/null") != 0)
+		cr_skip_test("needs tmux");
+	free(tmux("kill-server 2>/dev/null"));
+	snprintf(dir, sizeof(dir), "%s", scratch_dir());
+	snprintf(truth, sizeof(truth), "%s/owner-1.json", dir);
+	snprintf(stop, sizeof(stop), "%s/stop", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "new-session -d -s top -x 100 -y 24 'OMPI_COMM_WORLD_RANK=1 %s top -i 0.3 --follow -- "
+		 "%s --truth-dir %s --hold %s'", heaptap_path(),
+		 target_path("rank_sites", bin, sizeof(bin)), dir, stop);
+	free(tmux(cmd));
+	cr_assert(wait_for_text(truth, "burst_site", 30), "the target never wrote its truth");
+	t = load_json(truth);
+	leak = get(t, "leak_site");
+	screen = screen_with("rank_sites", 20);
+	cr_assert(screen != NULL, "no row for the target");
+	free(screen);
+
+	/* Open it, then the fifth tab. */
+	free(tmux("send-keys -t top Enter"));
+	screen = screen_with("threads", 20);
+	cr_assert(screen != NULL, "the process never opened");
+	free(screen);
+	free(tmux("send-keys -t top Tab Tab Tab Tab"));
+	screen = screen_with("leak_site < main", 20);
+	cr_assert(screen != NULL, "the held-by tab never showed leak_site");
+	cr_expect(strstr(screen, "ALLOCATED AT") != NULL, "%s", screen);
+	cr_expect(strstr(screen, "burst_site") == NULL, "burst_site freed its blocks: %s", screen);
+	row = strstr(screen, "leak_site < main");
+	while (row > screen && row[-1] != '\n')
+		row--;
+	human(json_object_get_int64(get(leak, "bytes")), want, sizeof(want));
+	cr_expect(strncmp(row + 8 - strlen(want), want, strlen(want)) == 0,
+		  "leak_site holds %s: %s", want, screen);
+	snprintf(want, sizeof(want), " %8lld ", (long long)json_object_get_int64(get(leak, "blocks")));
+	cr_expect(strncmp(row + 8, want, strlen(want)) == 0, "leak_site's blocks %s: %s", want,
+		  screen);
+	free(screen);
+	free(tmux("send-keys -t top q"));
+	fclose(fopen(stop, "w"));
+	sleep_ms(500);
+	free(tmux("kill-server 2>/dev/null"));
+	json_object_put(t);
+}

@@ -7,12 +7,14 @@
  *   {"rank": R, "leak_site": {"blocks", "bytes"}, "burst_site": {"blocks", "bytes"}}
  * bytes as malloc_usable_size counts them. At the peak both sites hold all their blocks;
  * at the end leak_site holds its own and burst_site nothing.
- * Usage: rank_sites --truth-dir DIR
+ * Usage: rank_sites --truth-dir DIR [--hold FILE]
+ *   --hold: then keep running (leak_site's blocks held) until FILE exists
  */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_BLOCKS 64
 
@@ -68,13 +70,15 @@ int main(int argc, char **argv)
 {
 	struct site_truth leak = { 0 }, burst = { 0 };
 	int rank = rank_from_environment();
-	const char *dir = ".";
+	const char *dir = ".", *hold = NULL;
 	char path[4096];
 	FILE *f;
 
 	for (int i = 1; i + 1 < argc; i++) {
 		if (!strcmp(argv[i], "--truth-dir"))
 			dir = argv[++i];
+		else if (!strcmp(argv[i], "--hold"))
+			hold = argv[++i];
 	}
 	if (rank < 0 || rank > 9) {
 		fprintf(stderr, "rank_sites: no rank 0-9 in the environment\n");
@@ -90,5 +94,9 @@ int main(int argc, char **argv)
 	fprintf(f, "{\"rank\": %d, \"leak_site\": {\"blocks\": %ld, \"bytes\": %zu}, "
 		   "\"burst_site\": {\"blocks\": %ld, \"bytes\": %zu}}\n",
 		rank, leak.blocks, leak.bytes, burst.blocks, burst.bytes);
-	return fclose(f) ? 1 : 0;
+	if (fclose(f))
+		return 1;
+	while (hold && access(hold, F_OK))
+		usleep(50 * 1000);
+	return 0;
 }

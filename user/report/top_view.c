@@ -8,16 +8,18 @@
 #include <unistd.h>
 #include "commands.h"
 #include "human_bytes.h"
+#include "top_held.h"
 #include "top_tree.h"
 #include "top_view.h"
 
 enum sort_key { SORT_CURRENT, SORT_MAX, SORT_CALLS, SORT_RATE };
 static const char *const sort_names[] = { "current", "max", "calls", "rate" };
-enum tab { TAB_THREADS, TAB_LIBRARIES, TAB_FUNCTIONS, TAB_TREE, NR_TABS };
+enum tab { TAB_THREADS, TAB_LIBRARIES, TAB_FUNCTIONS, TAB_TREE, TAB_HELD, NR_TABS };
 
 /* Width of the name column in the opened process: 80 columns less four figures. */
 #define NAME_WIDTH 40
-static const char *const tab_names[] = { "threads", "libraries", "functions", "tree" };
+static const char *const tab_names[] = { "threads", "libraries", "functions", "tree",
+					 "held by" };
 
 /* What a process looked like at the last refresh, for its rates. */
 struct rate {
@@ -286,6 +288,11 @@ static void draw_process(struct top_view *v, const struct target *t)
 		mvprintw(LINES - 1, 0, "Up/Down select  Enter expand  Tab next  Esc back  q quit");
 		return;
 	}
+	if (v->tab == TAB_HELD) {
+		top_held__draw(t, 6, LINES - 1);
+		mvprintw(LINES - 1, 0, "Tab next  Esc back  p pause  q quit  ? help");
+		return;
+	}
 	if (v->tab == TAB_THREADS) {
 		HASH_ITER(hh, t->stats.threads, th, tht) {
 			if (n == 512)
@@ -330,7 +337,7 @@ static void draw_help(void)
 		"heaptap top keys",
 		"",
 		"  Up/Down   select a process      Enter  open it",
-		"  Tab       next tab (threads, libraries, functions, tree)",
+		"  Tab       next tab (threads, libraries, functions, tree, held by)",
 		"  tree tab: Up/Down select, Enter or Space expand/collapse, + -",
 		"  Esc, Backspace   back to the process table",
 		"  c  sort by current bytes        m  by maximum bytes",
