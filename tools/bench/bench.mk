@@ -48,6 +48,10 @@ $(BENCH_DIR)/calltree_cost: tools/bench/calltree_cost.c $(LIB_OBJS) | $(BENCH_DI
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) -o $@
 
+$(BENCH_DIR)/live_block_cost: tools/bench/live_block_cost.c $(LIB_OBJS) | $(BENCH_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) -o $@
+
 $(BENCH_DIR)/empty.bpf.o: tools/bench/empty.bpf.c vmlinux.h | $(BENCH_DIR)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -63,10 +67,12 @@ $(BENCH_DIR)/empty_probes: tools/bench/empty_probes.c $(BENCH_DIR)/empty.skel.h 
 # The other figures first, so that the run ends with the per-pair heaptap/empty line.
 bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DIR)/empty_probes \
 		$(BENCH_DIR)/unwind_cost $(BENCH_DIR)/mpi_start $(BENCH_DIR)/entry_loop \
-		$(BENCH_DIR)/calltree_cost $(BENCH_DIR)/ingest $(BENCH_DIR)/hold_blocks $(TEST_TARGETS)
+		$(BENCH_DIR)/calltree_cost $(BENCH_DIR)/ingest $(BENCH_DIR)/hold_blocks \
+		$(BENCH_DIR)/live_block_cost $(TEST_TARGETS)
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/owner.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) TARGETS=$(TARGET_DIR) tools/bench/cluster.sh
 	$(Q)$(BENCH_DIR)/calltree_cost
+	$(Q)$(BENCH_DIR)/live_block_cost
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/many.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/sites.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/depth.sh

@@ -384,8 +384,14 @@ void handle_fork(struct session *s, const struct ht_fork_event *ev)
 	t->alloc = parent->alloc;
 	give_tables_now(s, t);
 	if (tracer__attach_allocator(s->tracer, t->pid, &t->alloc) == 0) {
+		struct procmaps maps = {};
+
 		t->probed = true;
 		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule, stack_records_of(s, t));
+		/* The parent's --allocator functions, in the same objects. */
+		if (s->nr_allocators && procmaps__read(t->pid, &maps) == 0)
+			probe_custom(s, t, &maps);
+		procmaps__clear(&maps);
 	}
 }
 
