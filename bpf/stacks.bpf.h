@@ -22,7 +22,7 @@ struct {
 	__uint(max_entries, 1 << 17);
 	__type(key, __u64);
 	__type(value, struct ht_stack);
-} stacks SEC(".maps") __weak; /* shared with custom_alloc.bpf.c */
+} stacks SEC(".maps") __weak; /* shared with custom_alloc.bpf.c and os_view.bpf.c */
 
 /* Ids tried per stack before it goes inline. */
 #define STACK_PROBES 4

@@ -42,6 +42,7 @@ enum ht_event_type {
 	HT_EV_EXEC = 4,		/* a traced process started a new program (ht_libs_event) */
 	HT_EV_FORK = 5,		/* a traced process started another (with --follow) */
 	HT_EV_LAUNCHER = 6,	/* an MPI launcher started (ht_fork_event, parent 0) */
+	HT_EV_OS_CALL = 7,	/* one mapping system call completed (ht_os_event) */
 };
 
 /* ht_call_event.flags */
@@ -89,6 +90,47 @@ static inline int ht_call_carries_frames(const struct ht_call_event *ev)
 {
 	return !ev->stack_id || (ev->flags & HT_F_STACK_NEW);
 }
+
+/* The system calls of the OS view (ht_os_event.call), in the report's order. */
+enum ht_os_call {
+	HT_OS_MMAP,
+	HT_OS_MUNMAP,
+	HT_OS_MREMAP,
+	HT_OS_BRK,
+	HT_OS_MADVISE, /* only MADV_DONTNEED and MADV_FREE are sent */
+	HT_NR_OS_CALLS,
+};
+
+/*
+ * ht_os_event.flags, beside the HT_F_STACK_* bits. A call made inside a malloc-family call
+ * is the allocator's own: it carries the stack of that call (alloc_func), so that it is
+ * charged where the malloc is (and no unwinding through uretprobe trampolines is needed).
+ */
+#define HT_F_IN_ALLOCATOR (1u << 8)
+
+/*
+ * One mapping system call of a traced thread, sent at its exit. args are the call's
+ * arguments as the kernel read them (rdi, rsi, rdx, r10, r8); ret its return value; brk
+ * also carries the break before the call. The stack is as in ht_call_event: frames[0] is
+ * the pc after the syscall instruction (inside the libc wrapper, not a function's entry),
+ * or with HT_F_IN_ALLOCATOR the allocator call's stack (a stack id the stacks map holds).
+ */
+struct ht_os_event {
+	__u32 type;
+	__u32 call;	     /* enum ht_os_call */
+	__u32 pid;
+	__u32 tid;
+	__u64 args[5];
+	__u64 ret;
+	__u64 old_brk;
+	__u32 flags;
+	__u32 alloc_func; /* with HT_F_IN_ALLOCATOR: the malloc-family call (enum ht_func) */
+	__u64 stack_id;
+	char comm[HT_COMM_LEN];
+	struct ht_stack stack; /* sent only with stack_id 0 or HT_F_STACK_NEW */
+};
+
+#define HT_OS_EVENT_HEADER_SIZE 104
 
 struct ht_libs_event {
 	__u32 type;

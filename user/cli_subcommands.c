@@ -49,8 +49,9 @@
 #define OPTION_OWNER                                                                          \
 	OPTION_LIVE_BLOCKS,                                                                   \
 	OPTION_ALLOCATOR,                                                                     \
-	{ "interval", 'i', "SECONDS", 0, "sample each allocation site's outstanding bytes every " \
-					 "SECONDS, to tell likely leaks (default 1)" },         \
+	{ "interval", 'i', "SECONDS", 0, "sample each allocation site's outstanding bytes (to " \
+					 "tell likely leaks) and each process's RSS every "      \
+					 "SECONDS (default 1)" },                               \
 	{ "site-depth", OPT_SITE_DEPTH, "N", 0, "frames shown per allocation site in the text "   \
 						"report (default 6)" }
 

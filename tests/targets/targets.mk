@@ -221,3 +221,19 @@ $(TARGET_DIR)/pool_user: tests/targets/pool_user.c tests/targets/api_truth.h $(T
 $(TARGET_DIR)/tbb_user: tests/targets/tbb_user.c tests/targets/api_truth.h | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< -l:libtbbmalloc.so.2 -pthread -o $@
+# The OS view (tests/integration/test_mappings.c): mapping calls of known sizes from the
+# program, from libmaps, from a thread, and malloc's own; and an MPI rank that maps.
+TEST_TARGETS += $(TARGET_DIR)/mappings $(TARGET_DIR)/libmaps.so $(TARGET_DIR)/mpi_mappings
+
+$(TARGET_DIR)/libmaps.so: tests/targets/maplib.c tests/targets/maplib.h | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -fPIC -shared $< -o $@
+
+$(TARGET_DIR)/mappings: tests/targets/mappings.c $(TARGET_DIR)/libmaps.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -lmaps $(TARGET_RPATH) \
+		-pthread -o $@
+
+$(TARGET_DIR)/mpi_mappings: tests/targets/mpi_mappings.c | $(TARGET_DIR)
+	$(call msg,MPICC,$@)
+	$(Q)mpicc $(TARGET_CFLAGS) $< -ldl -o $@

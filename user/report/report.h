@@ -23,6 +23,10 @@ void report_stacks(FILE *out, struct session *s);
 /* The same report on one line (top -b --json). */
 void report_json_line(FILE *out, struct session *s);
 
+/* The OS view of a process: nothing (NULL) when it made no mapping call heaptap saw. */
+void report_mappings_text(FILE *out, const struct mapping_stats *ms);
+json_object *report_mappings_json(const struct mapping_stats *ms);
+
 /* How --tree shows a call tree. */
 struct tree_opts {
 	bool show;	   /* --tree */

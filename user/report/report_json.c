@@ -98,6 +98,7 @@ static json_object *process_json(const struct target *t, const struct process_fa
 		report_owner_json(p, t);
 	if (pf->owner) /* a stored run's process */
 		stored_owner__json(p, pf->owner);
+	json_object_object_add(p, "mappings", report_mappings_json(&t->mappings));
 	return p;
 }
 

@@ -90,6 +90,7 @@ static void print_process(FILE *out, const struct target *t, const struct proces
 	report_allocators_text(out, t);
 	if (pf->owner) /* a stored run's process */
 		stored_owner__text(out, pf->owner, t->probed ? t->alloc.path : NULL);
+	report_mappings_text(out, &t->mappings);
 }
 
 static void print_budget(FILE *out, const char *what, const struct budget *b)

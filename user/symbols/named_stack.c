@@ -131,7 +131,8 @@ static int name_entry_point(struct named_stack *st, const struct stack_context *
 		f->name.symbol = name;
 	else if (obj && obj->syms)
 		f->name.symbol = elfsyms__lookup(obj->syms, f->offset);
-	*fn = (struct function_at){ obj, m, offset, true, name };
+	/* Offset 0: not known (a system call's pc lies inside its wrapper). */
+	*fn = (struct function_at){ obj, m, offset, offset != 0, name };
 	return 0;
 }
 

@@ -260,6 +260,46 @@ static bool has_aliases(const struct allocator *a, enum ht_func func)
 	return false;
 }
 
+/* The names a program calls to map memory (libc's public and internal ones). */
+static bool is_mapping_call(const char *name)
+{
+	static const char *const names[] = { "mmap",	"mmap64",   "munmap",	"mremap",
+					     "madvise", "brk",	    "sbrk",	"__mmap",
+					     "__mmap64", "__munmap", "__mremap", "__madvise",
+					     "__brk",	"__sbrk" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(name, names[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A system call's wrapper may be more than libc's: Open MPI's memory patcher rewrites
+ * munmap and friends to jump to its own hooks, which make the call. The first frame whose
+ * call instruction calls a mapping function by name made the call: the frames inside it
+ * are the wrapper, entry points that neither rule charges.
+ */
+static void mark_syscall_wrapper(struct symbolizer *s, const struct named_stack *st,
+				 struct frame *frames)
+{
+	for (size_t i = 1; i < st->nr; i++) {
+		const struct named_stack_frame *f = &st->frames[i];
+		struct object_file *obj;
+		const char *callee;
+
+		if (f->tail_called || !(obj = object_of(s, f->m)))
+			continue;
+		callee = object_file__callee(obj, f->offset);
+		if (callee && is_mapping_call(callee)) {
+			for (size_t j = 1; j < i; j++)
+				frames[j].entry_point = true;
+			return;
+		}
+	}
+}
+
 /* Keep the stack's frames, named, for --stacks. */
 static struct stack_record *record_stack(struct symbolizer *s, const struct named_stack *st,
 					 bool complete)
@@ -320,6 +360,8 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func,
 			.entry_point = i == 0 || f->name.cxx_allocator,
 		};
 	}
+	if (entry && entry->syscall)
+		mark_syscall_wrapper(s, st, frames);
 	*out = (struct resolved_call){ .func = func, .end_dev = st->end_dev,
 				       .end_inode = st->end_inode };
 	out->internal = !entry && st->valid >= 2 &&
@@ -328,7 +370,9 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func,
 	out->complete = a.complete;
 	if (a.frame == 0) {
 		/* The program called the allocator: under the entry rule, one group for it. */
-		out->library = strpool__intern(&s->names, api->path);
+		/* A system call's: the object of its wrapper (libc, a static program). */
+		out->library = strpool__intern(&s->names, entry && entry->syscall && st->nr ?
+								   frames[0].object : api->path);
 		out->function = strpool__intern(&s->names,
 						s->rule == ATTRIBUTE_ENTRY ? NAMING_PROGRAM :
 						entry			   ? entry->name :
@@ -440,4 +484,22 @@ int symbolizer__resolve_entry(struct symbolizer *s, const struct symbolizer_entr
 	if (stack_id && symbolizer__cached(s, key, stack_id, out))
 		return 0;
 	return resolve(s, key, entry, stack_id, frames, nr_frames, out);
+}
+
+int symbolizer__resolve_syscall(struct symbolizer *s, enum ht_os_call call, const char *name,
+				__u64 stack_id, const __u64 *frames, __u32 nr_frames,
+				struct resolved_call *out)
+{
+	struct symbolizer_entry entry = {
+		.name = name,
+		.object = s->alloc,
+		.syscall = true,
+	};
+	__u64 key = symbolizer_syscall_key(call);
+
+	if (call >= HT_NR_OS_CALLS)
+		return -EINVAL;
+	if (stack_id && symbolizer__cached(s, key, stack_id, out))
+		return 0;
+	return resolve(s, key, &entry, stack_id, frames, nr_frames, out);
 }

@@ -65,11 +65,28 @@ struct symbolizer_entry {
 	uint64_t offset;		 /* in object's file */
 	const struct allocator *object; /* the file that defines it: path, dev, inode */
 	uint32_t key;			 /* one per entry point, for the cache */
+	bool syscall;			 /* a mapping system call (symbolizer__resolve_syscall) */
 };
 
 /* symbolizer__resolve for a call to entry; its answers are cached too (never recorded). */
 int symbolizer__resolve_entry(struct symbolizer *s, const struct symbolizer_entry *entry,
 			      __u64 stack_id, const __u64 *frames, __u32 nr_frames,
 			      struct resolved_call *out);
+
+/*
+ * A mapping system call's stack: frames[0] the pc after its syscall instruction, inside the
+ * wrapper (offset unknown). Charged by the same rule; a program's own call is charged to
+ * the object of the wrapper (entry rule: "(program)", caller rule: the call's name), and a
+ * call made through interposed hooks (Open MPI's memory patcher) to the function that
+ * called the mapping function. Stacks are not recorded. 0 or -errno.
+ */
+int symbolizer__resolve_syscall(struct symbolizer *s, enum ht_os_call call, const char *name,
+				__u64 stack_id, const __u64 *frames, __u32 nr_frames,
+				struct resolved_call *out);
+/* The key symbolizer__cached knows a system call's stacks by: past every API's entries. */
+static inline enum ht_func symbolizer_syscall_key(enum ht_os_call call)
+{
+	return (enum ht_func)(HT_NR_FUNCS + 0x10000 + call);
+}
 
 #endif

@@ -14,6 +14,10 @@ _Static_assert(sizeof(struct ht_custom_event) ==
 		       HT_CUSTOM_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE +
 			       HT_MAX_FRAMES * sizeof(__u64),
 	       "ABI: ht_custom_event header");
+_Static_assert(sizeof(struct ht_os_event) ==
+		       HT_OS_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE +
+			       HT_MAX_FRAMES * sizeof(__u64),
+	       "ABI: ht_os_event header");
 _Static_assert(sizeof(struct ht_libs_event) == 32, "ABI: ht_libs_event");
 _Static_assert(sizeof(struct ht_exit_event) == 24, "ABI: ht_exit_event");
 _Static_assert(sizeof(struct ht_hold) == 16, "ABI: ht_hold");

@@ -16,6 +16,7 @@
 #include "probe_site.h"
 #include "procmaps.h"
 #include "rank.h"
+#include "os_calls.h"
 #include "session_internal.h"
 
 /* Command line and rank: read again after exec, when they are the new program's. */
@@ -159,6 +160,7 @@ int session__attach(struct session *s, pid_t pid)
 		goto cleanup;
 	}
 	describe(t);
+	seed_mapped_ranges(s, t); /* before its calls are traced */
 	/* With tables, loader events hold it: a dlopen'ed library needs its table first. */
 	err = tracer__add_target(s->tracer, pid, s->unwind != NULL);
 	if (err)
@@ -184,6 +186,7 @@ forget:
 	HASH_DEL(s->targets, t);
 	accountant__clear(&t->stats);
 	owner__clear(&t->owner);
+	mapping_stats__clear(&t->mappings);
 	stack_records__clear(&t->stacks);
 	free(t);
 cleanup:
@@ -305,6 +308,7 @@ static struct target *new_image(struct session *s, struct target *old)
 	forget_program(s, old);
 	old->probed = false;
 	memset(&old->alloc, 0, sizeof(old->alloc));
+	mapping_stats__clear(&old->mappings); /* the old image's mappings are gone */
 	return old;
 }
 
@@ -316,6 +320,7 @@ void handle_exec(struct session *s, const struct ht_libs_event *ev)
 
 	if (t && (t = new_image(s, t))) {
 		describe(t);
+		seed_mapped_ranges(s, t); /* held at its exec: nothing of the new image ran yet */
 		t->untraced = s->mpi_only && t->mpi.rank < 0;
 		if (t->untraced) {
 			release(s, t); /* a launcher: only its children matter */

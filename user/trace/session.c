@@ -8,6 +8,7 @@
 #include "guardian.h"
 #include "log.h"
 #include "movement.h"
+#include "os_calls.h"
 #include "procfs.h"
 #include "session_internal.h"
 
@@ -97,6 +98,7 @@ static void free_target(struct target *t)
 	custom_allocs__free(t->custom);
 	stack_records__clear(&t->stacks);
 	calltree__clear(&t->tree);
+	mapping_stats__clear(&t->mappings);
 	stack_ids__clear(&t->stack_ids);
 	free(t);
 }
@@ -300,6 +302,9 @@ static int on_event(void *ctx, const void *data, size_t size)
 	case HT_EV_CUSTOM_CALL:
 		on_custom_call(s, data, size);
 		break;
+	case HT_EV_OS_CALL:
+		handle_os_call(s, data, size);
+		break;
 	case HT_EV_LIBS_CHANGED:
 		if (size >= sizeof(struct ht_libs_event))
 			handle_libs_changed(s, data);
@@ -338,6 +343,7 @@ int session__poll(struct session *s, int timeout_ms)
 
 	s->clock = monotonic_ns() / 1e9;
 	sample_owners(s);
+	sample_rss_when_due(s);
 	return n < 0 ? n : 0;
 }
 
@@ -463,6 +469,7 @@ size_t session__targets(struct session *s, struct target ***out)
 	qsort(s->sorted, i, sizeof(*s->sorted), by_pid_then_age);
 	for (size_t k = 0; k < i; k++) {
 		accountant__sort(&s->sorted[k]->stats);
+		mapping_stats__sort(&s->sorted[k]->mappings);
 		calltree__sort(&s->sorted[k]->tree);
 	}
 	*out = s->sorted;

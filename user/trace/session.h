@@ -13,6 +13,7 @@
 #include "accountant.h"
 #include "calltree.h"
 #include "owner.h"
+#include "mapping_stats.h"
 #include "heaptap_types.h"
 #include "held_maps.h"
 #include "allocator.h"
@@ -49,6 +50,7 @@ struct target {
 	struct custom_allocs *custom; /* --allocator APIs' accounts (custom_allocs.h) */
 	uint64_t usable_unknown; /* blocks whose usable size the allocator's classes cannot tell */
 	double owner_since;  /* when its blocks began to be tracked (session clock) */
+	struct mapping_stats mappings; /* the OS view: mmap, munmap, mremap, brk, madvise */
 	uint64_t incomplete_stacks;
 	uint64_t unsupported_unwinds; /* of those, cut at an unwind rule heaptap cannot follow */
 	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */

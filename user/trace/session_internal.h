@@ -28,6 +28,7 @@ struct session {
 	size_t nr_allocators;
 	char problem[512]; /* what made the session unable to go on (session__problem) */
 	uint64_t events; /* delivered, of every kind */
+	double rss_started, rss_next; /* RSS samples (CLOCK_MONOTONIC seconds; 0: none yet) */
 	uint64_t serials;
 	size_t live_blocks_limit; /* per process (--live-blocks) */
 	double sample_interval;	  /* seconds between samples of outstanding bytes (-i) */

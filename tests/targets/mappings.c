@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The OS view's ground truth: mmap, munmap (whole and partial, and of addresses never
+ * mapped), mremap (grow, shrink, move), madvise and sbrk of known sizes, from known
+ * functions of the program and of libmaps, one thread of its own, and malloc's own mmaps.
+ * Each function records what it mapped; the truth is written as JSON.
+ *
+ * mappings --truth FILE [--wait]
+ *   --wait   map 96 KiB, then wait for SIGUSR1 before the work (heaptap attaches): its
+ *            unmapping is then of bytes mapped before tracing
+ */
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "maplib.h"
+
+#define KIB 1024L
+
+enum kind { ANON, FILEB, BRK };
+
+/* What one function did, as heaptap's mappings[] reports it. */
+struct truth {
+	const char *function, *library; /* library: a suffix of the path */
+	long current, min, max;
+	long kinds[3];
+	long malloc_own;
+	long mmap, munmap, mremap, brk, madvise;
+	long released_calls, released_bytes;
+	long before_calls, before_bytes; /* unmapped, mapped before tracing */
+};
+
+#define MAX_TRUTHS 32
+static struct truth truths[MAX_TRUTHS];
+static int nr_truths;
+
+static struct truth *truth_of(const char *function, const char *library)
+{
+	for (int i = 0; i < nr_truths; i++) {
+		if (!strcmp(truths[i].function, function) && !strcmp(truths[i].library, library))
+			return &truths[i];
+	}
+	if (nr_truths == MAX_TRUTHS)
+		abort();
+	truths[nr_truths] = (struct truth){ .function = function, .library = library };
+	return &truths[nr_truths++];
+}
+
+/* A function's balance moved by bytes of a kind. */
+static void moved(struct truth *t, enum kind kind, long bytes)
+{
+	t->current += bytes;
+	t->kinds[kind] += bytes;
+	if (t->current < t->min)
+		t->min = t->current;
+	if (t->current > t->max)
+		t->max = t->current;
+}
+
+static void *must(void *p)
+{
+	if (p == MAP_FAILED || !p)
+		abort();
+	return p;
+}
+
+/* A macro, not a function: each function below makes its own system calls. */
+#define anon(len) mmap(NULL, (len), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+
+/* Whole mappings: made and unmapped. */
+__attribute__((noinline)) static void map_whole(void)
+{
+	struct truth *t = truth_of("map_whole", "mappings");
+	char *p = must(anon(64 * KIB));
+
+	t->mmap++, moved(t, ANON, 64 * KIB);
+	p[0] = 1;
+	munmap(p, 64 * KIB);
+	t->munmap++, moved(t, ANON, -64 * KIB);
+}
+
+/* Parts of a mapping: a hole in the middle, its tail; then addresses never mapped. */
+__attribute__((noinline)) static void map_partial(void)
+{
+	struct truth *t = truth_of("map_partial", "mappings");
+	char *p = must(anon(256 * KIB));
+
+	t->mmap++, moved(t, ANON, 256 * KIB);
+	munmap(p + 64 * KIB, 64 * KIB);
+	t->munmap++, moved(t, ANON, -64 * KIB);
+	munmap(p + 224 * KIB, 32 * KIB);
+	t->munmap++, moved(t, ANON, -32 * KIB);
+	/* Over the hole and a piece still mapped: only the piece was mapped. */
+	munmap(p + 32 * KIB, 96 * KIB);
+	t->munmap++, moved(t, ANON, -32 * KIB);
+	/* Nothing there any more: it moves nothing. */
+	munmap(p + 64 * KIB, 64 * KIB);
+	t->munmap++;
+}
+
+static int scratch_file(size_t len)
+{
+	char path[] = "/tmp/heaptap-mappings-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0 || ftruncate(fd, len))
+		abort();
+	unlink(path);
+	return fd;
+}
+
+/* A file mapped shared, its first pages unmapped: the rest stays mapped (file). */
+__attribute__((noinline)) static void map_file(int fd)
+{
+	struct truth *t = truth_of("map_file", "mappings");
+	char *p = must(mmap(NULL, 128 * KIB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+
+	t->mmap++, moved(t, FILEB, 128 * KIB);
+	p[0] = 1;
+	munmap(p, 32 * KIB);
+	t->munmap++, moved(t, FILEB, -32 * KIB);
+}
+
+/* mremap: grown (it may move), shrunk in place, moved onto a reservation of its own. */
+__attribute__((noinline)) static void remap_all(void)
+{
+	struct truth *t = truth_of("remap_all", "mappings");
+	char *grown = must(anon(64 * KIB)), *shrunk, *moving, *reserve;
+
+	t->mmap++, moved(t, ANON, 64 * KIB);
+	grown = must(mremap(grown, 64 * KIB, 192 * KIB, MREMAP_MAYMOVE));
+	t->mremap++, moved(t, ANON, 128 * KIB);
+
+	shrunk = must(anon(256 * KIB));
+	t->mmap++, moved(t, ANON, 256 * KIB);
+	shrunk = must(mremap(shrunk, 256 * KIB, 64 * KIB, 0));
+	t->mremap++, moved(t, ANON, -192 * KIB);
+
+	reserve = must(mmap(NULL, 256 * KIB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+	t->mmap++, moved(t, ANON, 256 * KIB);
+	moving = must(anon(128 * KIB));
+	t->mmap++, moved(t, ANON, 128 * KIB);
+	/* Onto the reservation's first half, which it replaces. */
+	moving = must(mremap(moving, 128 * KIB, 128 * KIB, MREMAP_MAYMOVE | MREMAP_FIXED,
+			     reserve));
+	t->mremap++, moved(t, ANON, -128 * KIB);
+	(void)grown, (void)shrunk;
+}
+
+/* madvise gives memory back but keeps the mapping: counted apart, no balance moved. */
+__attribute__((noinline)) static void release_pages(void)
+{
+	struct truth *t = truth_of("release_pages", "mappings");
+	char *p = must(anon(128 * KIB));
+
+	t->mmap++, moved(t, ANON, 128 * KIB);
+	memset(p, 1, 128 * KIB);
+	madvise(p, 64 * KIB, MADV_DONTNEED);
+	t->madvise++, t->released_calls++, t->released_bytes += 64 * KIB;
+	madvise(p + 64 * KIB, 32 * KIB, MADV_FREE);
+	t->madvise++, t->released_calls++, t->released_bytes += 32 * KIB;
+	/* Other advice is not the OS view's. */
+	madvise(p, 128 * KIB, MADV_WILLNEED);
+}
+
+/* The break: grown, then shrunk by half (sbrk makes one brk call each, once primed). */
+__attribute__((noinline)) static void move_break(void)
+{
+	struct truth *t = truth_of("move_break", "mappings");
+
+	if (sbrk(128 * KIB) == (void *)-1)
+		abort();
+	t->brk++, moved(t, BRK, 128 * KIB);
+	if (sbrk(-64 * KIB) == (void *)-1)
+		abort();
+	t->brk++, moved(t, BRK, -64 * KIB);
+}
+
+/* Blocks malloc serves by mmap: malloc's own mappings, charged where malloc is called. */
+static void *big_block;
+
+__attribute__((noinline)) static void big_malloc(void)
+{
+	struct truth *t = truth_of("big_malloc", "mappings");
+	long chunk;
+
+	big_block = malloc(1024 * KIB);
+	/* An mmapped chunk: its usable size and its 16-byte header, whole pages. */
+	chunk = malloc_usable_size(big_block) + 16;
+	t->mmap++, moved(t, ANON, chunk);
+	t->malloc_own += chunk;
+}
+
+__attribute__((noinline)) static void big_free(void)
+{
+	struct truth *t = truth_of("big_free", "mappings");
+	long chunk = malloc_usable_size(big_block) + 16;
+
+	free(big_block);
+	t->munmap++, moved(t, ANON, -chunk);
+	t->malloc_own -= chunk;
+}
+
+/* Mapped by main before heaptap attached (--wait), or while traced. */
+static char *premapped;
+static int attached_later;
+
+__attribute__((noinline)) static void unmap_premapped(void)
+{
+	struct truth *t = truth_of("unmap_premapped", "mappings");
+
+	munmap(premapped, 96 * KIB);
+	t->munmap++;
+	if (attached_later)
+		t->before_calls++, t->before_bytes += 96 * KIB;
+	else
+		moved(t, ANON, -96 * KIB);
+}
+
+/* libmaps' functions, called from here. */
+static void in_library(int fd)
+{
+	struct truth *anon_t = truth_of("lib_map_anon", "libmaps.so");
+	struct truth *file_t = truth_of("lib_map_file", "libmaps.so");
+	struct truth *unmap_t = truth_of("lib_unmap", "libmaps.so");
+	struct truth *remap_t = truth_of("lib_remap", "libmaps.so");
+	char *a = lib_map_anon(512 * KIB), *f;
+
+	anon_t->mmap++, moved(anon_t, ANON, 512 * KIB);
+	lib_unmap(a + 128 * KIB, 128 * KIB);
+	unmap_t->munmap++, moved(unmap_t, ANON, -128 * KIB);
+	a = lib_remap(a, 128 * KIB, 320 * KIB);
+	remap_t->mremap++, moved(remap_t, ANON, 192 * KIB);
+	f = lib_map_file(fd, 64 * KIB);
+	file_t->mmap++, moved(file_t, FILEB, 64 * KIB);
+	lib_unmap(f, 64 * KIB);
+	unmap_t->munmap++, moved(unmap_t, FILEB, -64 * KIB);
+}
+
+/* A thread of its own, named, that maps through libmaps and keeps it. */
+static long thread_tid, thread_mapped;
+
+static void *mapper(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "mapper");
+	thread_tid = gettid();
+	lib_map_anon(256 * KIB);
+	thread_mapped = 256 * KIB;
+	return NULL;
+}
+
+static void write_truth(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	struct truth *lib_anon = truth_of("lib_map_anon", "libmaps.so");
+
+	if (!f)
+		abort();
+	/* The thread's call is lib_map_anon's too. */
+	lib_anon->mmap++, moved(lib_anon, ANON, thread_mapped);
+	fprintf(f, "{\"pid\": %d, \"thread\": {\"tid\": %ld, \"name\": \"mapper\", "
+		   "\"current\": %ld, \"mmap\": 1},\n \"functions\": [\n", getpid(), thread_tid,
+		thread_mapped);
+	for (int i = 0; i < nr_truths; i++) {
+		struct truth *t = &truths[i];
+
+		fprintf(f, "  {\"function\": \"%s\", \"library\": \"%s\", \"current\": %ld, "
+			   "\"min\": %ld, \"max\": %ld, \"anonymous\": %ld, \"file\": %ld, "
+			   "\"brk\": %ld, \"malloc_own\": %ld, \"calls\": {\"mmap\": %ld, "
+			   "\"munmap\": %ld, \"mremap\": %ld, \"brk\": %ld, \"madvise\": %ld}, "
+			   "\"released\": {\"calls\": %ld, \"bytes\": %ld}, "
+			   "\"unmapped_before_tracing\": {\"calls\": %ld, \"bytes\": %ld}}%s\n",
+			t->function, t->library, t->current, t->min, t->max, t->kinds[ANON],
+			t->kinds[FILEB], t->kinds[BRK], t->malloc_own, t->mmap, t->munmap,
+			t->mremap, t->brk, t->madvise, t->released_calls, t->released_bytes,
+			t->before_calls, t->before_bytes, i + 1 < nr_truths ? "," : "");
+	}
+	fprintf(f, "]}\n");
+	if (fclose(f))
+		abort();
+}
+
+static void *volatile first_block; /* volatile: a malloc/free pair the compiler keeps */
+
+int main(int argc, char **argv)
+{
+	const char *truth = NULL;
+	pthread_t thread;
+	sigset_t usr1;
+	int fd, sig;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--truth") && i + 1 < argc)
+			truth = argv[++i];
+		else if (!strcmp(argv[i], "--wait"))
+			attached_later = 1;
+	}
+	/* Blocked from the start: a SIGUSR1 sent early waits for sigwait(). */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	/*
+	 * What main itself does is not checked: the scratch file, sbrk's first look at the
+	 * break, malloc's start (its first call sets up the heap).
+	 */
+	fd = scratch_file(128 * KIB);
+	sbrk(0);
+	first_block = malloc(1);
+	free(first_block);
+	premapped = must(anon(96 * KIB));
+	if (attached_later && sigwait(&usr1, &sig))
+		return 1;
+	map_whole();
+	map_partial();
+	map_file(fd);
+	remap_all();
+	release_pages();
+	move_break();
+	big_malloc();
+	big_free();
+	unmap_premapped();
+	in_library(fd);
+	if (pthread_create(&thread, NULL, mapper, NULL) || pthread_join(thread, NULL))
+		return 1;
+	if (truth)
+		write_truth(truth);
+	printf("mappings done\n");
+	return 0;
+}
