@@ -219,14 +219,39 @@ Test(top, the_full_screen_view_in_tmux)
 	json_object_put(t);
 }
 
+/* What the view printed for bytes ("19.8K", "512B"), back in bytes. */
+static double bytes_of(const char *text)
+{
+	char *unit;
+	double value = strtod(text, &unit);
+	const char *units = "BKMGTP", *at = *unit ? strchr(units, *unit) : NULL;
+
+	for (long i = 0; at && i < at - units; i++)
+		value *= 1024;
+	return value;
+}
+
+/* The screen's line that shows text (a pointer to its start), or NULL. */
+static const char *line_with(const char *screen, const char *text)
+{
+	const char *at = strstr(screen, text);
+
+	while (at && at > screen && at[-1] != '\n')
+		at--;
+	return at;
+}
+
 /*
  * The held-by tab of an opened process: its allocation sites by bytes held now, as the
- * program counts them; a site whose blocks were all freed is not there.
+ * program counts them; a site whose blocks were all freed is not there; a site leaking at a
+ * steady rate shows that rate and is marked.
  */
 Test(top, the_held_by_tab_in_tmux)
 {
-	char bin[4096], dir[256], truth[512], stop[512], cmd[8192], want[64], *screen, *row;
+	char bin[4096], dir[256], truth[512], stop[512], cmd[8192], want[64], growth[16], *screen;
+	const char *row;
 	json_object *t, *leak;
+	double rate;
 
 	require_bpf();
 	if (system("command -v tmux >/dev/null") != 0)
@@ -237,7 +262,7 @@ Test(top, the_held_by_tab_in_tmux)
 	snprintf(stop, sizeof(stop), "%s/stop", dir);
 	snprintf(cmd, sizeof(cmd),
 		 "new-session -d -s top -x 100 -y 24 'OMPI_COMM_WORLD_RANK=1 %s top -i 0.3 --follow -- "
-		 "%s --truth-dir %s --hold %s'", heaptap_path(),
+		 "%s --truth-dir %s --hold %s --drip'", heaptap_path(),
 		 target_path("rank_sites", bin, sizeof(bin)), dir, stop);
 	free(tmux(cmd));
 	cr_assert(wait_for_text(truth, "burst_site", 30), "the target never wrote its truth");
@@ -257,15 +282,24 @@ Test(top, the_held_by_tab_in_tmux)
 	cr_assert(screen != NULL, "the held-by tab never showed leak_site");
 	cr_expect(strstr(screen, "ALLOCATED AT") != NULL, "%s", screen);
 	cr_expect(strstr(screen, "burst_site") == NULL, "burst_site freed its blocks: %s", screen);
-	row = strstr(screen, "leak_site < main");
-	while (row > screen && row[-1] != '\n')
-		row--;
+	row = line_with(screen, "leak_site < main");
 	human(json_object_get_int64(get(leak, "bytes")), want, sizeof(want));
 	cr_expect(strncmp(row + 8 - strlen(want), want, strlen(want)) == 0,
 		  "leak_site holds %s: %s", want, screen);
 	snprintf(want, sizeof(want), " %8lld ", (long long)json_object_get_int64(get(leak, "blocks")));
 	cr_expect(strncmp(row + 8, want, strlen(want)) == 0, "leak_site's blocks %s: %s", want,
 		  screen);
+	free(screen);
+
+	/* drip_site: marked once its samples show steady growth, at the program's rate. */
+	screen = screen_with("leak?", 20);
+	cr_assert(screen != NULL, "drip_site was never marked a likely leak");
+	row = line_with(screen, "drip_site");
+	cr_assert(row != NULL && line_with(screen, "leak?") == row, "%s", screen);
+	cr_assert(sscanf(row + 18, "%15s", growth) == 1, "%s", screen);
+	rate = json_object_get_double(get(get(t, "drip_site"), "bytes_per_second"));
+	cr_expect(bytes_of(growth) > 0.75 * rate && bytes_of(growth) < 1.25 * rate,
+		  "drip_site grows %.0f B/s, the view says %s: %s", rate, growth, screen);
 	free(screen);
 	free(tmux("send-keys -t top q"));
 	fclose(fopen(stop, "w"));

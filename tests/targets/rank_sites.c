@@ -7,16 +7,21 @@
  *   {"rank": R, "leak_site": {"blocks", "bytes"}, "burst_site": {"blocks", "bytes"}}
  * bytes as malloc_usable_size counts them. At the peak both sites hold all their blocks;
  * at the end leak_site holds its own and burst_site nothing.
- * Usage: rank_sites --truth-dir DIR [--hold FILE]
+ * Usage: rank_sites --truth-dir DIR [--hold FILE [--drip]]
  *   --hold: then keep running (leak_site's blocks held) until FILE exists
+ *   --drip: meanwhile drip_site leaks a block every DRIP_MS, steadily: its truth has
+ *           "drip_site": {"bytes_per_second"}
  */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_BLOCKS 64
+#define DRIP_MS 50
+#define DRIP_SIZE 1000
 
 struct site_truth {
 	long blocks;
@@ -66,19 +71,59 @@ __attribute__((noinline)) static void burst_site(int n, struct site_truth *t)
 		free(held[i]);
 }
 
+/* One block of DRIP_SIZE, never freed. */
+__attribute__((noinline)) static void drip_site(void)
+{
+	if (!malloc(DRIP_SIZE))
+		exit(1);
+}
+
+/* Until stop exists: with drip, a block every DRIP_MS on an absolute clock (no drift). */
+static void hold(const char *stop, int drip)
+{
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (access(stop, F_OK)) {
+		if (drip)
+			drip_site();
+		next.tv_nsec += DRIP_MS * 1000000L;
+		if (next.tv_nsec >= 1000000000L) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000L;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+}
+
+/* What one dripped block counts, as malloc_usable_size says. */
+static size_t drip_usable(void)
+{
+	void *p = malloc(DRIP_SIZE);
+	size_t usable = p ? malloc_usable_size(p) : 0;
+
+	free(p);
+	return usable;
+}
+
 int main(int argc, char **argv)
 {
 	struct site_truth leak = { 0 }, burst = { 0 };
 	int rank = rank_from_environment();
-	const char *dir = ".", *hold = NULL;
+	const char *dir = ".", *stop = NULL;
+	int drip = 0;
 	char path[4096];
 	FILE *f;
 
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--drip"))
+			drip = 1;
+	}
 	for (int i = 1; i + 1 < argc; i++) {
 		if (!strcmp(argv[i], "--truth-dir"))
 			dir = argv[++i];
 		else if (!strcmp(argv[i], "--hold"))
-			hold = argv[++i];
+			stop = argv[++i];
 	}
 	if (rank < 0 || rank > 9) {
 		fprintf(stderr, "rank_sites: no rank 0-9 in the environment\n");
@@ -92,11 +137,13 @@ int main(int argc, char **argv)
 	if (!f)
 		return 1;
 	fprintf(f, "{\"rank\": %d, \"leak_site\": {\"blocks\": %ld, \"bytes\": %zu}, "
-		   "\"burst_site\": {\"blocks\": %ld, \"bytes\": %zu}}\n",
-		rank, leak.blocks, leak.bytes, burst.blocks, burst.bytes);
+		   "\"burst_site\": {\"blocks\": %ld, \"bytes\": %zu}, "
+		   "\"drip_site\": {\"bytes_per_second\": %zu}}\n",
+		rank, leak.blocks, leak.bytes, burst.blocks, burst.bytes,
+		drip ? drip_usable() * (1000 / DRIP_MS) : 0);
 	if (fclose(f))
 		return 1;
-	while (hold && access(hold, F_OK))
-		usleep(50 * 1000);
+	if (stop)
+		hold(stop, drip);
 	return 0;
 }

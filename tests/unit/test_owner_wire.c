@@ -61,7 +61,7 @@ Test(owner_wire, the_largest_sites_go_and_only_when_changed)
 	size_t bytes;
 
 	fill(&o);
-	m = wire_owner(&a, &o, &bytes);
+	m = wire_owner(&a, &o, 1u << 20, &bytes);
 	cr_assert(m != NULL);
 	cr_expect(eq(u64, m->blocks, SITES * (SITES + 1) / 2));
 	cr_expect(eq(u64, m->bytes, 100 * m->blocks));
@@ -77,17 +77,28 @@ Test(owner_wire, the_largest_sites_go_and_only_when_changed)
 	cr_expect(eq(u32, m->outstanding[0]->frames[1]->line, 12));
 	digest = wire_owner_digest(m);
 	arena_reset(&a);
-	m = wire_owner(&a, &o, &bytes);
+	m = wire_owner(&a, &o, 1u << 20, &bytes);
 	cr_expect(eq(u64, wire_owner_digest(m), digest), "unchanged: the same digest");
 	arena_reset(&a);
 
 	/* The largest site frees a block: no longer the peak's, and a new digest. */
 	cr_assert(owner__released(&o, 1000 * (SITES - 1), 0, false, &block));
-	m = wire_owner(&a, &o, &bytes);
+	m = wire_owner(&a, &o, 1u << 20, &bytes);
 	cr_expect(ne(u64, wire_owner_digest(m), digest));
 	cr_expect(eq(u64, m->outstanding[0]->blocks, SITES - 1));
 	cr_expect(eq(u64, m->peak[0]->blocks, SITES), "the peak keeps what the site held");
 	cr_expect(eq(u64, m->peak_blocks, SITES * (SITES + 1) / 2));
+	arena_reset(&a);
+
+	/* A small room: fewer sites, the largest first, never none. */
+	m = wire_owner(&a, &o, 1, &bytes);
+	cr_expect(eq(sz, m->n_outstanding, 1));
+	cr_expect(eq(sz, m->n_peak, 1));
+	cr_expect(eq(u64, m->outstanding[0]->blocks, SITES - 1));
+	arena_reset(&a);
+	m = wire_owner(&a, &o, 4096, &bytes);
+	cr_expect(m->n_outstanding > 1 && m->n_outstanding < WIRE_MAX_OWNER_SITES);
+	cr_expect(bytes < 4096 + 1024, "about the room asked: %zu bytes", bytes);
 	arena_reset(&a);
 	owner__clear(&o);
 }
@@ -104,7 +115,7 @@ Test(owner_wire, the_collector_bounds_what_it_is_sent)
 
 	fill(&o);
 	p.has_key = true;
-	p.owner = wire_owner(&a, &o, &bytes);
+	p.owner = wire_owner(&a, &o, 1u << 20, &bytes);
 	cr_assert(wire_check_batch(&b) == NULL);
 	p.owner->n_outstanding = WIRE_MAX_OWNER_SITES + 1;
 	cr_expect(eq(str, (char *)wire_check_batch(&b), "an owner list of more than 50 sites"));
@@ -146,7 +157,7 @@ Test(owner_wire, stored_and_read_back)
 	unlink(path);
 	fill(&o);
 	p.has_key = true;
-	p.owner = wire_owner(&a, &o, &bytes);
+	p.owner = wire_owner(&a, &o, 1u << 20, &bytes);
 	cr_assert(eq(int, store__open(path, false, &st), 0));
 	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
 	cr_assert(eq(int, store__begin(st), 0));

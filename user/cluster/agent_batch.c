@@ -14,6 +14,8 @@
 
 /* A batch is sent once this large: well under the wire's limit, whatever its groups. */
 #define BATCH_TARGET (1u << 20)
+/* Seconds between two Owner messages of a process. */
+#define OWNER_EVERY 1.0
 /* Bytes a group takes on the wire besides its names, at most. */
 #define GROUP_OVERHEAD 160u
 
@@ -240,19 +242,26 @@ static int diff_functions(struct builder *b)
 	return 0;
 }
 
-/* Who holds the memory: the largest sites, whole, when anything of them changed. */
-static int diff_owner(struct builder *b)
+/*
+ * Who holds the memory: the largest sites, whole, when anything of them changed, at most
+ * every OWNER_EVERY seconds but in a process's last message. Its stacks make it the
+ * largest part of a batch: it takes at most an eighth of --buffer (and half a batch), so
+ * that a small buffer still holds the batches in flight.
+ */
+static int diff_owner(struct builder *b, bool last)
 {
 	const struct owner *o = &b->t->owner;
+	size_t max_bytes = b->a->opts.buffer_limit / 8, bytes;
 	struct arena scratch = {};
+	double now = agent_mono();
 	Heaptap__Owner *m;
 	Heaptap__Process *p;
 	uint64_t digest;
-	size_t bytes;
 
-	if (!o->live)
+	if (!o->live || (!last && now - b->sent->owner_sent_at < OWNER_EVERY))
 		return 0;
-	m = wire_owner(&scratch, o, &bytes);
+	max_bytes = max_bytes < BATCH_TARGET / 2 ? max_bytes : BATCH_TARGET / 2;
+	m = wire_owner(&scratch, o, max_bytes, &bytes);
 	digest = m ? wire_owner_digest(m) : 0;
 	arena_reset(&scratch);
 	if (!m)
@@ -260,9 +269,11 @@ static int diff_owner(struct builder *b)
 	if (digest && digest == b->sent->owner_digest)
 		return 0;
 	/* Built again where the batch keeps it: it changed, which is the rarer case. */
-	if (!(p = room_for(b, bytes)) || !(p->owner = wire_owner(&b->arena, o, &bytes)))
+	if (!(p = room_for(b, bytes)) ||
+	    !(p->owner = wire_owner(&b->arena, o, max_bytes, &bytes)))
 		return -ENOMEM;
 	b->sent->owner_digest = digest;
+	b->sent->owner_sent_at = now;
 	return 0;
 }
 
@@ -316,7 +327,7 @@ static int diff_process(struct builder *b, struct target *t, bool detach_live)
 		sent->stats.total = t->stats.total;
 	}
 	if ((err = diff_threads(b)) || (err = diff_libraries(b)) || (err = diff_functions(b)) ||
-	    (err = diff_owner(b)))
+	    (err = diff_owner(b, state != HEAPTAP__STATE__RUNNING)))
 		return err;
 	if (state != HEAPTAP__STATE__RUNNING) {
 		/* Its last word is queued: nothing of it changes any more. */

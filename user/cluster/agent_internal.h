@@ -26,6 +26,7 @@ struct sent {
 	uint64_t lost_events, incomplete_stacks, holds_skipped, unsupported_unwinds;
 	struct process_stats stats; /* the groups as sent */
 	uint64_t owner_digest;	    /* of the Owner as sent (0: none yet) */
+	double owner_sent_at;	    /* agent_mono() then */
 	UT_hash_handle hh;
 };
 

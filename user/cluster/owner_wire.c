@@ -4,8 +4,6 @@
 #include "owner_wire.h"
 #include "wire.h"
 
-/* Names of one Owner message at most: C++ names can be long, a batch is 1 MiB. */
-#define OWNER_WIRE_NAME_BYTES (256u << 10)
 /* What a frame or a site costs on the wire besides its names, at most. */
 #define FRAME_OVERHEAD 16u
 #define SITE_OVERHEAD 48u
@@ -51,8 +49,8 @@ static Heaptap__OwnerSite *site_wire(struct arena *a, const struct owner_site *s
 
 /* The first sites of order (largest first) that hold anything at the moment asked. */
 static int add_sites(struct arena *a, const struct owner *o, const uint32_t *order,
-		     uint32_t nr, bool at_peak, Heaptap__OwnerSite ***out, size_t *n,
-		     size_t *names)
+		     uint32_t nr, bool at_peak, size_t budget, Heaptap__OwnerSite ***out,
+		     size_t *n, size_t *names)
 {
 	*out = arena_alloc(a, WIRE_MAX_OWNER_SITES * sizeof(**out));
 	if (!*out)
@@ -65,7 +63,7 @@ static int add_sites(struct arena *a, const struct owner *o, const uint32_t *ord
 
 		if (!blocks)
 			continue; /* sorted by bytes: blocks of 0 bytes may follow */
-		if (*names > OWNER_WIRE_NAME_BYTES)
+		if (*n && *names > budget)
 			break;
 		if (!(w = site_wire(a, s, blocks, bytes, names)))
 			return -1;
@@ -83,7 +81,8 @@ static int add_sites(struct arena *a, const struct owner *o, const uint32_t *ord
 	return 0;
 }
 
-Heaptap__Owner *wire_owner(struct arena *a, const struct owner *o, size_t *bytes)
+Heaptap__Owner *wire_owner(struct arena *a, const struct owner *o, size_t max_bytes,
+			   size_t *bytes)
 {
 	Heaptap__Owner *m = arena_alloc(a, sizeof(*m));
 	uint32_t nr_out, nr_peak;
@@ -99,10 +98,11 @@ Heaptap__Owner *wire_owner(struct arena *a, const struct owner *o, size_t *bytes
 		m->bytes = o->bytes;
 		m->peak_blocks = o->peak_blocks;
 		m->peak_bytes = o->peak_bytes;
-		/* Each list has OWNER_WIRE_NAME_BYTES of names at most. */
-		err = add_sites(a, o, by_out, nr_out, false, &m->outstanding, &m->n_outstanding,
-				&names) ||
-		      add_sites(a, o, by_peak, nr_peak, true, &m->peak, &m->n_peak, &peak_names);
+		/* Each list has half the room. */
+		err = add_sites(a, o, by_out, nr_out, false, max_bytes / 2, &m->outstanding,
+				&m->n_outstanding, &names) ||
+		      add_sites(a, o, by_peak, nr_peak, true, max_bytes / 2, &m->peak, &m->n_peak,
+				&peak_names);
 	}
 	free(by_out);
 	free(by_peak);

@@ -10,10 +10,12 @@
 
 /*
  * o's totals, its largest sites by outstanding bytes and by bytes at the peak (at most
- * WIRE_MAX_OWNER_SITES each, fewer once the names pass OWNER_WIRE_NAME_BYTES). *bytes:
- * about what it takes on the wire. NULL when out of memory.
+ * WIRE_MAX_OWNER_SITES each, fewer once the message passes about max_bytes; the largest
+ * site of each list always). *bytes: about what it takes on the wire. NULL when out of
+ * memory.
  */
-Heaptap__Owner *wire_owner(struct arena *a, const struct owner *o, size_t *bytes);
+Heaptap__Owner *wire_owner(struct arena *a, const struct owner *o, size_t max_bytes,
+			   size_t *bytes);
 /* A digest of what m says (0: out of memory): an Owner goes only when it changed. */
 uint64_t wire_owner_digest(const Heaptap__Owner *m);
 
