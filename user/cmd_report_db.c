@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "log.h"
 #include "profile_files.h"
+#include "profile_input.h"
 #include "profile_session.h"
 #include "store_read.h"
 
@@ -23,6 +24,28 @@ static int write_run(struct report_file *rf, const struct report_run *run, bool 
 	return err;
 }
 
+/*
+ * A stored process's largest sites (outstanding and at the peak, no allocated) into p,
+ * read as the same JSON fields a report file gives. 0 or -ENOMEM.
+ */
+static int add_stored_owner(struct heap_profile *p, const struct target *t,
+			    const struct stored_owner *o)
+{
+	struct profile_labels labels = { .pid = t->pid, .rank = t->mpi.rank };
+	json_object *process;
+	const char *what;
+	int err;
+
+	if (!o)
+		return 0;
+	if (!(process = json_object_new_object()))
+		return -ENOMEM;
+	stored_owner__json(process, o);
+	err = profile_read_json_process(process, &labels, p, &what);
+	json_object_put(process);
+	return err;
+}
+
 /* --pprof and --folded: the stored processes' allocation sites, of --rank R or of all. */
 static int write_exports(const struct options *opts, const struct report_run *run,
 			 struct report_file *pprof, struct report_file *folded)
@@ -31,7 +54,8 @@ static int write_exports(const struct options *opts, const struct report_run *ru
 	int status = p ? EXIT_OK : EXIT_FAILURE_INTERNAL;
 
 	for (size_t i = 0; p && i < run->nr && status == EXIT_OK; i++) {
-		if (profile_add_target(p, run->targets[i]))
+		if (profile_add_target(p, run->targets[i]) ||
+		    add_stored_owner(p, run->targets[i], run->facts[i].owner))
 			status = EXIT_FAILURE_INTERNAL;
 	}
 	if (status != EXIT_OK) {

@@ -137,6 +137,27 @@ Test(cluster_owner, three_ranks_outstanding_and_peak)
 	cr_expect(strstr(text, "rank: 1") != NULL, "%s", text);
 	free(text);
 
+	/* Folded stacks of rank 2 from the database: leak_site's line weighs its bytes. */
+	{
+		char folded[256], truth[512], *lines, *line;
+		char *argv[] = { (char *)heaptap_path(), "report", db, "--rank", "2", "--folded",
+				 (char *)scratch_file("rank2.folded", folded, sizeof(folded)), "-o",
+				 "/dev/null", NULL };
+		json_object *t;
+
+		cr_assert(eq(int, wait_status(spawn(argv, NULL, err), 60), 0), "%s", slurp(err));
+		snprintf(truth, sizeof(truth), "%s/owner-2.json", scratch_dir());
+		t = load_json(truth);
+		lines = slurp(folded);
+		line = strstr(lines, ";leak_site;");
+		cr_assert(line != NULL, "%s", lines);
+		cr_expect(eq(i64, strtoll(strchr(line, ' ') + 1, NULL, 10),
+			     json_object_get_int64(get(get(t, "leak_site"), "bytes"))), "%s", lines);
+		cr_expect(strstr(lines, "burst_site") == NULL, "%s", lines);
+		free(lines);
+		json_object_put(t);
+	}
+
 	/* A rank the run does not have: one line that says where to look. */
 	cr_expect(eq(int, report_rank(db, "7", out, err), 2), "%s", slurp(err));
 	text = slurp(err);
