@@ -5,7 +5,7 @@
  * allocated, and what each held when the program's total peaked. Every call and its count
  * happen under one lock, so the order heaptap sees is the order counted.
  *
- *   leak_site       leaks a block every 50 ms for --leak-seconds (default 6)
+ *   leak_site       leaks a block every 50 ms for --leak-seconds (default 5)
  *   churn_site      allocates and frees many short-lived blocks meanwhile
  *   startup_site    allocates a few blocks at start and holds them (not a leak)
  *   peak_site       holds 8 MiB for a moment: the process's peak
@@ -42,7 +42,7 @@ struct figures {
 static struct figures sites[NR_SITES], at_peak[NR_SITES];
 static uint64_t total, peak_total, pre_freed_calls, pre_freed_bytes;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static double leak_seconds = 6;
+static double leak_seconds = 5;
 static uint64_t leak_started_ns, leak_ended_ns;
 
 static uint64_t now_ns(void)

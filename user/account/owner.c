@@ -125,7 +125,7 @@ bool owner__released(struct owner *o, uint64_t addr, uint64_t header_bytes, bool
 	return true;
 }
 
-void owner__sample(struct owner *o)
+void owner__sample(struct owner *o, double seconds)
 {
 	for (uint32_t i = 0; i < o->nr_sites; i++) {
 		struct owner_site *s = &o->sites[i];
@@ -133,7 +133,7 @@ void owner__sample(struct owner *o)
 		if (!s->series && s->bytes)
 			s->series = leak_series__new(o->samples);
 		if (s->series)
-			leak_series__add(s->series, o->samples, s->bytes);
+			leak_series__add(s->series, o->samples, s->bytes, seconds);
 	}
 	o->samples++;
 }

@@ -63,8 +63,8 @@ void owner__allocated(struct owner *o, struct stack_record *site, uint64_t addr,
  */
 bool owner__released(struct owner *o, uint64_t addr, uint64_t header_bytes, bool bytes_known,
 		     struct live_block *out);
-/* Each site's outstanding bytes now, for the leak test (called every interval). */
-void owner__sample(struct owner *o);
+/* Each site's outstanding bytes now, seconds into tracing, for the leak test (every interval). */
+void owner__sample(struct owner *o, double seconds);
 
 /* What the site held when the total last peaked. */
 static inline uint64_t owner_site__peak_bytes(const struct owner *o, const struct owner_site *s)

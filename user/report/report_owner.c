@@ -49,7 +49,7 @@ static json_object *outstanding_json(const struct target *t)
 
 	for (uint32_t i = 0; i < nr; i++) {
 		const struct owner_site *s = &o->sites[order[i]];
-		struct leak_verdict v = leak_series__verdict(s->series, o->interval);
+		struct leak_verdict v = leak_series__verdict(s->series);
 		json_object *site;
 
 		if (!s->blocks)
@@ -178,7 +178,7 @@ void report_owner_text(FILE *out, const struct target *t)
 	order = owner__by_outstanding(o, &nr);
 	for (uint32_t i = 0; order && i < nr && i < TEXT_SITES; i++) {
 		const struct owner_site *s = &o->sites[order[i]];
-		struct leak_verdict v = leak_series__verdict(s->series, o->interval);
+		struct leak_verdict v = leak_series__verdict(s->series);
 
 		if (!s->blocks)
 			break;

@@ -76,7 +76,7 @@ void sample_owners(struct session *s)
 		return;
 	HASH_ITER(hh, s->targets, t, tmp) {
 		if (t->owner.live)
-			owner__sample(&t->owner);
+			owner__sample(&t->owner, s->clock - t->owner_since);
 	}
 	s->next_sample += s->sample_interval;
 	if (s->next_sample < s->clock) /* heaptap was stopped: start the beat again */
