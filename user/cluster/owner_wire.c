@@ -68,7 +68,7 @@ static int add_sites(struct arena *a, const struct owner *o, const uint32_t *ord
 		if (!(w = site_wire(a, s, blocks, bytes, names)))
 			return -1;
 		if (!at_peak) {
-			struct leak_verdict v = leak_series__verdict(s->series, o->interval);
+			struct leak_verdict v = leak_series__verdict(s->series);
 
 			w->has_requested = w->has_likely_leak = true;
 			w->has_growth_bytes_per_second = true;

@@ -59,7 +59,7 @@ void top_held__draw(const struct target *t, int first, int last)
 	order = owner__by_outstanding(o, &nr);
 	for (uint32_t i = 0; order && i < nr && row < last; i++) {
 		const struct owner_site *s = &o->sites[order[i]];
-		struct leak_verdict v = leak_series__verdict(s->series, o->interval);
+		struct leak_verdict v = leak_series__verdict(s->series);
 
 		if (!s->blocks)
 			break;
