@@ -108,9 +108,12 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* A new program: held once, until its probes are placed. */
-SEC("tracepoint/sched/sched_process_exec")
-int hold_exec(void *ctx)
+/*
+ * A new program: held once, until its probes are placed. tp_btf, as heaptap's own: a
+ * classic tracepoint needs tracefs mounted, which a fresh machine may not have.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(hold_exec)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 
@@ -119,8 +122,8 @@ int hold_exec(void *ctx)
 	return 0;
 }
 
-SEC("tracepoint/sched/sched_process_exit")
-int forget_exit(void *ctx)
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(forget_exit)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
