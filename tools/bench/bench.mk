@@ -5,7 +5,8 @@
 # hit against an emulated one; unwinding ~20 frames through code without frame pointers,
 # tables vs frame pointers vs empty probes vs probes on entries, and the table build cost
 # of an MPI rank's libraries; attaching to and detaching from many processes, and
-# following 100 short commands; an MPI job's start; then heaptap's cost per malloc+free
+# following 100 short commands; an MPI job's start; heaptap's BPF run time per call at 7 and
+# 20 frames (kernel BPF statistics: no trap in it); then heaptap's cost per malloc+free
 # pair next to untraced and empty probes at entries and at sites. Each section ends with
 # its ratio or figure line. First
 # the cluster's: a collector's ingest from simulated agents, an agent's CPU next to attach's.
@@ -79,7 +80,13 @@ bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DI
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/attach.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/mpi_start.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) CC=$(CC) tools/bench/os_view.sh
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/bpf_cost.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/run.sh
+
+# heaptap's own BPF run time per call at 7 and 20 frames, alone (a section of bench).
+.PHONY: bench-bpf
+bench-bpf: heaptap $(BENCH_DIR)/malloc_loop_nofp
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/bpf_cost.sh
 
 # Where an MPI job's start under heaptap spends its time (one run, needs perf): not in bench.
 .PHONY: bench-profile
