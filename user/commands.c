@@ -27,6 +27,8 @@ int open_session(const struct options *opts, struct session **s)
 		.sample_interval = opts->interval,
 		.allocators = opts->allocators,
 		.nr_allocators = opts->nr_allocators,
+		/* What heaptap launches maps, in all likelihood, the C library it runs with. */
+		.warm_own_libraries = opts->command != NULL,
 	};
 	int err = session__new(&so, s);
 

@@ -11,6 +11,7 @@
 #include "os_calls.h"
 #include "procfs.h"
 #include "session_internal.h"
+#include "warmup.h"
 
 static int on_event(void *ctx, const void *data, size_t size);
 static int on_hold(void *ctx, const void *data, size_t size);
@@ -33,6 +34,7 @@ static void raise_fd_limit(void)
 int session__new(const struct session_opts *opts, struct session **out)
 {
 	struct session *s = calloc(1, sizeof(*s));
+	struct warmup *warm;
 	int err;
 
 	if (!s)
@@ -62,10 +64,12 @@ int session__new(const struct session_opts *opts, struct session **out)
 		goto cleanup;
 	}
 	symcache__set_limits(s->cache, &opts->symbol_budget);
+	warm = opts->warm_own_libraries ? warmup__start(s->cache) : NULL;
 	err = tracer__new(on_event, s, opts->follow,
 			  opts->unwind_tables ?
 				  opts->table_budget.total / sizeof(struct ht_unwind_row) : 1,
 			  &s->tracer);
+	warmup__join(warm);
 	if (err)
 		goto cleanup;
 	tracer__on_holds(s->tracer, on_hold);

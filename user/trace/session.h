@@ -84,6 +84,7 @@ struct session_opts {
 	double sample_interval; /* seconds between samples of outstanding bytes (-i) */
 	const struct alloc_spec *allocators; /* --allocator APIs (alloc_spec.h), copied */
 	size_t nr_allocators;
+	bool warm_own_libraries; /* targets start here: read heaptap's libc and loader early */
 };
 
 /* 0 or -errno; -EPERM means heaptap lacks the privileges to load BPF. */
