@@ -15,6 +15,7 @@
 #include "naming.h"
 #include "self_offset.h"
 #include "source_name.h"
+#include "strpool.h"
 #include "symcache.h"
 
 asm(".pushsection .text\n"
@@ -173,4 +174,24 @@ Test(naming, unnamed_code_is_named_by_its_function_start)
 	cr_expect(eq(str, (char *)f[0].symbol, "ht_before_anon"));
 	funcstarts__free(fs);
 	symcache__free(cache);
+}
+
+/* The pool remembers recent answers by the caller's address: new text there is new text. */
+Test(naming, strpool_answers_by_text_not_by_address)
+{
+	struct strpool pool = {};
+	char buf[32];
+	const char *first, *again, *other;
+
+	strcpy(buf, "opal_init_util");
+	first = strpool__intern(&pool, buf);
+	again = strpool__intern(&pool, buf);
+	cr_assert(eq(ptr, (void *)first, (void *)again));
+	cr_assert(eq(str, (char *)first, "opal_init_util"));
+	strcpy(buf, "MPI_Init"); /* the same address, another name */
+	other = strpool__intern(&pool, buf);
+	cr_assert(eq(str, (char *)other, "MPI_Init"));
+	cr_assert(eq(str, (char *)first, "opal_init_util"));
+	cr_assert(eq(ptr, (void *)strpool__intern(&pool, "opal_init_util"), (void *)first));
+	strpool__clear(&pool);
 }

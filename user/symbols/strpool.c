@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
@@ -9,19 +10,46 @@ struct pooled_string {
 	char text[];
 };
 
+/*
+ * The last answers, by the address of the text asked for: callers ask for the same few
+ * strings from the same places again and again (each frame of each new stack: its
+ * library's path, its function's name), and a compare of the text beats hashing it.
+ * Checked by content, so an address reused for another text only misses.
+ */
+#define MEMO_SLOTS 64
+
+struct strpool_memo {
+	const char *asked[MEMO_SLOTS];
+	const char *kept[MEMO_SLOTS];
+};
+
+static size_t memo_slot(const char *text)
+{
+	return ((uintptr_t)text >> 3) * 0x9E3779B97F4A7C15ull >> 58;
+}
+
 const char *strpool__intern(struct strpool *pool, const char *text)
 {
-	size_t len = strlen(text);
+	size_t len, slot = memo_slot(text);
 	struct pooled_string *p;
 
+	if (pool->memo && pool->memo->asked[slot] == text && !strcmp(pool->memo->kept[slot], text))
+		return pool->memo->kept[slot];
+	len = strlen(text);
 	HASH_FIND(hh, pool->by_text, text, len, p);
-	if (p)
-		return p->text;
-	p = malloc(sizeof(*p) + len + 1);
-	if (!p)
-		return NULL;
-	memcpy(p->text, text, len + 1);
-	HASH_ADD_KEYPTR(hh, pool->by_text, p->text, len, p);
+	if (!p) {
+		p = malloc(sizeof(*p) + len + 1);
+		if (!p)
+			return NULL;
+		memcpy(p->text, text, len + 1);
+		HASH_ADD_KEYPTR(hh, pool->by_text, p->text, len, p);
+	}
+	if (!pool->memo)
+		pool->memo = calloc(1, sizeof(*pool->memo)); /* without it, only slower */
+	if (pool->memo) {
+		pool->memo->asked[slot] = text;
+		pool->memo->kept[slot] = p->text;
+	}
 	return p->text;
 }
 
@@ -33,4 +61,6 @@ void strpool__clear(struct strpool *pool)
 		HASH_DEL(pool->by_text, p);
 		free(p);
 	}
+	free(pool->memo);
+	pool->memo = NULL;
 }

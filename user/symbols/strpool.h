@@ -7,9 +7,11 @@
 #define HEAPTAP_STRPOOL_H
 
 struct pooled_string;
+struct strpool_memo;
 
 struct strpool {
 	struct pooled_string *by_text;
+	struct strpool_memo *memo; /* recent answers, made on first use */
 };
 
 /* The pool's copy of text (made now if it has none), or NULL when out of memory. */
