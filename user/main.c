@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "log.h"
+#include "own_heap.h"
 #include "preflight.h"
 #include "privilege.h"
 #include "store_read.h"
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
 	status = preflight_check();
 	if (status != EXIT_OK)
 		goto cleanup;
+	own_heap_in_huge_pages(); /* what traces allocates tens of MB in small pieces */
 	switch (opts.cmd) {
 	case CMD_RUN:
 		status = cmd_run(&opts);
