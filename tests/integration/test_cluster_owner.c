@@ -66,7 +66,8 @@ static void expect_rank_matches(json_object *process, int rank)
 
 	snprintf(path, sizeof(path), "%s/owner-%d.json", scratch_dir(), rank);
 	truth = load_json(path);
-	snprintf(what, sizeof(what), "rank %d, outstanding", rank);
+	snprintf(what, sizeof(what), "rank %d (holds skipped: %lld), outstanding", rank,
+		 (long long)json_object_get_int64(get(process, "holds_skipped")));
 	expect_site(outstanding, "leak_site", get(truth, "leak_site"), what);
 	site_of(outstanding, "burst_site", &found);
 	cr_expect(eq(int, found, 0), "rank %d: burst_site freed its blocks", rank);

@@ -3,7 +3,9 @@
  * Who holds the memory, through the cluster: an owner's sites as an agent sends them
  * (bounded, sent again only when changed), checked by the collector, stored and read back.
  */
+#include <errno.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include "owner.h"
 #include "owner_wire.h"
 #include "store.h"
+#include "store_internal.h"
 #include "store_read.h"
 #include "wire.h"
 
@@ -184,6 +187,12 @@ Test(owner_wire, stored_and_read_back)
 		     "{\"library\":\"\\/app\",\"function\":\"site\",\"file\":\"app.c\","
 		     "\"line\":12},{\"library\":\"\\/app\",\"function\":\"main\"}]"));
 	run_view__clear(&v);
+
+	/* A damaged site (frames not an array): the run is refused, not half read. */
+	cr_assert(eq(int, sqlite3_exec(store__db(st), "UPDATE owner_sites SET frames = "
+					"'{\"function\": 1}' WHERE position = 7", NULL, NULL,
+				       NULL), SQLITE_OK));
+	cr_expect(eq(int, store__load_run(st, 0, 0, false, &v), -EIO));
 	store__close(st);
 	unlink(path);
 	free(b.processes);

@@ -82,10 +82,14 @@ int store_owner__put(struct store *st, int64_t process, const Heaptap__Owner *m)
 	return 0;
 }
 
+/* What 128 frames of three names of 4 KiB each take as JSON, and more. */
+#define FRAMES_TEXT_MAX (2u << 20)
+
 /* Frames as stored, checked: an array of at most 128 objects naming function and library. */
-static json_object *frames_of(const char *text)
+static json_object *frames_of(const char *text, int bytes)
 {
-	json_object *frames = text ? json_tokener_parse(text) : NULL;
+	json_object *frames = text && bytes <= (int)FRAMES_TEXT_MAX ? json_tokener_parse(text)
+								     : NULL;
 	size_t nr;
 
 	if (!frames || !json_object_is_type(frames, json_type_array) ||
@@ -121,7 +125,8 @@ static int load_site(sqlite3_stmt *s, struct stored_owner *o)
 	*sites = grown;
 	site = &grown[*nr];
 	*site = (struct stored_site){
-		.frames = frames_of((const char *)sqlite3_column_text(s, 1)),
+		.frames = frames_of((const char *)sqlite3_column_text(s, 1),
+				    sqlite3_column_bytes(s, 1)),
 		.blocks = sqlite3_column_int64(s, 2),
 		.bytes = sqlite3_column_int64(s, 3),
 		.requested = sqlite3_column_int64(s, 4),

@@ -76,11 +76,12 @@ static void print_stack(FILE *out, json_object *frames, const char *allocator)
 	for (; i < nr && shown < STACK_DEPTH; i++, shown++) {
 		json_object *f = json_object_array_get_idx(frames, i);
 		const char *function = frame_text(f, "function"), *lib = frame_text(f, "library");
-		const char *file = frame_text(f, "file"), *base = strrchr(lib, '/');
+		const char *file = frame_text(f, "file"), *line = frame_text(f, "line");
+		const char *base = strrchr(lib, '/');
 
 		fprintf(out, "        %s (%s)", function, base ? base + 1 : lib);
 		if (file)
-			fprintf(out, " %s:%s", file, frame_text(f, "line"));
+			fprintf(out, " %s:%s", file, line ? line : "?");
 		fputc('\n', out);
 		if (!strcmp(function, "main") || is_startup_symbol(function))
 			break;
