@@ -195,7 +195,7 @@ static void assert_groups_add_up(json_object *mappings, const char *groups, int 
  * prints the same with and without heaptap, and each rank's own calls are exact, charged
  * to the functions that called munmap, not to the hook.
  */
-Test(mappings, mpi_memory_patcher)
+Test(mappings, mpi_memory_patcher, .timeout = 360)
 {
 	char target[4096], script[8192], plain[256], traced[256], err[256];
 	char *plain_text, *traced_text;
