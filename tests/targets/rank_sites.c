@@ -7,7 +7,8 @@
  *   {"rank": R, "leak_site": {"blocks", "bytes"}, "burst_site": {"blocks", "bytes"}}
  * bytes as malloc_usable_size counts them. At the peak both sites hold all their blocks;
  * at the end leak_site holds its own and burst_site nothing.
- * Usage: rank_sites --truth-dir DIR [--hold FILE [--drip]]
+ * Usage: rank_sites --truth-dir DIR [--go FILE] [--hold FILE [--drip]]
+ *   --go: wait until FILE exists before the sites (for heaptap to be in place)
  *   --hold: then keep running (leak_site's blocks held) until FILE exists
  *   --drip: meanwhile drip_site leaks a block every DRIP_MS, steadily: its truth has
  *           "drip_site": {"bytes_per_second"}
@@ -106,11 +107,30 @@ static size_t drip_usable(void)
 	return usable;
 }
 
+/*
+ * On a loaded machine heaptap may let a program start before its probes are in place
+ * (counted as holds_skipped). A probe is a breakpoint (0xcc) written into the probed
+ * code: wait until malloc's first bytes show one (10 s at most), so that the sites are
+ * traced whole either way.
+ */
+static void wait_for_probes(void)
+{
+	const volatile unsigned char *code = (const volatile unsigned char *)(void *)&malloc;
+
+	for (int tries = 0; tries < 200; tries++) {
+		for (int i = 0; i < 16; i++) {
+			if (code[i] == 0xcc)
+				return;
+		}
+		usleep(50 * 1000);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct site_truth leak = { 0 }, burst = { 0 };
 	int rank = rank_from_environment();
-	const char *dir = ".", *stop = NULL;
+	const char *dir = ".", *stop = NULL, *go = NULL;
 	int drip = 0;
 	char path[4096];
 	FILE *f;
@@ -124,16 +144,17 @@ int main(int argc, char **argv)
 			dir = argv[++i];
 		else if (!strcmp(argv[i], "--hold"))
 			stop = argv[++i];
+		else if (!strcmp(argv[i], "--go"))
+			go = argv[++i];
 	}
 	if (rank < 0 || rank > 9) {
 		fprintf(stderr, "rank_sites: no rank 0-9 in the environment\n");
 		return 2;
 	}
-	/*
-	 * On a loaded machine heaptap may let a program start before its probes are in place
-	 * (counted as holds_skipped): a moment's wait keeps the sites traced whole.
-	 */
-	usleep(300 * 1000);
+	while (go && access(go, F_OK))
+		usleep(20 * 1000);
+	if (!go)
+		wait_for_probes();
 	/* Each rank's figures differ: a mix-up between ranks shows. */
 	leak_site(10 + 5 * rank, &leak);
 	burst_site(8 + 4 * rank, &burst);
