@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * The exports read back by their users' tools: go tool pprof on --pprof lists each site of
- * export_sites with the bytes and calls the program counted itself; --folded weighs the
- * leaking site's stack with its bytes.
+ * export_sites with the bytes and calls the program counted itself, from a run, an attach
+ * and the run's stored report; --folded's totals are the JSON report's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -117,6 +117,17 @@ static long folded_total(const char *path, const char *tail, long *tail_weight)
 	return total;
 }
 
+/* The sum of key over the entries of one of the report's lists. */
+static long json_total(json_object *list, const char *key)
+{
+	long total = 0;
+
+	cr_assert(list != NULL && json_object_is_type(list, json_type_array));
+	for (size_t i = 0; i < json_object_array_length(list); i++)
+		total += json_object_get_int64(get(json_object_array_get_idx(list, i), key));
+	return total;
+}
+
 /* export_sites run with --json, --pprof and --folded; its truth into sites. */
 static void run_export_sites(struct site sites[3], char *json, char *pprof, char *folded)
 {
@@ -148,6 +159,39 @@ Test(exports, pprof_of_a_run_lists_each_site_exactly)
 	assert_pprof_sites(pprof, sites);
 	folded_total(folded, ";main;leak_site;malloc", &leak_line);
 	cr_expect(eq(long, leak_line, sites[0].bytes), "the leak's line in %s", folded);
+}
+
+Test(exports, folded_and_the_stored_reports_exports_equal_the_json)
+{
+	struct site sites[3] = { { "leak_site", .held = true }, { "churn_site" },
+				 { "hold_site", .held = true } };
+	char json[256], pprof[256], folded[256], err[256];
+	char stored_pprof[256], stored_folded[256];
+	char *report_argv[] = { (char *)heaptap_path(), "report", json, "--pprof", stored_pprof,
+				"--folded", stored_folded, "--folded-weight", "allocated", NULL };
+	json_object *report, *process;
+	long churn_line;
+
+	run_export_sites(sites, json, pprof, folded);
+	scratch_file("stored.pb.gz", stored_pprof, sizeof(stored_pprof));
+	scratch_file("stored.folded", stored_folded, sizeof(stored_folded));
+	/* Outstanding bytes: the run's folded lines sum to the report's outstanding list. */
+	report = load_json(json);
+	process = json_object_array_get_idx(get(report, "processes"), 0);
+	cr_expect(eq(long, folded_total(folded, ";main;leak_site;malloc", &churn_line),
+		     json_total(get(process, "outstanding"), "bytes")));
+
+	/* The same sites from the stored report: pprof, and allocated bytes folded. */
+	cr_assert(eq(int, wait_status(spawn(report_argv, NULL,
+					    scratch_file("report.err", err, sizeof(err))),
+				      60),
+		     0),
+		  "heaptap report failed:\n%s", slurp(err));
+	assert_pprof_sites(stored_pprof, sites);
+	cr_expect(eq(long, folded_total(stored_folded, ";main;churn_site;malloc", &churn_line),
+		     json_total(get(process, "allocated"), "bytes")));
+	cr_expect(eq(long, churn_line, sites[1].bytes), "churn_site's line in %s", stored_folded);
+	json_object_put(report);
 }
 
 /* Attached before the sites run: the same figures. */
