@@ -56,14 +56,17 @@ static void flush(struct builder *b, bool force)
 	batch.seq = a->next_seq;
 	batch.time = wall_clock();
 	batch.dropped_messages = a->dropped;
-	/* The round's commit frees the buffer: ask for it now rather than drop batches. */
 	batch.has_ack_now = true;
-	batch.ack_now = b->last || a->queued_bytes > a->opts.buffer_limit / 2;
 	batch.n_processes = b->nr;
 	batch.processes = b->procs;
 	env.body_case = HEAPTAP__ENVELOPE__BODY_BATCH;
 	env.batch = &batch;
 	size = WIRE_HEADER_SIZE + heaptap__envelope__get_packed_size(&env);
+	/*
+	 * The round's commit frees the buffer: ask for it now rather than drop batches, once
+	 * this batch brings the queue past half the buffer (a bool's size does not change).
+	 */
+	batch.ack_now = b->last || a->queued_bytes + size > a->opts.buffer_limit / 2;
 	p = b->arena.failed ? NULL : malloc(sizeof(*p) + size);
 	if (!p || size > WIRE_HEADER_SIZE + WIRE_MAX_MESSAGE) {
 		free(p);
