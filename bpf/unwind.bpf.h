@@ -66,6 +66,38 @@ mapping_of(const struct ht_process_mappings *pm, __u64 pc)
 	return pc < pm->maps[mid].end ? &pm->maps[mid] : NULL;
 }
 
+/* Word i of the page index whose first slot is first; false when it cannot be read. */
+static __always_inline bool index_word(__u32 first, __u32 i, __u32 *word)
+{
+	__u32 slot = first + i / HT_INDEX_WORDS;
+	const struct ht_unwind_index *index = bpf_map_lookup_elem(&unwind_rows, &slot);
+
+	if (!index)
+		return false;
+	*word = index->rows_before[i & (HT_INDEX_WORDS - 1)];
+	return true;
+}
+
+/*
+ * Narrow [lo, hi) to the rows that may cover offset, by the file's page index: rows before
+ * its page start at or before offset, rows past the next page's start after it.
+ */
+static __always_inline void narrow_by_page(const struct ht_mapping *m, __u64 offset, __u32 *lo,
+					   __u32 *hi)
+{
+	__u64 page = offset >> (m->page_shift & 63);
+	__u32 before, upto;
+
+	if (!m->nr_pages || page < m->first_page || page - m->first_page >= m->nr_pages)
+		return; /* past the index: the whole file is searched */
+	page -= m->first_page;
+	if (!index_word(m->first_index, page, &before) ||
+	    !index_word(m->first_index, page + 1, &upto) || before > upto || upto > m->nr_rows)
+		return;
+	*lo = m->first_row + before;
+	*hi = m->first_row + upto;
+}
+
 static __always_inline const struct ht_unwind_row *row_of(const struct ht_mapping *m, __u64 pc)
 {
 	__u64 offset = pc - m->start + m->file_offset;
@@ -74,6 +106,7 @@ static __always_inline const struct ht_unwind_row *row_of(const struct ht_mappin
 
 	if (m->nr_rows == 0)
 		return NULL;
+	narrow_by_page(m, offset, &lo, &hi);
 	/* The last row of the file starting at or before offset. */
 	for (int i = 0; i < ROW_SEARCH_STEPS && lo < hi; i++) {
 		mid = (lo + hi) / 2;

@@ -216,11 +216,30 @@ struct ht_unwind_row {
 /* Executable mappings a process can have tables for; more are walked by frame pointers. */
 #define HT_MAX_MAPPINGS 512
 
+/*
+ * A file's page index, so that finding a pc's row takes a few steps, not a search of all
+ * the file's rows: for page p (file offsets from (first_page + p) << page_shift), how many
+ * of the file's rows start at or before the page's first byte. The row of an offset in
+ * page p then lies between index[p] - 1 and index[p + 1] - 1. The words follow the file's
+ * rows in the row map, HT_INDEX_WORDS to a row slot; nr_pages + 1 of them (the last is
+ * nr_rows). Userspace picks page_shift so that the index takes at most an eighth of the
+ * rows' bytes.
+ */
+#define HT_INDEX_WORDS 4
+
+struct ht_unwind_index {
+	__u32 rows_before[HT_INDEX_WORDS];
+};
+
 struct ht_mapping {
 	__u64 start, end;  /* [start, end) of an executable mapping */
 	__u64 file_offset; /* of start */
 	__u32 first_row;   /* the file's rows in the row map */
 	__u32 nr_rows;	   /* 0: no table; frame pointers are walked instead */
+	__u32 first_index; /* its page index: the row slot of word 0 */
+	__u32 nr_pages;	   /* 0: no index; the whole file's rows are searched */
+	__u32 first_page;  /* file offset >> page_shift of index word 0 */
+	__u32 page_shift;
 };
 
 /* A process's executable mappings with tables, sorted by start (map keyed by pid). */

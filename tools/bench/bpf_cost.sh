@@ -47,16 +47,16 @@ read_programs() {
 
 # One run at depth $1: "name ns_per_call" of each of heaptap's programs that ran.
 run_once() {
-	local pid id name
+	local pid id
 	: >"$samples"
 	"$heaptap" run -o /dev/null -- "${loop[@]}" "$1" >"$err.out" 2>"$err" &
 	pid=$!
 	: >"$samples.names"
 	while kill -0 "$pid" 2>/dev/null; do
 		read_programs "$pid" >>"$samples"
-		# Their names (not in fdinfo), until bpftool has named them all.
-		if awk 'FILENAME == ARGV[1] { named[$1] = 1; next } !($2 in named) { exit 1 }' \
-			"$samples.names" "$samples"; then :; else
+		# Their names (not in fdinfo): one listing of all programs, until all are named.
+		if ! awk 'FILENAME == ARGV[1] { named[$1] = 1; next } !($2 in named) { exit 1 }' \
+			"$samples.names" "$samples"; then
 			bpftool prog show -j 2>/dev/null |
 				grep -o '"id":[0-9]*,"type":"[a-z_]*","name":"[a-z_0-9]*"' |
 				sed 's/"id":\([0-9]*\).*"name":"\(.*\)"/\1 \2/' >>"$samples.names" || true
@@ -73,7 +73,7 @@ run_once() {
 	     END { for (id in c0) { if (c1[id] == c0[id]) t0[id] = c0[id] = 0
 			printf "%s %.1f\n", id, (t1[id] - t0[id]) / (c1[id] - c0[id]) } }' \
 		"$samples" | while read -r id ns; do
-		echo "$(awk -v id="$id" '$1 == id { print $2 }' "$samples.names") $ns"
+		echo "$(awk -v id="$id" '$1 == id { n = $2 } END { print n }' "$samples.names") $ns"
 	done
 }
 
@@ -90,7 +90,7 @@ for ((r = 1; r <= rounds; r++)); do
 	e20=$(awk '$1 == "alloc_entry" { print $2 }' <<<"$deep")
 	rt=$(awk '$1 == "alloc_return" { print $2 }' <<<"$shallow")
 	if [ -z "$e7" ] || [ -z "$e20" ] || [ -z "$rt" ]; then
-		echo "bench: failed: no BPF statistics of heaptap's programs" \
+		echo "bench: failed: no BPF statistics of heaptap's programs ($shallow / $deep)" \
 			"(is kernel.bpf_stats_enabled writable?)" >&2
 		exit 1
 	fi

@@ -23,7 +23,9 @@ _Static_assert(sizeof(struct ht_exit_event) == 24, "ABI: ht_exit_event");
 _Static_assert(sizeof(struct ht_hold) == 16, "ABI: ht_hold");
 _Static_assert(sizeof(struct ht_hold_control) == 24, "ABI: ht_hold_control");
 _Static_assert(sizeof(struct ht_unwind_row) == 16, "ABI: ht_unwind_row");
-_Static_assert(sizeof(struct ht_mapping) == 32, "ABI: ht_mapping");
+_Static_assert(sizeof(struct ht_mapping) == 48, "ABI: ht_mapping");
+_Static_assert(sizeof(struct ht_unwind_index) == sizeof(struct ht_unwind_row),
+	       "ABI: a page index slot is a row slot");
 
 /* Report names of the entry points, in enum ht_func order. */
 extern const char *const ht_func_names[HT_NR_FUNCS];

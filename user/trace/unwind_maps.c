@@ -83,27 +83,108 @@ static double monotonic_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Copy a file's rows into the row map, after those of the files before it. */
-static int store_rows(struct unwind_maps *u, const struct unwind_table *table, uint32_t *first)
+/* Copy count slots into the row map from slot first on: one system call for them all. */
+static int store_slots(struct unwind_maps *u, const void *slots, uint32_t first, uint32_t count)
 {
-	__u32 *keys, count = table->nr;
+	__u32 *keys = malloc((count ? count : 1) * sizeof(*keys));
+	__u32 done = count;
 	int err = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < count; i++)
+		keys[i] = first + i;
+	if (count && bpf_map_update_batch(u->rows_fd, keys, slots, &done, NULL))
+		err = -errno;
+	free(keys);
+	return err;
+}
+
+/* How many of the table's rows start at or before offset (rows are sorted by pc). */
+static uint32_t rows_at_or_before(const struct unwind_table *table, uint64_t offset)
+{
+	size_t lo = 0, hi = table->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (table->rows[mid].pc <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Index pages of 256 bytes or more: a search then takes a few steps on libc. */
+#define MIN_PAGE_SHIFT 8
+
+/*
+ * The file's page index: the smallest pages whose index takes at most an eighth of its
+ * rows' bytes (two words a row), so that it stays bounded whatever the file's size.
+ * NULL (no index) when the file has too few rows to gain from one, or on no memory.
+ */
+static struct ht_unwind_index *page_index(const struct unwind_table *table,
+					  struct unwind_file *file)
+{
+	uint64_t first_pc, last_pc, pages = 0, words;
+	struct ht_unwind_index *index;
+	uint32_t shift;
+
+	if (table->nr < 16)
+		return NULL;
+	first_pc = table->rows[0].pc;
+	last_pc = table->rows[table->nr - 1].pc;
+	for (shift = MIN_PAGE_SHIFT;; shift++) {
+		if (shift == 32)
+			return NULL; /* rows strewn over the whole offset range: no index */
+		pages = (last_pc >> shift) - (first_pc >> shift) + 1;
+		if (pages + 1 <= table->nr / 2)
+			break;
+	}
+	words = pages + 1;
+	index = calloc((words + HT_INDEX_WORDS - 1) / HT_INDEX_WORDS, sizeof(*index));
+	if (!index)
+		return NULL;
+	for (uint64_t p = 0; p < words; p++) {
+		uint64_t page_start = ((first_pc >> shift) + p) << shift;
+
+		index[p / HT_INDEX_WORDS].rows_before[p % HT_INDEX_WORDS] =
+			p == pages ? table->nr : rows_at_or_before(table, page_start);
+	}
+	file->page_shift = shift;
+	file->first_page = first_pc >> shift;
+	file->nr_pages = pages;
+	file->index_slots = (words + HT_INDEX_WORDS - 1) / HT_INDEX_WORDS;
+	return index;
+}
+
+/*
+ * Copy a file's rows into the row map, after those of the files before it, and its page
+ * index after them when there is room (without one its rows are searched whole).
+ */
+static int store_rows(struct unwind_maps *u, const struct unwind_table *table,
+		      struct unwind_file *file, uint32_t *first)
+{
+	struct ht_unwind_index *index;
+	int err;
 
 	if (table->nr > u->capacity - u->used)
 		return -ENOSPC;
-	keys = malloc((table->nr ? table->nr : 1) * sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
-	for (size_t i = 0; i < table->nr; i++)
-		keys[i] = u->used + i;
-	/* One system call for the whole table: libmpi alone has tens of thousands of rows. */
-	if (count && bpf_map_update_batch(u->rows_fd, keys, table->rows, &count, NULL))
-		err = -errno;
-	free(keys);
+	/* libmpi alone has tens of thousands of rows. */
+	err = store_slots(u, table->rows, u->used, table->nr);
 	if (err)
 		return err;
 	*first = u->used;
 	u->used += table->nr;
+	index = page_index(table, file);
+	/* The index counts in the file's budget and the total's, as its rows do. */
+	if (index && (file->index_slots > u->capacity - u->used ||
+		      unwind_file_bytes(file) > u->budget.limits.per_file ||
+		      store_slots(u, index, u->used, file->index_slots)))
+		file->index_slots = file->nr_pages = 0;
+	u->used += file->index_slots;
+	free(index);
 	u->budget.used = (uint64_t)u->used * sizeof(struct ht_unwind_row);
 	return 0;
 }
@@ -174,7 +255,7 @@ static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct
 	if (!file->err)
 		file->err = build_within_budget(u, file, open_path, &table);
 	if (!file->err)
-		file->err = store_rows(u, &table, &f->first_row);
+		file->err = store_rows(u, &table, file, &f->first_row);
 	if (!file->err)
 		file->nr_rows = table.nr;
 	file->build_ms = monotonic_ms() - start;
@@ -226,6 +307,10 @@ int unwind_maps__update(struct unwind_maps *u, pid_t pid, const struct procmaps 
 			.file_offset = m->offset,
 			.first_row = f->first_row,
 			.nr_rows = file->err ? 0 : file->nr_rows,
+			.first_index = f->first_row + file->nr_rows,
+			.nr_pages = file->err ? 0 : file->nr_pages,
+			.first_page = file->first_page,
+			.page_shift = file->page_shift,
 		};
 	}
 	/* One update: the unwinder sees the old mappings or the new, never a mix. */

@@ -18,6 +18,8 @@
 struct unwind_file {
 	char *path;	  /* as first mapped */
 	uint32_t nr_rows; /* 0 with err set: no table */
+	uint32_t index_slots; /* row slots of its page index (0: none, the rows are searched) */
+	uint32_t page_shift, first_page, nr_pages; /* its page index, as the BPF side reads it */
 	double build_ms;
 	/*
 	 * 0, -ENOENT (no CFI), -EFBIG (over the per-file budget), -ENOSPC (the total budget,
@@ -28,10 +30,10 @@ struct unwind_file {
 	uint64_t cut_stacks; /* calls whose incomplete stack ended in this file */
 };
 
-/* Bytes of BPF map memory its rows take. */
+/* Bytes of BPF map memory its rows and its page index take. */
 static inline size_t unwind_file_bytes(const struct unwind_file *f)
 {
-	return f->nr_rows * sizeof(struct ht_unwind_row);
+	return ((size_t)f->nr_rows + f->index_slots) * sizeof(struct ht_unwind_row);
 }
 
 struct unwind_maps;
