@@ -14,7 +14,7 @@ set -euo pipefail
 heaptap=${HEAPTAP:-./heaptap}
 bench=${BENCH_DIR:-.output/bench}
 rounds=${ROUNDS:-5}
-iterations=${BPF_ITERATIONS:-50000}
+iterations=${BPF_ITERATIONS:-200000}
 . "$(dirname "$0")/timing.sh"
 
 stats_before=$(sysctl -n kernel.bpf_stats_enabled)
