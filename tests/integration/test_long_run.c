@@ -399,10 +399,11 @@ Test(long_run, fifty_mpi_jobs_under_attach_mpi)
 {
 	char bin[4096], json[256], err[256], job_err[256], dir[256], name[64];
 	/*
-	 * Ended ranks' call trees stay for the report up to --tree-budget, then the oldest go:
-	 * a budget small enough to be reached before job 6, so what grows after is a leak.
+	 * Ended ranks' call trees and allocation sites stay for the report up to --tree-budget,
+	 * then the oldest go: a budget small enough to be reached before job 6 (a rank keeps
+	 * some 8 MiB), so what grows after is a leak.
 	 */
-	char *argv[] = { (char *)heaptap_path(), "attach", "--mpi", "--tree-budget", "2M",
+	char *argv[] = { (char *)heaptap_path(), "attach", "--mpi", "--tree-budget", "24M",
 			 "--json", (char *)scratch_file("report.json", json, sizeof(json)), "-o",
 			 "/dev/null", NULL };
 	int trees_dropped = 0, trees_kept = 0;

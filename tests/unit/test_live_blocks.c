@@ -32,6 +32,23 @@ Test(live_blocks, a_block_taken_is_the_block_added)
 	live_blocks__free(lb);
 }
 
+/* An ended process's table gives its slots back and keeps its counts for the report. */
+Test(live_blocks, a_retired_table_keeps_its_counts_not_its_slots)
+{
+	struct live_blocks *lb = live_blocks__new(0);
+	struct live_block b = block(40, 33, 5), out, unused;
+
+	for (uint64_t i = 1; i <= 5000; i++)
+		cr_assert(eq(int, live_blocks__add(lb, i << 4, &b, &unused), 0));
+	cr_assert(gt(sz, live_blocks__bytes(lb), 5000 * 32));
+	live_blocks__retire(lb);
+	cr_assert(eq(sz, live_blocks__count(lb), 5000));
+	cr_assert(lt(sz, live_blocks__bytes(lb), 1024), "slots given back");
+	cr_assert(not(live_blocks__take(lb, 1 << 4, &out)));
+	cr_assert(eq(int, live_blocks__add(lb, 1 << 4, &b, &unused), -ENOMEM));
+	live_blocks__free(lb);
+}
+
 Test(live_blocks, a_block_never_added_is_not_found)
 {
 	struct live_blocks *lb = live_blocks__new(0);

@@ -64,11 +64,18 @@ struct live_blocks *live_blocks__new(size_t limit)
 	return lb;
 }
 
-void live_blocks__free(struct live_blocks *lb)
+void live_blocks__retire(struct live_blocks *lb)
 {
-	if (!lb)
+	if (!lb || !lb->slots)
 		return;
 	munmap(lb->slots, lb->capacity * sizeof(struct slot));
+	lb->slots = NULL;
+	lb->capacity = 0;
+}
+
+void live_blocks__free(struct live_blocks *lb)
+{
+	live_blocks__retire(lb);
 	free(lb);
 }
 
@@ -128,6 +135,8 @@ int live_blocks__add(struct live_blocks *lb, uint64_t addr, const struct live_bl
 	/* A slack beyond 4 GiB (an alignment that large) does not fit the slot: counted. */
 	if (b->usable < b->requested || b->usable - b->requested > UINT32_MAX)
 		return lose(lb, b, -ENOSPC);
+	if (!lb->slots)
+		return lose(lb, b, -ENOMEM); /* retired */
 	s = find(lb->slots, lb->capacity, addr);
 	found = s->addr != 0;
 	if (found) {
@@ -164,7 +173,7 @@ bool live_blocks__take(struct live_blocks *lb, uint64_t addr, struct live_block 
 	struct slot *s;
 	size_t hole, j;
 
-	if (!addr)
+	if (!addr || !lb->slots)
 		return false;
 	s = find(lb->slots, lb->capacity, addr);
 	if (!s->addr)

@@ -48,6 +48,12 @@ int live_blocks__add(struct live_blocks *lb, uint64_t addr, const struct live_bl
 /* Forget the block at addr, into *out; false when heaptap never saw it allocated. */
 bool live_blocks__take(struct live_blocks *lb, uint64_t addr, struct live_block *out);
 
+/*
+ * The process ended: give the table's slots back, keep what it counted (count, limit,
+ * losses) for the report. Nothing is added or taken after it.
+ */
+void live_blocks__retire(struct live_blocks *lb);
+
 size_t live_blocks__count(const struct live_blocks *lb);
 size_t live_blocks__limit(const struct live_blocks *lb);
 /* What the table costs in memory now, in bytes. */

@@ -20,13 +20,35 @@ int owner__init(struct owner *o, size_t live_limit, double interval)
 	return 0;
 }
 
-void owner__clear(struct owner *o)
+void owner__drop_sites(struct owner *o)
 {
 	for (uint32_t i = 0; i < o->nr_sites; i++)
 		leak_series__free(o->sites[i].series);
 	free(o->sites);
+	o->sites = NULL;
+	o->nr_sites = o->sites_capacity = 0;
+	o->sites_dropped = true;
+}
+
+void owner__clear(struct owner *o)
+{
+	owner__drop_sites(o);
 	live_blocks__free(o->live);
 	memset(o, 0, sizeof(*o));
+}
+
+void owner__end(struct owner *o)
+{
+	live_blocks__retire(o->live);
+}
+
+size_t owner__sites_bytes(const struct owner *o)
+{
+	size_t bytes = o->sites_capacity * sizeof(o->sites[0]);
+
+	for (uint32_t i = 0; i < o->nr_sites; i++)
+		bytes += o->sites[i].series ? sizeof(struct leak_series) : 0;
+	return bytes;
 }
 
 /* The site's index, given on its first allocation; 0 (unrecorded) if no memory. */

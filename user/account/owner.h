@@ -44,11 +44,18 @@ struct owner {
 	struct unknown_frees freed_before_tracing;
 	uint64_t samples; /* of outstanding bytes, taken every `interval` seconds */
 	double interval;
+	bool sites_dropped; /* ended, its sites freed to keep ended processes within budget */
 };
 
 /* 0 or -ENOMEM. live_limit: blocks kept at most (0: the default). */
 int owner__init(struct owner *o, size_t live_limit, double interval);
 void owner__clear(struct owner *o);
+/* The process ended: its live blocks are forgotten; the sites keep what they held. */
+void owner__end(struct owner *o);
+/* Memory its sites and their leak series take: part of what an ended process keeps. */
+size_t owner__sites_bytes(const struct owner *o);
+/* Free the sites of an ended process; its totals and peak stay. */
+void owner__drop_sites(struct owner *o);
 
 /*
  * A block allocated at addr by the call whose stack is site (NULL: unrecorded). b's site

@@ -108,9 +108,13 @@ void report_owner_json(json_object *p, const struct target *t)
 	json_object *lost = json_object_new_object();
 	struct live_blocks_losses over = live_blocks__over_limit(o->live);
 
-	json_object_object_add(p, "outstanding", outstanding_json(t));
+	/* Dropped for --tree-budget: the totals stay, the sites are gone (not empty). */
+	json_object_object_add(p, "sites_dropped", json_object_new_boolean(o->sites_dropped));
+	if (!o->sites_dropped) {
+		json_object_object_add(p, "outstanding", outstanding_json(t));
+		json_object_object_add(p, "allocated", allocated_json(t));
+	}
 	json_object_object_add(p, "peak", peak_json(t));
-	json_object_object_add(p, "allocated", allocated_json(t));
 	json_object_object_add(freed, "calls", json_object_new_uint64(o->freed_before_tracing.calls));
 	json_object_object_add(freed, "bytes", json_object_new_uint64(o->freed_before_tracing.bytes));
 	json_object_object_add(freed, "bytes_known",
@@ -175,6 +179,8 @@ void report_owner_text(FILE *out, const struct target *t)
 	fprintf(out, "----- Still allocated at the end, by allocation site -----\n");
 	fprintf(out, "%s in %" PRIu64 " blocks\n", human_bytes((int64_t)o->bytes, text,
 								sizeof(text)), o->blocks);
+	if (o->sites_dropped)
+		fprintf(out, "(sites dropped to keep ended processes within --tree-budget)\n");
 	order = owner__by_outstanding(o, &nr);
 	for (uint32_t i = 0; order && i < nr && i < TEXT_SITES; i++) {
 		const struct owner_site *s = &o->sites[order[i]];

@@ -376,9 +376,19 @@ size_t session__live_targets(const struct session *s)
 	return live;
 }
 
+/* What an ended process keeps for the report: its call tree, its allocation sites. */
+static size_t ended_bytes(const struct target *t)
+{
+	/* With --stacks the records are the report, kept whatever the budget. */
+	size_t records = t->stacks.detailed ? 0 : t->stacks.bytes;
+
+	return t->tree.bytes + records + owner__sites_bytes(&t->owner);
+}
+
 /*
- * Ended processes' trees stay for the report, within the budget: beyond it, the oldest
- * ended trees go (a service attached for weeks sees thousands of jobs), and say so.
+ * Ended processes' trees and allocation sites stay for the report, within the budget:
+ * beyond it, the oldest ended ones go (a service attached for weeks sees thousands of
+ * jobs), and say so.
  */
 static void keep_ended_trees_within_budget(struct session *s)
 {
@@ -391,8 +401,11 @@ static void keep_ended_trees_within_budget(struct session *s)
 		}
 		if (!oldest)
 			return;
-		s->ended_tree_bytes -= oldest->tree.bytes;
+		s->ended_tree_bytes -= ended_bytes(oldest);
 		calltree__clear(&oldest->tree);
+		owner__drop_sites(&oldest->owner);
+		if (!oldest->stacks.detailed) /* with --stacks they are the report */
+			stack_records__clear(&oldest->stacks);
 		oldest->tree_dropped = true;
 	}
 }
@@ -400,11 +413,12 @@ static void keep_ended_trees_within_budget(struct session *s)
 void end_target(struct session *s, struct target *t)
 {
 	forget_program(s, t);
+	owner__end(&t->owner);
 	tracer__take_losses(s->tracer, t->pid, &t->kernel_losses);
 	HASH_DEL(s->targets, t);
 	t->next_ended = s->ended;
 	s->ended = t;
-	s->ended_tree_bytes += t->tree.bytes;
+	s->ended_tree_bytes += ended_bytes(t);
 	keep_ended_trees_within_budget(s);
 }
 
