@@ -169,6 +169,11 @@ int cmd_agent(const struct options *opts)
 
 		if (err)
 			log_error("reading events failed: %s", strerror(-err));
+		if (session__problem(s)) {
+			log_error("%s", session__problem(s));
+			status = EXIT_USAGE;
+			break;
+		}
 		agent__pump(a);
 		if (opts->mpi_only && !opts->command && now() >= next)
 			discovery_rescan(s);
@@ -184,7 +189,7 @@ int cmd_agent(const struct options *opts)
 	}
 	session__stop(s);
 	drain(a, s, opts->collector);
-	if (pid > 0)
+	if (pid > 0 && status == EXIT_OK)
 		status = command_status(wstatus);
 cleanup:
 	child = 0;

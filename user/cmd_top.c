@@ -120,6 +120,10 @@ int cmd_top(const struct options *opts)
 		bool done;
 
 		session__poll(s, 50 /* ms */);
+		if (session__problem(s)) {
+			status = EXIT_USAGE; /* said after the screen is restored */
+			break;
+		}
 		check_exits(s, &w);
 		if (view && !top_view__keys(view, s))
 			break;
@@ -139,6 +143,8 @@ int cmd_top(const struct options *opts)
 			break;
 	}
 	top_view__free(view);
+	if (session__problem(s))
+		log_error("%s", session__problem(s));
 	if ((out.pprof.f || out.folded.f) && write_session_exports(s, &out))
 		status = EXIT_FAILURE_INTERNAL;
 	if (w.command > 0)

@@ -33,7 +33,8 @@ static void resize_block(int i, size_t n)
 	void *p = pool_resize(&pool, blocks[i], n);
 
 	if (p || !n) {
-		api_note(K_REALLOC, (long long)(p ? n : 0) - (long long)sizes[i], p ? (long long)n : 0);
+		api_note(K_REALLOC, (long long)(p ? n : 0) - (long long)sizes[i],
+			 p ? (long long)n : 0);
 		blocks[i] = p;
 		sizes[i] = p ? n : 0;
 	} else {

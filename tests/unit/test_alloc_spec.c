@@ -20,7 +20,7 @@ static const char example[] = "# FUNCTION      KIND            ARGUMENTS (1-base
 			      "pool_resize     realloc         ptr=arg2 size=arg3\n"
 			      "pool_release    free            ptr=arg2\n"
 			      "gbrk            brk             increment=arg1\n"
-			      "pool_posix	posix_memalign	size=arg6 out=arg4 align=arg5\n";
+			      "pool_posix posix_memalign size=arg6 out=arg4 align=arg5\n";
 
 Test(alloc_spec, the_example_of_the_format)
 {

@@ -29,14 +29,14 @@ static const unsigned kind_roles[SPEC_NR_KINDS] = {
 };
 
 /* oneTBB's scalable allocator (tbb/scalable_allocator.h); scalable_msize moves nothing. */
-static const char tbb_spec[] = "scalable_malloc		malloc		size=arg1\n"
-			       "scalable_calloc		calloc		count=arg1 size=arg2\n"
-			       "scalable_realloc	realloc		ptr=arg1 size=arg2\n"
-			       "scalable_free		free		ptr=arg1\n"
-			       "scalable_aligned_malloc	memalign	size=arg1 align=arg2\n"
-			       "scalable_aligned_realloc	realloc		ptr=arg1 size=arg2\n"
-			       "scalable_aligned_free	free		ptr=arg1\n"
-			       "scalable_posix_memalign	posix_memalign	out=arg1 align=arg2 size=arg3\n";
+static const char tbb_spec[] = "scalable_malloc          malloc          size=arg1\n"
+			       "scalable_calloc          calloc          count=arg1 size=arg2\n"
+			       "scalable_realloc         realloc         ptr=arg1 size=arg2\n"
+			       "scalable_free            free            ptr=arg1\n"
+			       "scalable_aligned_malloc  memalign        size=arg1 align=arg2\n"
+			       "scalable_aligned_realloc realloc         ptr=arg1 size=arg2\n"
+			       "scalable_aligned_free    free            ptr=arg1\n"
+			       "scalable_posix_memalign  posix_memalign  out=arg1 align=arg2 size=arg3\n";
 
 const char *alloc_spec__kind_name(enum spec_kind kind)
 {

@@ -402,7 +402,8 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 }
 
 int tracer__attach_custom(struct tracer *t, pid_t pid, const char *path, uint64_t dev,
-			  uint64_t inode, const uint64_t *offsets, const uint64_t *cookies, size_t nr)
+			  uint64_t inode, const uint64_t *offsets, const uint64_t *cookies,
+			  size_t nr)
 {
 	struct target_links *tl = links_of(t, pid);
 	uint64_t returns[nr ? nr : 1], return_cookies[nr ? nr : 1];
