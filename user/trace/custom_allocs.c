@@ -253,7 +253,7 @@ static struct custom_movement movement(struct target *t, struct custom_account *
 	return mv;
 }
 
-void custom_allocs__on_call(struct session *s, struct target *t, const struct ht_custom_event *ev)
+void custom_allocs__on_call(struct target *t, const struct ht_custom_event *ev)
 {
 	struct custom_allocs *c = t->custom;
 	size_t api = ev->entry / ALLOC_SPEC_MAX_ENTRIES, e = ev->entry % ALLOC_SPEC_MAX_ENTRIES;
@@ -266,7 +266,6 @@ void custom_allocs__on_call(struct session *s, struct target *t, const struct ht
 	struct ht_stack stored;
 	char comm[HT_COMM_LEN + 1];
 
-	(void)s;
 	if (!c || api >= c->nr || e >= c->accounts[api].spec->nr || !t->symbolizer) {
 		t->lost_events++;
 		return;

@@ -39,8 +39,7 @@ struct custom_allocs; /* a process's */
 int custom_allocs__probe(struct session *s, struct target *t, const struct procmaps *maps,
 			 char *problem, size_t problem_len);
 /* One call event of t's. */
-void custom_allocs__on_call(struct session *s, struct target *t,
-			    const struct ht_custom_event *ev);
+void custom_allocs__on_call(struct target *t, const struct ht_custom_event *ev);
 void custom_allocs__free(struct custom_allocs *c);
 
 /* t's accounts, in --allocator order: nr of them (0 without --allocator). */

@@ -275,7 +275,7 @@ static void on_custom_call(struct session *s, const struct ht_custom_event *ev, 
 		t->lost_events++;
 		return;
 	}
-	custom_allocs__on_call(s, t, ev);
+	custom_allocs__on_call(t, ev);
 }
 
 static int on_event(void *ctx, const void *data, size_t size)
