@@ -52,25 +52,16 @@ static __always_inline struct inflight *inflight_of(__u32 tid)
 	return bpf_map_lookup_elem(&inflight, &tid);
 }
 
-/* Wake the consumer only when the ring fills up; it also polls on a short timer. */
-#define WAKEUP_BACKLOG (2 << 20)
-
 static __always_inline void send_call(struct ht_call_event *ev)
 {
-	__u64 size = HT_CALL_EVENT_HEADER_SIZE, wakeup = BPF_RB_NO_WAKEUP;
+	__u64 size = HT_CALL_EVENT_HEADER_SIZE;
 	__u32 nr = ev->stack.nr;
 
-	/*
-	 * A wakeup per event costs the traced thread more than the rest of this program:
-	 * batch them.
-	 */
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > WAKEUP_BACKLOG)
-		wakeup = BPF_RB_FORCE_WAKEUP;
 	if (nr > HT_MAX_FRAMES)
 		nr = HT_MAX_FRAMES;
 	if (ht_call_carries_frames(ev))
 		size += HT_STACK_HEADER_SIZE + nr * sizeof(__u64);
-	if (bpf_ringbuf_output(&events, ev, size, wakeup))
+	if (bpf_ringbuf_output(&events, ev, size, batched_wakeup()))
 		count_loss(ev->pid, LOSS_RINGBUF_FULL);
 }
 

@@ -44,6 +44,19 @@ struct {
 	__type(value, struct inflight);
 } inflight SEC(".maps") __weak;
 
+/*
+ * The wakeup flag for an event: none until the ring holds a backlog (the consumer also
+ * polls on a short timer). A wakeup per event costs the traced thread more than the rest
+ * of a program: batch them.
+ */
+#define WAKEUP_BACKLOG (2 << 20)
+
+static __always_inline __u64 batched_wakeup(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > WAKEUP_BACKLOG ?
+		       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 enum loss_kind { LOSS_RINGBUF_FULL, LOSS_INFLIGHT_FULL, LOSS_HOLD_SKIPPED };
 
 static __always_inline void count_loss(__u32 pid, enum loss_kind kind)

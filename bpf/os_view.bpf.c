@@ -86,22 +86,17 @@ int BPF_PROG(os_call_enter, struct pt_regs *regs, long nr)
 	return 0;
 }
 
-/* Wake the consumer only when the ring fills up (as alloc.bpf.c): it polls on a timer. */
-#define OS_WAKEUP_BACKLOG (2 << 20)
-
 static __always_inline void send_os_event(struct ht_os_event *ev)
 {
-	__u64 size = HT_OS_EVENT_HEADER_SIZE, wakeup = BPF_RB_NO_WAKEUP;
+	__u64 size = HT_OS_EVENT_HEADER_SIZE;
 	__u64 nr = ev->stack.nr;
 
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > OS_WAKEUP_BACKLOG)
-		wakeup = BPF_RB_FORCE_WAKEUP;
 	if (nr > HT_MAX_FRAMES)
 		nr = HT_MAX_FRAMES;
 	barrier_var(nr); /* keep the clamped register: the verifier must see the bound */
 	if (!ev->stack_id || (ev->flags & HT_F_STACK_NEW))
 		size += HT_STACK_HEADER_SIZE + nr * sizeof(__u64);
-	if (bpf_ringbuf_output(&events, ev, size, wakeup))
+	if (bpf_ringbuf_output(&events, ev, size, batched_wakeup()))
 		count_loss(ev->pid, LOSS_RINGBUF_FULL);
 }
 
