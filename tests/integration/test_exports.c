@@ -2,7 +2,8 @@
 /*
  * The exports read back by their users' tools: go tool pprof on --pprof lists each site of
  * export_sites with the bytes and calls the program counted itself, from a run, an attach
- * and the run's stored report; --folded's totals are the JSON report's.
+ * and the run's stored report, and each thread's share of a site under its thread label;
+ * --folded's totals are the JSON report's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,23 +40,34 @@ static void read_truth(const char *out_path, struct site sites[3])
 	free(out);
 }
 
-/* go tool pprof ARGS... PROFILE's standard output; the test fails in one line without go. */
-static char *pprof_top(const char *profile, const char *sample_index)
+/*
+ * go tool pprof -top's standard output for PROFILE's samples of one kind, of those whose
+ * labels match tagfocus ("key=value") if not NULL; the test fails in one line without go.
+ */
+static char *pprof_top_of(const char *profile, const char *sample_index, const char *tagfocus)
 {
-	char out[256], err[256], index[64];
+	char out[256], err[256], index[64], focus[128];
 	char *argv[] = { "go", "tool", "pprof", "-top", "-nodefraction=0", "-unit=byte", index,
-			 (char *)profile, NULL };
+			 tagfocus ? focus : (char *)profile, (char *)profile, NULL };
 	char *version_argv[] = { "go", "version", NULL };
 	int status;
 
 	if (wait_status(spawn(version_argv, NULL, NULL), 30) != 0)
 		cr_fatal("go cannot run: install Debian's golang-go (make deps) for go tool pprof");
 	snprintf(index, sizeof(index), "-sample_index=%s", sample_index);
+	snprintf(focus, sizeof(focus), "-tagfocus=%s", tagfocus ? tagfocus : "");
+	if (!tagfocus)
+		argv[8] = NULL;
 	status = wait_status(spawn(argv, scratch_file("pprof.out", out, sizeof(out)),
 				   scratch_file("pprof.err", err, sizeof(err))),
 			     60);
 	cr_assert(eq(int, status, 0), "go tool pprof failed on %s:\n%s", profile, slurp(err));
 	return slurp(out);
+}
+
+static char *pprof_top(const char *profile, const char *sample_index)
+{
+	return pprof_top_of(profile, sample_index, NULL);
 }
 
 /*
@@ -192,6 +204,77 @@ Test(exports, folded_and_the_stored_reports_exports_equal_the_json)
 		     json_total(get(process, "allocated"), "bytes")));
 	cr_expect(eq(long, churn_line, sites[1].bytes), "churn_site's line in %s", stored_folded);
 	json_object_put(report);
+}
+
+/* One thread's share of one site, as export_sites counted it ("thread TID NAME SITE N B"). */
+struct thread_share {
+	int tid;
+	char name[16], site[32];
+	long blocks, bytes;
+};
+
+/* The program's thread lines, in order; how many. */
+static int read_thread_shares(const char *out_path, struct thread_share *shares, int max)
+{
+	char *out = slurp(out_path), *line = out;
+	int n = 0;
+
+	cr_assert(out != NULL);
+	while (n < max && (line = strstr(line, "\nthread "))) {
+		struct thread_share *t = &shares[n];
+
+		line++;
+		cr_assert(eq(int, sscanf(line, "thread %d %15s %31s %ld %ld", &t->tid, t->name,
+					 t->site, &t->blocks, &t->bytes),
+			     5),
+			  "not a thread line: %.80s", line);
+		n++;
+	}
+	free(out);
+	return n;
+}
+
+/*
+ * Each sample carries its thread's tid and name: focused on one thread, pprof lists that
+ * thread's share of a site (calls, bytes allocated, held at the end and at the peak), as
+ * the program counted it; hold_site's two threads apart.
+ */
+Test(exports, pprof_labels_each_thread_with_its_share)
+{
+	struct site sites[3] = { { "leak_site", .held = true }, { "churn_site" },
+				 { "hold_site", .held = true } };
+	static const char *const kinds[] = { "alloc_objects", "alloc_space", "inuse_space",
+					     "peak_space" };
+	char json[256], pprof[256], folded[256], focus[64], out[256];
+	struct thread_share shares[4];
+	int n, holders = 0;
+
+	run_export_sites(sites, json, pprof, folded);
+	n = read_thread_shares(scratch_file("run.out", out, sizeof(out)), shares, 4);
+	cr_assert(eq(int, n, 3), "export_sites printed %d thread lines", n);
+	for (int i = 0; i < n; i++) {
+		const struct thread_share *t = &shares[i];
+
+		holders += !strcmp(t->site, "hold_site");
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			long want = !strcmp(kinds[k], "alloc_objects") ? t->blocks : t->bytes;
+			char *top;
+
+			snprintf(focus, sizeof(focus), "thread=%d", t->tid);
+			top = pprof_top_of(pprof, kinds[k], focus);
+			cr_expect(eq(long, cum_of(top, t->site), want), "%s of %s on %s in:\n%s",
+				  kinds[k], t->site, focus, top);
+			free(top);
+			if (!strcmp(t->name, "main"))
+				continue; /* the main thread is named after the program */
+			snprintf(focus, sizeof(focus), "thread_name=^%s$", t->name);
+			top = pprof_top_of(pprof, kinds[k], focus);
+			cr_expect(eq(long, cum_of(top, t->site), want), "%s of %s on %s in:\n%s",
+				  kinds[k], t->site, focus, top);
+			free(top);
+		}
+	}
+	cr_expect(eq(int, holders, 2), "two threads at hold_site");
 }
 
 /* Attached before the sites run: the same figures. */

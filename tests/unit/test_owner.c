@@ -22,7 +22,7 @@ Test(owner, a_free_on_another_thread_leaves_the_allocating_site)
 	owner__allocated(&o, &alloc_site, 0x1000, block(48, 40));
 	owner__allocated(&o, &other, 0x2000, block(32, 32));
 	cr_assert(owner__released(&o, 0x1000, 48, true, &out));
-	cr_assert(eq(u32, out.site, alloc_site.site));
+	cr_assert(eq(u32, o.threads[out.site].site, alloc_site.site));
 	cr_assert(eq(u64, o.sites[alloc_site.site].blocks, 0));
 	cr_assert(eq(u64, o.sites[alloc_site.site].allocated_bytes, 48));
 	cr_assert(eq(u64, o.sites[other.site].bytes, 32));
@@ -47,16 +47,30 @@ Test(owner, frees_of_blocks_never_seen_are_counted_apart)
 	owner__clear(&o);
 }
 
+/* The record of site's blocks allocated by tid, or NULL. */
+static const struct owner_thread *thread_record(const struct owner *o, uint32_t site,
+						uint32_t tid)
+{
+	for (uint32_t i = o->sites[site].threads; i; i = o->threads[i].next) {
+		if (o->threads[i].tid == tid)
+			return &o->threads[i];
+	}
+	return NULL;
+}
+
 /*
- * Random calls at a few sites against the obvious way: a copy of every site at each new
- * maximum. The generations must give the same snapshot.
+ * Random calls at a few sites from a few threads against the obvious way: a copy of every
+ * site's and every site and thread's figures at each new maximum. The generations must
+ * give the same snapshot, per site and per thread.
  */
 Test(owner, the_peak_snapshot_equals_a_copy_at_each_maximum)
 {
-	enum { SITES = 5, SLOTS = 64, STEPS = 20000 };
+	enum { SITES = 5, THREADS = 3, SLOTS = 64, STEPS = 20000 };
 	struct stack_record records[SITES] = {};
 	uint64_t addr_bytes[SLOTS] = {}, cur[SITES] = {}, copy[SITES] = {}, total = 0, peak = 0;
-	int addr_site[SLOTS];
+	uint64_t cur_t[SITES][THREADS] = {}, copy_t[SITES][THREADS] = {};
+	uint64_t allocated_t[SITES][THREADS] = {}, calls_t[SITES][THREADS] = {};
+	int addr_site[SLOTS], addr_thread[SLOTS];
 	struct owner o;
 
 	cr_assert(eq(int, owner__init(&o, 0, 1.0), 0));
@@ -69,20 +83,28 @@ Test(owner, the_peak_snapshot_equals_a_copy_at_each_maximum)
 		if (addr_bytes[slot]) {
 			cr_assert(owner__released(&o, addr, 0, true, &out));
 			cur[addr_site[slot]] -= addr_bytes[slot];
+			cur_t[addr_site[slot]][addr_thread[slot]] -= addr_bytes[slot];
 			total -= addr_bytes[slot];
 			addr_bytes[slot] = 0;
 		} else {
-			int site = (int)(random() % SITES);
+			int site = (int)(random() % SITES), thread = (int)(random() % THREADS);
 			uint64_t bytes = 16 + (uint64_t)(random() % 4096);
+			struct live_block b = block(bytes, bytes);
 
-			owner__allocated(&o, &records[site], addr, block(bytes, bytes));
+			b.tid = 100 + (uint32_t)thread;
+			owner__allocated(&o, &records[site], addr, b);
 			addr_bytes[slot] = bytes;
 			addr_site[slot] = site;
+			addr_thread[slot] = thread;
 			cur[site] += bytes;
+			cur_t[site][thread] += bytes;
+			allocated_t[site][thread] += bytes;
+			calls_t[site][thread]++;
 			total += bytes;
 			if (total > peak) {
 				peak = total;
 				memcpy(copy, cur, sizeof(cur));
+				memcpy(copy_t, cur_t, sizeof(cur_t));
 			}
 		}
 	}
@@ -92,7 +114,44 @@ Test(owner, the_peak_snapshot_equals_a_copy_at_each_maximum)
 
 		cr_assert(eq(u64, owner_site__peak_bytes(&o, s), copy[i]), "site %d", i);
 		cr_assert(eq(u64, s->bytes, cur[i]), "site %d", i);
+		for (int t = 0; t < THREADS; t++) {
+			const struct owner_thread *th = thread_record(&o, records[i].site, 100 + t);
+
+			cr_assert(th != NULL, "site %d thread %d", i, t);
+			cr_assert(eq(u64, owner_thread__peak_bytes(&o, th), copy_t[i][t]),
+				  "site %d thread %d", i, t);
+			cr_assert(eq(u64, th->bytes, cur_t[i][t]), "site %d thread %d", i, t);
+			cr_assert(eq(u64, th->allocated_bytes, allocated_t[i][t]));
+			cr_assert(eq(u64, th->allocated_blocks, calls_t[i][t]));
+		}
 	}
+	owner__clear(&o);
+}
+
+/* A block freed by another thread leaves the record of the thread that allocated it. */
+Test(owner, a_block_leaves_its_allocating_threads_record)
+{
+	struct stack_record site = {};
+	struct live_block a = block(64, 60), b = block(128, 128), out;
+	const struct owner_thread *first, *second;
+	struct owner o;
+
+	a.tid = 11;
+	b.tid = 12;
+	cr_assert(eq(int, owner__init(&o, 0, 1.0), 0));
+	owner__allocated(&o, &site, 0x1000, a);
+	owner__allocated(&o, &site, 0x2000, b);
+	owner__allocated(&o, &site, 0x3000, a);
+	cr_assert(owner__released(&o, 0x1000, 64, true, &out));
+	first = thread_record(&o, site.site, 11);
+	second = thread_record(&o, site.site, 12);
+	cr_assert(first != NULL && second != NULL);
+	cr_assert(eq(u64, first->blocks, 1));
+	cr_assert(eq(u64, first->bytes, 64));
+	cr_assert(eq(u64, first->allocated_blocks, 2));
+	cr_assert(eq(u64, second->bytes, 128));
+	cr_assert(eq(u64, owner_thread__peak_bytes(&o, first), 128), "both held at the peak");
+	cr_assert(eq(u64, o.sites[site.site].bytes, first->bytes + second->bytes));
 	owner__clear(&o);
 }
 

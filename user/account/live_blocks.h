@@ -22,7 +22,7 @@
 struct live_block {
 	uint64_t usable;    /* bytes the block gives its caller */
 	uint64_t requested; /* bytes the caller asked for */
-	uint32_t site;	    /* allocation site: its index in stack_records (0: unknown) */
+	uint32_t site;	    /* who allocated it, as owner.h keeps it (0: unknown) */
 	uint32_t tid;	    /* the thread that allocated it */
 	uint32_t when;	    /* seconds since the process was first traced */
 };

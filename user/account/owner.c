@@ -10,12 +10,13 @@ int owner__init(struct owner *o, size_t live_limit, double interval)
 	o->interval = interval > 0 ? interval : 1.0;
 	o->live = live_blocks__new(live_limit);
 	o->sites = calloc(16, sizeof(*o->sites));
-	if (!o->live || !o->sites) {
+	o->threads = calloc(16, sizeof(*o->threads));
+	if (!o->live || !o->sites || !o->threads) {
 		owner__clear(o);
 		return -ENOMEM;
 	}
-	o->sites_capacity = 16;
-	o->nr_sites = 1;
+	o->sites_capacity = o->threads_capacity = 16;
+	o->nr_sites = o->nr_threads = 1;
 	o->freed_before_tracing.bytes_known = true;
 	return 0;
 }
@@ -25,8 +26,11 @@ void owner__drop_sites(struct owner *o)
 	for (uint32_t i = 0; i < o->nr_sites; i++)
 		leak_series__free(o->sites[i].series);
 	free(o->sites);
+	free(o->threads);
 	o->sites = NULL;
+	o->threads = NULL;
 	o->nr_sites = o->sites_capacity = 0;
+	o->nr_threads = o->threads_capacity = 0;
 	o->sites_dropped = true;
 }
 
@@ -44,7 +48,8 @@ void owner__end(struct owner *o)
 
 size_t owner__sites_bytes(const struct owner *o)
 {
-	size_t bytes = o->sites_capacity * sizeof(o->sites[0]);
+	size_t bytes = o->sites_capacity * sizeof(o->sites[0]) +
+		       o->threads_capacity * sizeof(o->threads[0]);
 
 	for (uint32_t i = 0; i < o->nr_sites; i++)
 		bytes += o->sites[i].series ? sizeof(struct leak_series) : 0;
@@ -73,6 +78,44 @@ static uint32_t site_of(struct owner *o, struct stack_record *rec)
 	return o->nr_sites++;
 }
 
+/*
+ * The record of site's blocks allocated by tid, made if new and moved to the front of the
+ * site's list (a site's next call is most often from the same thread). 0 (site 0's
+ * record without a thread) if no memory: *site is then 0 too, so that the block's
+ * figures stay with one site.
+ */
+static uint32_t thread_of(struct owner *o, uint32_t *site, uint32_t tid)
+{
+	struct owner_site *s = &o->sites[*site];
+	uint32_t *link = &s->threads, i;
+
+	for (i = *link; i; link = &o->threads[i].next, i = *link) {
+		if (o->threads[i].tid != tid)
+			continue;
+		if (link != &s->threads) {
+			*link = o->threads[i].next;
+			o->threads[i].next = s->threads;
+			s->threads = i;
+		}
+		return i;
+	}
+	if (o->nr_threads == o->threads_capacity) {
+		uint32_t capacity = o->threads_capacity * 2;
+		struct owner_thread *threads = realloc(o->threads, capacity * sizeof(*threads));
+
+		if (!threads) {
+			*site = 0;
+			return 0;
+		}
+		o->threads = threads;
+		o->threads_capacity = capacity;
+	}
+	i = o->nr_threads++;
+	o->threads[i] = (struct owner_thread){ .site = *site, .tid = tid, .next = s->threads };
+	s->threads = i;
+	return i;
+}
+
 /* Before a site changes: its value at the last peak, unless saved in this generation. */
 static void save_peak_value(const struct owner *o, struct owner_site *s)
 {
@@ -83,37 +126,63 @@ static void save_peak_value(const struct owner *o, struct owner_site *s)
 	s->peak_blocks = s->blocks;
 }
 
+static void save_thread_peak_value(const struct owner *o, struct owner_thread *t)
+{
+	if (t->peak_gen == o->generation)
+		return;
+	t->peak_gen = o->generation;
+	t->peak_bytes = t->bytes;
+	t->peak_blocks = t->blocks;
+}
+
+/* A block whose record is thread leaves its site's figures and its thread's. */
+static void leave(struct owner *o, uint32_t thread, const struct live_block *b)
+{
+	struct owner_thread *t = &o->threads[thread];
+	struct owner_site *s = &o->sites[t->site];
+
+	save_peak_value(o, s);
+	save_thread_peak_value(o, t);
+	s->blocks--;
+	s->bytes -= b->usable;
+	s->requested -= b->requested;
+	t->blocks--;
+	t->bytes -= b->usable;
+	o->blocks--;
+	o->bytes -= b->usable;
+}
+
 void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 		      struct live_block b)
 {
 	struct owner_site *s;
+	struct owner_thread *t;
 	struct live_block replaced;
+	uint32_t site;
 	int added;
 
 	if (!o->live)
 		return;
-	b.site = site_of(o, rec);
-	s = &o->sites[b.site];
+	site = site_of(o, rec);
+	b.site = thread_of(o, &site, b.tid);
+	s = &o->sites[site];
+	t = &o->threads[b.site];
 	s->allocated_blocks++;
 	s->allocated_bytes += b.usable;
+	t->allocated_blocks++;
+	t->allocated_bytes += b.usable;
 	added = live_blocks__add(o->live, addr, &b, &replaced);
 	if (added < 0)
 		return; /* counted by the table: live_blocks__over_limit() */
-	if (added == 1) {
-		/* Its release was lost: it left its site then. */
-		struct owner_site *old = &o->sites[replaced.site];
-
-		save_peak_value(o, old);
-		old->blocks--;
-		old->bytes -= replaced.usable;
-		old->requested -= replaced.requested;
-		o->blocks--;
-		o->bytes -= replaced.usable;
-	}
+	if (added == 1)
+		leave(o, replaced.site, &replaced); /* its release was lost: it left then */
 	save_peak_value(o, s);
+	save_thread_peak_value(o, t);
 	s->blocks++;
 	s->bytes += b.usable;
 	s->requested += b.requested;
+	t->blocks++;
+	t->bytes += b.usable;
 	o->blocks++;
 	o->bytes += b.usable;
 	if (o->bytes > o->peak_bytes) {
@@ -127,8 +196,6 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 bool owner__released(struct owner *o, uint64_t addr, uint64_t header_bytes, bool bytes_known,
 		     struct live_block *out)
 {
-	struct owner_site *s;
-
 	if (!o->live)
 		return false;
 	if (!live_blocks__take(o->live, addr, out)) {
@@ -137,13 +204,7 @@ bool owner__released(struct owner *o, uint64_t addr, uint64_t header_bytes, bool
 		o->freed_before_tracing.bytes_known &= bytes_known;
 		return false;
 	}
-	s = &o->sites[out->site];
-	save_peak_value(o, s);
-	s->blocks--;
-	s->bytes -= out->usable;
-	s->requested -= out->requested;
-	o->blocks--;
-	o->bytes -= out->usable;
+	leave(o, out->site, out);
 	return true;
 }
 

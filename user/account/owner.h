@@ -9,6 +9,11 @@
  * counter moves at each new maximum, and a site saves its value before its first change
  * in a generation, so its value at the last peak is either that saved value or, unchanged
  * since, its current one.
+ *
+ * Each site's figures are also kept per allocating thread (struct owner_thread, for the
+ * profiles' thread label): a live block names its site's record of the thread that
+ * allocated it, so that a free reaches both at once, and an allocation finds its thread's
+ * record first in its site's list (the most recent first).
  */
 #ifndef HEAPTAP_OWNER_H
 #define HEAPTAP_OWNER_H
@@ -26,6 +31,17 @@ struct owner_site {
 	uint64_t peak_blocks, peak_bytes;	    /* saved at the generation peak_gen */
 	uint64_t peak_gen;
 	struct leak_series *series; /* outstanding bytes over time; NULL until it held any */
+	uint32_t threads; /* its first thread record, the most recently used (0: none) */
+};
+
+/* One thread's share of one site's figures: what the blocks it allocated there did. */
+struct owner_thread {
+	uint32_t site; /* the site's index */
+	uint32_t tid;  /* 0: the blocks of a site whose thread record could not be made */
+	uint32_t next; /* the site's next thread record (0: none) */
+	uint64_t allocated_blocks, allocated_bytes;
+	uint64_t blocks, bytes;
+	uint64_t peak_blocks, peak_bytes, peak_gen;
 };
 
 /* Frees of blocks heaptap never saw allocated (allocated before tracing, or not kept). */
@@ -38,6 +54,8 @@ struct owner {
 	struct live_blocks *live;
 	struct owner_site *sites; /* [0] the unrecorded stacks' */
 	uint32_t nr_sites, sites_capacity;
+	struct owner_thread *threads; /* [0] site 0's, without a thread: when out of memory */
+	uint32_t nr_threads, threads_capacity;
 	uint64_t blocks, bytes;		  /* the attributed total: outstanding, all sites */
 	uint64_t peak_blocks, peak_bytes; /* the total at its maximum */
 	uint64_t generation;		  /* moves at each new maximum */
@@ -58,8 +76,9 @@ size_t owner__sites_bytes(const struct owner *o);
 void owner__drop_sites(struct owner *o);
 
 /*
- * A block allocated at addr by the call whose stack is site (NULL: unrecorded). b's site
- * is set here. Past the live-block limit it counts in site's allocations only.
+ * A block allocated at addr by the call whose stack is site (NULL: unrecorded), on thread
+ * b.tid. b's site is set here (to its site's thread record). Past the live-block limit it
+ * counts in site's allocations only.
  */
 void owner__allocated(struct owner *o, struct stack_record *site, uint64_t addr,
 		      struct live_block b);
@@ -83,6 +102,19 @@ static inline uint64_t owner_site__peak_blocks(const struct owner *o,
 					       const struct owner_site *s)
 {
 	return s->peak_gen == o->generation ? s->peak_blocks : s->blocks;
+}
+
+/* What one thread's blocks of a site held when the total last peaked. */
+static inline uint64_t owner_thread__peak_bytes(const struct owner *o,
+						const struct owner_thread *t)
+{
+	return t->peak_gen == o->generation ? t->peak_bytes : t->bytes;
+}
+
+static inline uint64_t owner_thread__peak_blocks(const struct owner *o,
+						 const struct owner_thread *t)
+{
+	return t->peak_gen == o->generation ? t->peak_blocks : t->blocks;
 }
 
 /* Site indexes sorted by outstanding bytes, largest first (then by allocated bytes). */

@@ -27,8 +27,19 @@ struct build_id_entry {
 	UT_hash_handle hh;
 };
 
+struct thread_key {
+	int pid, tid;
+};
+
+struct thread_name_entry {
+	struct thread_key key;
+	const char *name; /* interned */
+	UT_hash_handle hh;
+};
+
 struct heap_profile {
 	struct sample_entry *by_key;
+	struct thread_name_entry *thread_names;
 	struct profile_sample **order; /* the samples in the order first added */
 	size_t nr, cap;
 	struct build_id_entry *build_ids;
@@ -47,9 +58,14 @@ void heap_profile__free(struct heap_profile *p)
 {
 	struct sample_entry *e, *tmp;
 	struct build_id_entry *b, *btmp;
+	struct thread_name_entry *t, *ttmp;
 
 	if (!p)
 		return;
+	HASH_ITER(hh, p->thread_names, t, ttmp) {
+		HASH_DEL(p->thread_names, t);
+		free(t);
+	}
 	HASH_ITER(hh, p->by_key, e, tmp) {
 		HASH_DEL(p->by_key, e);
 		free(e->key);
@@ -229,6 +245,35 @@ const char *heap_profile__build_id(const struct heap_profile *p, const char *lib
 	if (library)
 		HASH_FIND_STR(p->build_ids, library, b);
 	return b ? b->hex : NULL;
+}
+
+int heap_profile__set_thread_name(struct heap_profile *p, int pid, int tid, const char *name)
+{
+	struct thread_key key = { .pid = pid, .tid = tid };
+	const char *text = intern(p, name);
+	struct thread_name_entry *t;
+
+	if (!text)
+		return -ENOMEM;
+	HASH_FIND(hh, p->thread_names, &key, sizeof(key), t);
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		t->key = key;
+		HASH_ADD(hh, p->thread_names, key, sizeof(t->key), t);
+	}
+	t->name = text;
+	return 0;
+}
+
+const char *heap_profile__thread_name(const struct heap_profile *p, int pid, int tid)
+{
+	struct thread_key key = { .pid = pid, .tid = tid };
+	struct thread_name_entry *t;
+
+	HASH_FIND(hh, p->thread_names, &key, sizeof(key), t);
+	return t ? t->name : NULL;
 }
 
 void heap_profile__set_time(struct heap_profile *p, double when, double duration)

@@ -80,6 +80,11 @@ int heap_profile__set_build_id(struct heap_profile *p, const char *library, cons
 /* The build id remembered for library, or NULL. */
 const char *heap_profile__build_id(const struct heap_profile *p, const char *library);
 
+/* Remember the name of thread tid of process pid. 0 or -ENOMEM. */
+int heap_profile__set_thread_name(struct heap_profile *p, int pid, int tid, const char *name);
+/* The name remembered for that thread, or NULL. */
+const char *heap_profile__thread_name(const struct heap_profile *p, int pid, int tid);
+
 /* When the figures were taken (seconds since the epoch), and over how long; 0: unknown. */
 void heap_profile__set_time(struct heap_profile *p, double when, double duration);
 void heap_profile__time(const struct heap_profile *p, double *when, double *duration);

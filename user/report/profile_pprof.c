@@ -34,7 +34,7 @@ static const struct {
 	{ PROFILE_PEAK_BYTES, "peak_space", "bytes" },
 };
 #define NR_SAMPLE_TYPES (sizeof(sample_types) / sizeof(sample_types[0]))
-#define MAX_LABELS 3 /* pid, rank, thread */
+#define MAX_LABELS 4 /* pid, rank, thread, thread_name */
 
 /* Bytes as a key: a string's text, or a message's identifying fields. */
 struct id_entry {
@@ -221,6 +221,10 @@ static uint64_t location_id(struct builder *b, const struct stack_frame *frames,
 	return add_id(&b->locations_by_key, key, sizeof(key), id) ? 0 : id;
 }
 
+/*
+ * A number labels the sample: with its key as its unit, as pprof would guess it, since
+ * pprof reads a label of number 0 without a unit as no label (rank 0).
+ */
 static int add_label(struct builder *b, const char *key, int64_t num)
 {
 	pb_label *l = array_push(&b->labels, sizeof(*l));
@@ -230,7 +234,36 @@ static int add_label(struct builder *b, const char *key, int64_t num)
 	perftools__profiles__label__init(l);
 	l->key = string_index(b, key);
 	l->num = num;
-	return l->key < 0 ? -ENOMEM : 0;
+	l->num_unit = string_index(b, key);
+	return l->key < 0 || l->num_unit < 0 ? -ENOMEM : 0;
+}
+
+static int add_text_label(struct builder *b, const char *key, const char *text)
+{
+	pb_label *l = array_push(&b->labels, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	perftools__profiles__label__init(l);
+	l->key = string_index(b, key);
+	l->str = string_index(b, text);
+	return l->key < 0 || l->str < 0 ? -ENOMEM : 0;
+}
+
+/* The sample's process, its rank, and its thread: the tid, and the name heaptap saw. */
+static int add_labels(struct builder *b, const struct profile_labels *labels)
+{
+	const char *name = heap_profile__thread_name(b->profile, labels->pid, labels->tid);
+
+	if (add_label(b, "pid", labels->pid) ||
+	    (labels->rank >= 0 && add_label(b, "rank", labels->rank)))
+		return -ENOMEM;
+	if (!labels->tid)
+		return 0;
+	return add_label(b, "thread", labels->tid) ||
+			       (name && add_text_label(b, "thread_name", name)) ?
+		       -ENOMEM :
+		       0;
 }
 
 static int add_sample(struct builder *b, const struct profile_sample *s)
@@ -263,9 +296,7 @@ static int add_sample(struct builder *b, const struct profile_sample *s)
 			return -ENOMEM;
 		*v = s->values[b->types[t]];
 	}
-	if (add_label(b, "pid", s->labels.pid) ||
-	    (s->labels.rank >= 0 && add_label(b, "rank", s->labels.rank)) ||
-	    (s->labels.tid && add_label(b, "thread", s->labels.tid)))
+	if (add_labels(b, &s->labels))
 		return -ENOMEM;
 	if (!(out = array_push(&b->samples, sizeof(*out))))
 		return -ENOMEM;

@@ -20,16 +20,16 @@ static int add_build_ids(struct session *s, struct heap_profile *p)
 	return 0;
 }
 
-/* What one allocation site allocated, holds now, and held at the process's peak. */
-static void site_figures(const struct owner *o, const struct owner_site *site,
-			 int64_t *values)
+/* What one thread's blocks of an allocation site did: allocated, hold now, held at the peak. */
+static void thread_figures(const struct owner *o, const struct owner_thread *t,
+			   int64_t *values)
 {
-	values[PROFILE_ALLOC_BLOCKS] = (int64_t)site->allocated_blocks;
-	values[PROFILE_ALLOC_BYTES] = (int64_t)site->allocated_bytes;
-	values[PROFILE_INUSE_BLOCKS] = (int64_t)site->blocks;
-	values[PROFILE_INUSE_BYTES] = (int64_t)site->bytes;
-	values[PROFILE_PEAK_BLOCKS] = (int64_t)owner_site__peak_blocks(o, site);
-	values[PROFILE_PEAK_BYTES] = (int64_t)owner_site__peak_bytes(o, site);
+	values[PROFILE_ALLOC_BLOCKS] = (int64_t)t->allocated_blocks;
+	values[PROFILE_ALLOC_BYTES] = (int64_t)t->allocated_bytes;
+	values[PROFILE_INUSE_BLOCKS] = (int64_t)t->blocks;
+	values[PROFILE_INUSE_BYTES] = (int64_t)t->bytes;
+	values[PROFILE_PEAK_BLOCKS] = (int64_t)owner_thread__peak_blocks(o, t);
+	values[PROFILE_PEAK_BYTES] = (int64_t)owner_thread__peak_bytes(o, t);
 }
 
 #define OWNER_FIGURES                                                                        \
@@ -37,6 +37,19 @@ static void site_figures(const struct owner *o, const struct owner_site *site,
 	 PROFILE_VALUE(PROFILE_INUSE_BLOCKS) | PROFILE_VALUE(PROFILE_INUSE_BYTES) |           \
 	 PROFILE_VALUE(PROFILE_PEAK_BLOCKS) | PROFILE_VALUE(PROFILE_PEAK_BYTES))
 
+/* The names of the process's threads, as its report names them. */
+static int add_thread_names(struct heap_profile *p, const struct target *t)
+{
+	const struct thread_stats *th, *tmp;
+
+	HASH_ITER(hh, t->stats.threads, th, tmp) {
+		if (th->name[0] && heap_profile__set_thread_name(p, t->pid, (int)th->tid, th->name))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One sample per allocation site and thread that allocated there. */
 int profile_add_target(struct heap_profile *p, const struct target *t)
 {
 	const struct owner *o = &t->owner;
@@ -45,19 +58,21 @@ int profile_add_target(struct heap_profile *p, const struct target *t)
 	if (t->stacks.detailed)
 		heap_profile__set_inline_known(p);
 	/* Site 0 gathers the calls whose stacks were not recorded: no frames. */
-	for (uint32_t site = 0; site < o->nr_sites; site++) {
-		const struct stack_record *rec = o->sites[site].record;
+	for (uint32_t i = 0; i < o->nr_threads; i++) {
+		const struct owner_thread *th = &o->threads[i];
+		const struct stack_record *rec = o->sites[th->site].record;
 		int64_t values[PROFILE_NR_VALUES];
 
-		site_figures(o, &o->sites[site], values);
+		thread_figures(o, th, values);
 		if (!values[PROFILE_ALLOC_BLOCKS] && !values[PROFILE_INUSE_BLOCKS] &&
 		    !values[PROFILE_PEAK_BLOCKS])
-			continue; /* a free's stack, or nothing unrecorded */
+			continue; /* nothing unrecorded, or memory never short */
+		labels.tid = (int)th->tid;
 		if (heap_profile__add(p, &labels, rec ? rec->frames : NULL, rec ? rec->nr : 0,
 				      values, OWNER_FIGURES))
 			return -ENOMEM;
 	}
-	return 0;
+	return add_thread_names(p, t);
 }
 
 int profile_from_session(struct session *s, struct heap_profile *p)
