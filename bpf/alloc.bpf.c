@@ -108,16 +108,18 @@ int BPF_KPROBE(alloc_entry)
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	ev->stack.pid = ev->pid;
 	/* Frame 0 is the entry, even when the probe sits past it: the same stacks either way. */
-	ev->stack.nr = unwind_user_stack(ctx, HT_COOKIE_SKIP(cookie), ev->pid, ev->stack.frames,
-					 &ev->flags);
+	ev->stack.nr = unwind_user_stack(ctx, HT_COOKIE_SKIP(cookie), ev->pid, in,
+					 ev->stack.frames, &ev->flags);
 	ev->stack_id = stack_id_of(&ev->stack, &fresh);
 	if (fresh)
 		ev->flags |= HT_F_STACK_NEW;
 
-	if (func == HT_FREE)
+	if (func == HT_FREE) {
 		send_call(ev);
-	else
+	} else {
 		in->depth = 1;
+		return_slot__note(&in->call, PT_REGS_SP(ctx), &ev->stack);
+	}
 	return 0;
 }
 
@@ -136,6 +138,7 @@ int BPF_KRETPROBE(alloc_return)
 		return 0; /* its entry was lost, and counted there */
 	if (--in->depth > 0)
 		return 0;
+	in->call.addr = 0; /* returned: its slot holds other frames from now on */
 
 	ev = &in->ev;
 	ev->ret = PT_REGS_RC(ctx);

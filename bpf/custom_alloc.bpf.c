@@ -27,8 +27,23 @@ struct {
 } custom_inflight SEC(".maps");
 
 static const struct custom_inflight empty_custom_inflight;
+static const struct inflight empty_inflight;
 
 extern bool tracing_stopped __weak;
+
+/*
+ * The thread's malloc-family record, which also keeps the return slot of its API call in
+ * flight (return_slots.bpf.h): there the malloc family's entry finds it without a lookup.
+ */
+static __always_inline struct inflight *malloc_inflight_of(__u32 tid)
+{
+	struct inflight *in = bpf_map_lookup_elem(&inflight, &tid);
+
+	if (in)
+		return in;
+	bpf_map_update_elem(&inflight, &tid, &empty_inflight, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&inflight, &tid);
+}
 
 static __always_inline void send_custom(struct ht_custom_event *ev)
 {
@@ -51,6 +66,7 @@ int BPF_KPROBE(custom_entry)
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	struct custom_inflight *in;
 	struct ht_custom_event *ev;
+	struct inflight *thread;
 	__u32 tid = (__u32)id;
 	bool fresh = false;
 
@@ -88,15 +104,21 @@ int BPF_KPROBE(custom_entry)
 	in->out_arg = HT_CUSTOM_COOKIE_OUT_ARG(cookie);
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	ev->stack.pid = ev->pid;
-	ev->stack.nr = unwind_user_stack(ctx, HT_COOKIE_SKIP(cookie), ev->pid, ev->stack.frames,
-					 &ev->flags);
+	/* NULL when the map is full: then a stack through a probed call in flight is cut. */
+	ev->stack.nr = unwind_user_stack(ctx, HT_COOKIE_SKIP(cookie), ev->pid,
+					 malloc_inflight_of(tid), ev->stack.frames, &ev->flags);
 	ev->stack_id = stack_id_of(&ev->stack, &fresh);
 	if (fresh)
 		ev->flags |= HT_F_STACK_NEW;
-	if (HT_CUSTOM_COOKIE_AT_ENTRY(cookie))
+	if (HT_CUSTOM_COOKIE_AT_ENTRY(cookie)) {
 		send_custom(ev);
-	else
-		in->depth = 1;
+		return 0;
+	}
+	in->depth = 1;
+	/* Looked up again: a pointer kept across the walk would double the verifier's work. */
+	thread = bpf_map_lookup_elem(&inflight, &tid);
+	if (thread)
+		return_slot__note(&thread->api, PT_REGS_SP(ctx), &ev->stack);
 	return 0;
 }
 
@@ -106,6 +128,7 @@ int BPF_KRETPROBE(custom_return)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct custom_inflight *in;
 	struct ht_custom_event *ev;
+	struct inflight *thread;
 	__u32 out_index;
 
 	if (tracing_stopped)
@@ -115,6 +138,9 @@ int BPF_KRETPROBE(custom_return)
 		return 0; /* its entry was lost, and counted there */
 	if (--in->depth > 0)
 		return 0;
+	thread = bpf_map_lookup_elem(&inflight, &tid);
+	if (thread)
+		thread->api.addr = 0; /* returned: its slot holds other frames from now on */
 	ev = &in->ev;
 	ev->ret = PT_REGS_RC(ctx);
 	/*

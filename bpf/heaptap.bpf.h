@@ -29,9 +29,22 @@ struct {
 	__type(value, struct ht_losses);
 } losses SEC(".maps") __weak;
 
+/*
+ * A return address a uretprobe replaced with its trampoline: where it lies on the user
+ * stack (0: nowhere) and what it was. The unwinder reads the original there
+ * (return_slots.bpf.h).
+ */
+struct return_slot {
+	__u64 addr;
+	__u64 ra;
+};
+
 struct inflight {
 	__u32 depth;
 	__u32 pad;
+	/* Kept from a call's entry to its return (return_slots.bpf.h); the two are adjacent. */
+	struct return_slot call; /* the malloc-family call's */
+	struct return_slot api;	 /* the --allocator API call's (custom_alloc.bpf.c) */
 	struct ht_call_event ev; /* built at entry, completed and sent at return */
 };
 

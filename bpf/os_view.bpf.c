@@ -156,8 +156,8 @@ int BPF_PROG(os_call_exit, struct pt_regs *regs, long ret)
 	if (in && in->depth > 0) {
 		/*
 		 * Inside malloc, calloc, realloc or memalign: the allocator's own mapping, made
-		 * for that call. Its stack is the call's, unwound at its entry; the stack from
-		 * here would run into the uretprobe's trampoline (the hijacked return address).
+		 * for that call, charged where the call is: its stack is the call's, unwound
+		 * at its entry (no second unwind).
 		 */
 		ev->flags = HT_F_IN_ALLOCATOR |
 			    (in->ev.flags & (HT_F_STACK_TRUNC | HT_F_STACK_UNSUPPORTED));
@@ -172,7 +172,7 @@ int BPF_PROG(os_call_exit, struct pt_regs *regs, long ret)
 	}
 	ev->stack.pid = ev->pid;
 	/* The user pc is after the syscall instruction, inside the wrapper: frame 0. */
-	ev->stack.nr = unwind_user_stack(regs, 0, ev->pid, ev->stack.frames, &ev->flags);
+	ev->stack.nr = unwind_user_stack(regs, 0, ev->pid, in, ev->stack.frames, &ev->flags);
 	ev->stack_id = stack_id_of(&ev->stack, &fresh);
 	if (fresh)
 		ev->flags |= HT_F_STACK_NEW;

@@ -14,6 +14,7 @@
 
 #include "heaptap.bpf.h"
 #include <bpf/bpf_tracing.h>
+#include "return_slots.bpf.h"
 
 /* Every traced file's rows, each file's contiguous and sorted; userspace sizes it. */
 struct {
@@ -43,6 +44,7 @@ struct user_unwind_state {
 	const struct ht_process_mappings *mappings; /* NULL: frame pointers only */
 	__u32 nr;
 	__u32 flags;
+	struct return_slots slots; /* return addresses uretprobes replaced */
 };
 
 static __always_inline const struct ht_mapping *
@@ -186,6 +188,7 @@ static __always_inline bool step_by_row(struct user_unwind_state *st, const stru
 	}
 	if (!read_word(cfa + row->ra_offset, &ra))
 		return false;
+	ra = original_return(&st->slots, cfa + row->ra_offset, ra);
 	if (row->rbp_rule == HT_REG_AT_CFA) {
 		if (!read_word(cfa + row->rbp_offset, &bp))
 			return false;
@@ -216,13 +219,14 @@ static __always_inline bool step_by_frame_pointer(struct user_unwind_state *st, 
 	if (entry) {
 		if (!read_word(st->sp, &st->pc))
 			return false;
+		st->pc = original_return(&st->slots, st->sp, st->pc);
 		st->sp += 8;
 		return st->pc != 0;
 	}
 	if (!st->bp || (st->bp & 7) || st->bp < st->sp ||
 	    bpf_probe_read_user(&record, sizeof(record), (void *)st->bp) || !record.ra)
 		return false;
-	st->pc = record.ra;
+	st->pc = original_return(&st->slots, st->bp + 8, record.ra);
 	st->sp = st->bp + 16;
 	/* A chain that does not climb is not a chain: the next step checks bp >= sp. */
 	st->bp = record.next_bp;
@@ -261,10 +265,12 @@ static long unwind_step(__u64 index, void *ctx)
 /*
  * skip: how far past its function's entry the probe sits. The instructions skipped wrote
  * none of rsp, rbp and the arguments, so the registers are the entry's and so is its
- * unwind row: the walk starts from the entry's address.
+ * unwind row: the walk starts from the entry's address. in: the thread's in-flight record
+ * (NULL if none), for the return addresses its probed calls in flight replaced.
  */
 static __always_inline __u32 unwind_user_stack(struct pt_regs *regs, __u32 skip, __u32 pid,
-					       __u64 *frames, __u32 *flags)
+					       const struct inflight *in, __u64 *frames,
+					       __u32 *flags)
 {
 	struct user_unwind_state st = {
 		.pc = PT_REGS_IP(regs) - skip,
@@ -273,6 +279,8 @@ static __always_inline __u32 unwind_user_stack(struct pt_regs *regs, __u32 skip,
 		.frames = frames,
 		.mappings = bpf_map_lookup_elem(&unwind_processes, &pid),
 	};
+
+	return_slots__load(&st.slots, in);
 
 	/* One more step than frames: the last one finds the walk was cut short. */
 	bpf_loop(HT_MAX_FRAMES + 1, unwind_step, &st, 0);

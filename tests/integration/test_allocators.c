@@ -16,6 +16,12 @@ TestSuite(allocators, .timeout = 120);
 
 static const char *const every_field[] = { "current", "min", "max", "requested", NULL };
 
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(json_object_get_string(*(json_object *const *)a),
+		      json_object_get_string(*(json_object *const *)b));
+}
+
 /* Run program under --allocator api; its report's process. */
 static json_object *traced(const char *api, const char *program, json_object **report,
 			   json_object **truth)
@@ -97,6 +103,95 @@ Test(allocators, a_pool_and_a_global_heap_from_a_spec)
 	cr_expect(eq(i64, calls_of(pool_alloc, "malloc"),
 		     json_object_get_int64(get(get(get(truth, "total"), "calls"), "malloc"))));
 	json_object_put(report);
+	json_object_put(truth);
+}
+
+/* A --stacks file's lines without their pid, sorted: the same stacks compare equal. */
+static json_object *stacks_without_pid(const char *path)
+{
+	json_object *lines = json_object_new_array();
+	char *text = slurp(path), *line, *save = NULL;
+
+	cr_assert(text != NULL, "no %s", path);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		json_object *stack = json_tokener_parse(line);
+
+		cr_assert(stack != NULL, "%s: not JSON: %s", path, line);
+		json_object_object_del(stack, "pid");
+		json_object_array_add(lines, json_object_new_string(json_object_to_json_string_ext(
+						     stack, JSON_C_TO_STRING_PLAIN)));
+		json_object_put(stack);
+	}
+	free(text);
+	json_object_array_sort(lines, compare_strings);
+	return lines;
+}
+
+/* pool_user's malloc-family stacks, with the pool's probes (spec not NULL) or without. */
+static json_object *pool_user_stacks(const char *spec, const char *name, json_object **truth)
+{
+	char target[4096], json[256], truth_path[256], stacks[256];
+	char *argv[12] = { (char *)heaptap_path(), "run" }, **arg = argv + 2;
+	json_object *report, *process, *lines;
+
+	if (spec) {
+		*arg++ = "--allocator";
+		*arg++ = (char *)spec;
+	}
+	*arg++ = "--json";
+	*arg++ = (char *)scratch_file("report.json", json, sizeof(json));
+	*arg++ = "--stacks";
+	*arg++ = (char *)scratch_file(name, stacks, sizeof(stacks));
+	*arg++ = "--";
+	*arg++ = (char *)target_path("pool_user", target, sizeof(target));
+	*arg++ = "--truth";
+	*arg = (char *)scratch_file("truth.json", truth_path, sizeof(truth_path));
+	cr_assert(eq(int, wait_status(spawn(argv, "/dev/null", NULL), 60), 0));
+	report = load_json(json);
+	*truth = load_json(truth_path);
+	process = json_object_array_get_idx(get(report, "processes"), 0);
+	cr_assert(process != NULL);
+	cr_expect(eq(i64, json_object_get_int64(get(process, "lost_events")), 0));
+	cr_expect(eq(i64, json_object_get_int64(get(process, "incomplete_stacks")), 0),
+		  "%s: stacks cut", name);
+	json_object_put(report);
+	lines = stacks_without_pid(stacks);
+	return lines;
+}
+
+/*
+ * The pool's return probes replace pool_alloc's and pool_resize's return addresses with
+ * the kernel's trampoline while they run: the mallocs, reallocs and frees they make unwind
+ * through them to main all the same, frame for frame as without the probes.
+ */
+Test(allocators, stacks_inside_a_probed_pool_call_are_whole)
+{
+	char spec[4096];
+	json_object *truth, *probed, *plain;
+	long long through_pool_alloc = 0;
+
+	require_bpf();
+	plain = pool_user_stacks(NULL, "plain.jsonl", &truth);
+	json_object_put(truth);
+	probed = pool_user_stacks(target_path("cpool.spec", spec, sizeof(spec)), "probed.jsonl",
+				  &truth);
+	cr_assert(eq(sz, json_object_array_length(probed), json_object_array_length(plain)));
+	for (size_t i = 0; i < json_object_array_length(probed); i++) {
+		const char *got = json_object_get_string(json_object_array_get_idx(probed, i));
+		json_object *stack = json_tokener_parse(got);
+		json_object *caller = json_object_array_get_idx(get(stack, "frames"), 1);
+
+		cr_expect(eq(str, (char *)got,
+			     (char *)json_object_get_string(json_object_array_get_idx(plain, i))));
+		cr_expect(json_object_get_boolean(get(stack, "complete")), "cut: %s", got);
+		if (caller && !strcmp(json_object_get_string(get(caller, "function")), "pool_alloc"))
+			through_pool_alloc += json_object_get_int64(get(stack, "calls"));
+		json_object_put(stack);
+	}
+	/* Every block the program asked the pool for is a malloc made inside pool_alloc. */
+	cr_expect(eq(i64, through_pool_alloc, calls_of(get(truth, "total"), "malloc")));
+	json_object_put(probed);
+	json_object_put(plain);
 	json_object_put(truth);
 }
 
