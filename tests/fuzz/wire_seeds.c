@@ -12,7 +12,7 @@
 #include "run_wire.h"
 #include "wire.h"
 
-/* Who holds the memory: one site outstanding, two at the peak. */
+/* Who holds the memory: one site outstanding, two at the peak and allocated, frees before. */
 static Heaptap__Owner *owner_seed(void)
 {
 	static Heaptap__SiteFrame entry = HEAPTAP__SITE_FRAME__INIT;
@@ -21,6 +21,7 @@ static Heaptap__Owner *owner_seed(void)
 	static Heaptap__OwnerSite leak = HEAPTAP__OWNER_SITE__INIT;
 	static Heaptap__OwnerSite burst = HEAPTAP__OWNER_SITE__INIT;
 	static Heaptap__OwnerSite *outstanding[] = { &leak }, *peak[] = { &burst, &leak };
+	static Heaptap__FreedBeforeTracing freed = HEAPTAP__FREED_BEFORE_TRACING__INIT;
 	static Heaptap__Owner o = HEAPTAP__OWNER__INIT;
 
 	entry.function = "malloc";
@@ -51,6 +52,13 @@ static Heaptap__Owner *owner_seed(void)
 	o.outstanding = outstanding;
 	o.n_peak = 2;
 	o.peak = peak;
+	o.n_allocated = 2;
+	o.allocated = peak;
+	freed.has_calls = freed.has_bytes = freed.has_bytes_known = true;
+	freed.calls = 3;
+	freed.bytes = 4096;
+	freed.bytes_known = true;
+	o.freed_before_tracing = &freed;
 	return &o;
 }
 

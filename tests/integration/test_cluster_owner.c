@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Who holds the memory, per rank, through agents and a collector: a 3-rank Open MPI job
- * of rank_sites, one agent per rank; each rank's stored outstanding sites and peak sites
- * equal what it counted itself, in heaptap report DB's JSON and text, whole or --rank R.
+ * of rank_sites, one agent per rank; each rank's stored outstanding, peak and allocated
+ * sites equal what it counted itself, in heaptap report DB's JSON, text and folded stacks,
+ * whole or --rank R.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -78,6 +79,15 @@ static void expect_rank_matches(json_object *process, int rank)
 			  json_object_get_int64(get(get(truth, "leak_site"), "bytes")) +
 				  json_object_get_int64(get(get(truth, "burst_site"), "bytes")),
 		  "rank %d: the peak's total holds both sites", rank);
+	/* Every block each site allocated (one call each), burst_site's freed ones too. */
+	snprintf(what, sizeof(what), "rank %d, allocated", rank);
+	expect_site(get(process, "allocated"), "leak_site", get(truth, "leak_site"), what);
+	expect_site(get(process, "allocated"), "burst_site", get(truth, "burst_site"), what);
+	cr_expect(json_object_is_type(get(get(process, "freed_before_tracing"), "calls"),
+				      json_type_int) &&
+			  json_object_get_boolean(get(get(process, "freed_before_tracing"),
+						      "bytes_known")),
+		  "rank %d: frees before tracing sent, their bytes known under glibc", rank);
 	json_object_put(truth);
 }
 
@@ -153,12 +163,19 @@ Test(cluster_owner, three_ranks_outstanding_and_peak)
 	cr_expect(strstr(text, "rank: 1") != NULL, "%s", text);
 	free(text);
 
-	/* Folded stacks of rank 2 from the database: leak_site's line weighs its bytes. */
+	/*
+	 * Folded stacks of rank 2 from the database: leak_site's line weighs its bytes; by
+	 * calls, burst_site's weighs the blocks it allocated (and freed).
+	 */
 	{
-		char folded[256], truth[512], *lines, *line;
+		char folded[256], calls[256], truth[512], *lines, *line;
 		char *argv[] = { (char *)heaptap_path(), "report", db, "--rank", "2", "--folded",
 				 (char *)scratch_file("rank2.folded", folded, sizeof(folded)), "-o",
 				 "/dev/null", NULL };
+		char *calls_argv[] = { (char *)heaptap_path(), "report", db, "--rank", "2",
+				       "--folded-weight", "calls", "--folded",
+				       (char *)scratch_file("calls.folded", calls, sizeof(calls)),
+				       "-o", "/dev/null", NULL };
 		json_object *t;
 
 		cr_assert(eq(int, wait_status(spawn(argv, NULL, err), 60), 0), "%s", slurp(err));
@@ -170,6 +187,15 @@ Test(cluster_owner, three_ranks_outstanding_and_peak)
 		cr_expect(eq(i64, strtoll(strchr(line, ' ') + 1, NULL, 10),
 			     json_object_get_int64(get(get(t, "leak_site"), "bytes"))), "%s", lines);
 		cr_expect(strstr(lines, "burst_site") == NULL, "%s", lines);
+		free(lines);
+		cr_assert(eq(int, wait_status(spawn(calls_argv, NULL, err), 60), 0), "%s",
+			  slurp(err));
+		lines = slurp(calls);
+		line = strstr(lines, ";burst_site;");
+		cr_assert(line != NULL, "%s", lines);
+		cr_expect(eq(i64, strtoll(strchr(line, ' ') + 1, NULL, 10),
+			     json_object_get_int64(get(get(t, "burst_site"), "blocks"))), "%s",
+			  lines);
 		free(lines);
 		json_object_put(t);
 	}

@@ -29,9 +29,16 @@ static struct stack_frame frames[3] = {
 };
 static struct stack_record records[SITES];
 
-/* Site i allocates i + 1 blocks of 100 bytes at addresses 1000 * i + j; site 0 one more. */
+#define FREED_BEFORE 3 /* frees of blocks never seen allocated, of 40 bytes each */
+
+/*
+ * Site i allocates i + 1 blocks of 100 bytes at addresses 1000 * i + j, and frees 3 blocks
+ * it never saw allocated.
+ */
 static void fill(struct owner *o)
 {
+	struct live_block out;
+
 	cr_assert(eq(int, owner__init(o, 0, 1.0), 0));
 	for (int i = 0; i < SITES; i++) {
 		records[i] = (struct stack_record){ .frames = frames, .nr = 3 };
@@ -39,6 +46,34 @@ static void fill(struct owner *o)
 			owner__allocated(o, &records[i], 1000 * i + j,
 					 (struct live_block){ .usable = 100, .requested = 90 });
 	}
+	for (int i = 0; i < FREED_BEFORE; i++)
+		cr_assert(not(owner__released(o, 0x900000 + 16 * i, 40, true, &out)));
+}
+
+static int db_version(const char *path)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int version = -1;
+
+	cr_assert(eq(int, sqlite3_open(path, &db), SQLITE_OK));
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		version = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return version;
+}
+
+static void set_version(const char *path, int version)
+{
+	char sql[64];
+	sqlite3 *db;
+
+	snprintf(sql, sizeof(sql), "PRAGMA user_version=%d;", version);
+	cr_assert(eq(int, sqlite3_open(path, &db), SQLITE_OK));
+	cr_assert(eq(int, sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK));
+	sqlite3_close(db);
 }
 
 static Heaptap__Batch batch_of(Heaptap__Process *p)
@@ -78,6 +113,15 @@ Test(owner_wire, the_largest_sites_go_and_only_when_changed)
 	cr_expect(eq(str, m->outstanding[0]->frames[1]->function, "site"));
 	cr_expect(eq(str, m->outstanding[0]->frames[1]->file, "app.c"));
 	cr_expect(eq(u32, m->outstanding[0]->frames[1]->line, 12));
+	/* What each site allocated, the largest first; the frees of blocks never seen. */
+	cr_assert(eq(sz, m->n_allocated, WIRE_MAX_OWNER_SITES));
+	cr_expect(eq(u64, m->allocated[0]->blocks, SITES));
+	cr_expect(eq(u64, m->allocated[0]->bytes, 100 * SITES));
+	cr_expect(eq(u64, m->allocated[49]->blocks, SITES - 49));
+	cr_assert(m->freed_before_tracing != NULL);
+	cr_expect(eq(u64, m->freed_before_tracing->calls, FREED_BEFORE));
+	cr_expect(eq(u64, m->freed_before_tracing->bytes, 40 * FREED_BEFORE));
+	cr_expect(m->freed_before_tracing->bytes_known);
 	digest = wire_owner_digest(m);
 	arena_reset(&a);
 	m = wire_owner(&a, &o, 1u << 20, &bytes);
@@ -91,12 +135,14 @@ Test(owner_wire, the_largest_sites_go_and_only_when_changed)
 	cr_expect(eq(u64, m->outstanding[0]->blocks, SITES - 1));
 	cr_expect(eq(u64, m->peak[0]->blocks, SITES), "the peak keeps what the site held");
 	cr_expect(eq(u64, m->peak_blocks, SITES * (SITES + 1) / 2));
+	cr_expect(eq(u64, m->allocated[0]->blocks, SITES), "what it allocated stays");
 	arena_reset(&a);
 
 	/* A small room: fewer sites, the largest first, never none. */
 	m = wire_owner(&a, &o, 1, &bytes);
 	cr_expect(eq(sz, m->n_outstanding, 1));
 	cr_expect(eq(sz, m->n_peak, 1));
+	cr_expect(eq(sz, m->n_allocated, 1));
 	cr_expect(eq(u64, m->outstanding[0]->blocks, SITES - 1));
 	arena_reset(&a);
 	m = wire_owner(&a, &o, 4096, &bytes);
@@ -135,6 +181,17 @@ Test(owner_wire, the_collector_bounds_what_it_is_sent)
 	site->frames[2]->function = function;
 	p.owner->outstanding[1]->growth_bytes_per_second = NAN;
 	cr_expect(eq(str, (char *)wire_check_batch(&b), "a site's growth that is not a number"));
+	p.owner->outstanding[1]->growth_bytes_per_second = 0;
+	p.owner->n_allocated = WIRE_MAX_OWNER_SITES + 1;
+	cr_expect(eq(str, (char *)wire_check_batch(&b), "an owner list of more than 50 sites"));
+	p.owner->n_allocated = WIRE_MAX_OWNER_SITES;
+	p.owner->allocated[5]->bytes = (uint64_t)INT64_MAX + 1;
+	cr_expect(eq(str, (char *)wire_check_batch(&b), "a site's count over 2^63"));
+	p.owner->allocated[5]->bytes = 0;
+	p.owner->freed_before_tracing->calls = UINT64_MAX;
+	cr_expect(eq(str, (char *)wire_check_batch(&b), "an owner's count over 2^63"));
+	p.owner->freed_before_tracing->calls = 0;
+	cr_expect(wire_check_batch(&b) == NULL, "all mended");
 	free(b.processes);
 	arena_reset(&a);
 	owner__clear(&o);
@@ -181,6 +238,15 @@ Test(owner_wire, stored_and_read_back)
 			     p.owner->outstanding[i]->requested));
 		cr_expect(eq(u64, got->peak[i].bytes, p.owner->peak[i]->bytes));
 	}
+	cr_assert(eq(u32, got->nr_allocated, WIRE_MAX_OWNER_SITES));
+	for (uint32_t i = 0; i < got->nr_allocated; i++) {
+		cr_expect(eq(u64, got->allocated[i].blocks, p.owner->allocated[i]->blocks));
+		cr_expect(eq(u64, got->allocated[i].bytes, p.owner->allocated[i]->bytes));
+	}
+	cr_expect(got->freed_known);
+	cr_expect(eq(u64, got->freed_calls, FREED_BEFORE));
+	cr_expect(eq(u64, got->freed_bytes, 40 * FREED_BEFORE));
+	cr_expect(got->freed_bytes_known);
 	cr_expect(eq(str, (char *)json_object_to_json_string_ext(got->outstanding[0].frames,
 								 JSON_C_TO_STRING_PLAIN),
 		     "[{\"library\":\"\\/lib\\/libc.so.6\",\"function\":\"malloc\"},"
@@ -194,6 +260,77 @@ Test(owner_wire, stored_and_read_back)
 				       NULL), SQLITE_OK));
 	cr_expect(eq(int, store__load_run(st, 0, 0, false, &v), -EIO));
 	store__close(st);
+	unlink(path);
+	free(b.processes);
+	arena_reset(&a);
+	owner__clear(&o);
+}
+
+/* The owner table's freed_* columns dropped: a file as a schema-2 collector wrote it. */
+static void make_schema_2(const char *path)
+{
+	sqlite3 *db;
+
+	cr_assert(eq(int, sqlite3_open(path, &db), SQLITE_OK));
+	cr_assert(eq(int, sqlite3_exec(db, "ALTER TABLE owner DROP COLUMN freed_calls;"
+				       "ALTER TABLE owner DROP COLUMN freed_bytes;"
+				       "ALTER TABLE owner DROP COLUMN freed_bytes_known;"
+				       "PRAGMA user_version=2;", NULL, NULL, NULL), SQLITE_OK),
+		  "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
+/*
+ * A schema-2 file (its agents sent no frees before tracing) reads as before, and a
+ * collector opening it adds schema 3's columns, the old rows kept; a newer file is refused.
+ */
+Test(owner_wire, a_schema_2_file_is_read_and_brought_to_schema_3)
+{
+	char path[] = "/tmp/heaptap-owner-XXXXXX";
+	int fd = mkstemp(path);
+	struct arena a = {};
+	Heaptap__Process p = HEAPTAP__PROCESS__INIT;
+	Heaptap__Batch b = batch_of(&p);
+	struct store_agent agent;
+	struct run_view v;
+	struct store *st;
+	struct owner o;
+	size_t bytes;
+	bool applied;
+
+	cr_assert(fd >= 0);
+	close(fd);
+	unlink(path);
+	fill(&o);
+	p.has_key = true;
+	p.owner = wire_owner(&a, &o, 1u << 20, &bytes);
+	cr_assert(eq(int, store__open(path, false, &st), 0));
+	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
+	cr_assert(eq(int, store__begin(st), 0));
+	cr_assert(eq(int, store__apply_batch(st, agent.id, "node", &b, &applied, NULL, NULL), 0));
+	cr_assert(eq(int, store__commit(st), 0));
+	store__close(st);
+	make_schema_2(path);
+
+	cr_assert(eq(int, store__open(path, true, &st), 0), "a reader takes schema 2");
+	cr_assert(eq(int, store__load_run(st, 0, 0, false, &v), 0));
+	cr_assert(v.processes[0]->owner != NULL);
+	cr_expect(eq(u64, v.processes[0]->owner->blocks, p.owner->blocks));
+	cr_expect(not(v.processes[0]->owner->freed_known));
+	run_view__clear(&v);
+	store__close(st);
+
+	cr_assert(eq(int, store__open(path, false, &st), 0), "a collector brings it to 3");
+	cr_expect(eq(int, db_version(path), 3));
+	cr_assert(eq(int, store__load_run(st, 0, 0, false, &v), 0));
+	cr_expect(eq(u64, v.processes[0]->owner->peak_bytes, p.owner->peak_bytes));
+	cr_expect(not(v.processes[0]->owner->freed_known), "the old row sent none");
+	run_view__clear(&v);
+	store__close(st);
+
+	set_version(path, 4);
+	cr_expect(eq(int, store__open(path, false, &st), -EIO), "a newer file is refused");
+	cr_expect(eq(int, db_version(path), 4), "and left as it was");
 	unlink(path);
 	free(b.processes);
 	arena_reset(&a);

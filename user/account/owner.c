@@ -245,6 +245,17 @@ static int by_peak(const void *a, const void *b, void *owner)
 	return by_outstanding(a, b, owner);
 }
 
+static int by_allocated(const void *a, const void *b, void *owner)
+{
+	const struct owner *o = owner;
+	const struct owner_site *x = &o->sites[*(const uint32_t *)a];
+	const struct owner_site *y = &o->sites[*(const uint32_t *)b];
+
+	if (x->allocated_bytes != y->allocated_bytes)
+		return x->allocated_bytes > y->allocated_bytes ? -1 : 1;
+	return by_outstanding(a, b, owner);
+}
+
 static uint32_t *sorted(const struct owner *o, uint32_t *nr,
 			int (*cmp)(const void *, const void *, void *))
 {
@@ -268,4 +279,9 @@ uint32_t *owner__by_outstanding(const struct owner *o, uint32_t *nr)
 uint32_t *owner__by_peak(const struct owner *o, uint32_t *nr)
 {
 	return sorted(o, nr, by_peak);
+}
+
+uint32_t *owner__by_allocated(const struct owner *o, uint32_t *nr)
+{
+	return sorted(o, nr, by_allocated);
 }

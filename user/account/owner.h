@@ -121,5 +121,7 @@ static inline uint64_t owner_thread__peak_blocks(const struct owner *o,
 uint32_t *owner__by_outstanding(const struct owner *o, uint32_t *nr);
 /* ... by bytes held at the peak. */
 uint32_t *owner__by_peak(const struct owner *o, uint32_t *nr);
+/* ... by bytes allocated while traced. */
+uint32_t *owner__by_allocated(const struct owner *o, uint32_t *nr);
 
 #endif

@@ -47,9 +47,32 @@ static Heaptap__OwnerSite *site_wire(struct arena *a, const struct owner_site *s
 	return a->failed ? NULL : w;
 }
 
-/* The first sites of order (largest first) that hold anything at the moment asked. */
+/* The lists of sites an Owner message carries. */
+enum site_list { LIST_OUTSTANDING, LIST_PEAK, LIST_ALLOCATED, NR_LISTS };
+
+/* What site s counts in list: blocks and bytes. */
+static void figures_of(const struct owner *o, const struct owner_site *s, enum site_list list,
+		       uint64_t *blocks, uint64_t *bytes)
+{
+	switch (list) {
+	case LIST_OUTSTANDING:
+		*blocks = s->blocks;
+		*bytes = s->bytes;
+		break;
+	case LIST_PEAK:
+		*blocks = owner_site__peak_blocks(o, s);
+		*bytes = owner_site__peak_bytes(o, s);
+		break;
+	default:
+		*blocks = s->allocated_blocks;
+		*bytes = s->allocated_bytes;
+		break;
+	}
+}
+
+/* The first sites of order (largest first) that count anything in list. */
 static int add_sites(struct arena *a, const struct owner *o, const uint32_t *order,
-		     uint32_t nr, bool at_peak, size_t budget, Heaptap__OwnerSite ***out,
+		     uint32_t nr, enum site_list list, size_t budget, Heaptap__OwnerSite ***out,
 		     size_t *n, size_t *names)
 {
 	*out = arena_alloc(a, WIRE_MAX_OWNER_SITES * sizeof(**out));
@@ -57,17 +80,17 @@ static int add_sites(struct arena *a, const struct owner *o, const uint32_t *ord
 		return -1;
 	for (uint32_t i = 0; i < nr && *n < WIRE_MAX_OWNER_SITES; i++) {
 		const struct owner_site *s = &o->sites[order[i]];
-		uint64_t blocks = at_peak ? owner_site__peak_blocks(o, s) : s->blocks;
-		uint64_t bytes = at_peak ? owner_site__peak_bytes(o, s) : s->bytes;
+		uint64_t blocks, bytes;
 		Heaptap__OwnerSite *w;
 
+		figures_of(o, s, list, &blocks, &bytes);
 		if (!blocks)
 			continue; /* sorted by bytes: blocks of 0 bytes may follow */
 		if (*n && *names > budget)
 			break;
 		if (!(w = site_wire(a, s, blocks, bytes, names)))
 			return -1;
-		if (!at_peak) {
+		if (list == LIST_OUTSTANDING) {
 			struct leak_verdict v = leak_series__verdict(s->series);
 
 			w->has_requested = w->has_likely_leak = true;
@@ -81,32 +104,60 @@ static int add_sites(struct arena *a, const struct owner *o, const uint32_t *ord
 	return 0;
 }
 
+static Heaptap__FreedBeforeTracing *freed_wire(struct arena *a, const struct unknown_frees *f)
+{
+	Heaptap__FreedBeforeTracing *w = arena_alloc(a, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	heaptap__freed_before_tracing__init(w);
+	w->has_calls = w->has_bytes = w->has_bytes_known = true;
+	w->calls = f->calls;
+	w->bytes = f->bytes;
+	w->bytes_known = f->bytes_known;
+	return w;
+}
+
 Heaptap__Owner *wire_owner(struct arena *a, const struct owner *o, size_t max_bytes,
 			   size_t *bytes)
 {
+	static uint32_t *(*const sort[NR_LISTS])(const struct owner *, uint32_t *) = {
+		[LIST_OUTSTANDING] = owner__by_outstanding,
+		[LIST_PEAK] = owner__by_peak,
+		[LIST_ALLOCATED] = owner__by_allocated,
+	};
 	Heaptap__Owner *m = arena_alloc(a, sizeof(*m));
-	uint32_t nr_out, nr_peak;
-	uint32_t *by_out = owner__by_outstanding(o, &nr_out);
-	uint32_t *by_peak = owner__by_peak(o, &nr_peak);
-	size_t names = 0, peak_names = 0;
-	int err = !m || !by_out || !by_peak;
+	Heaptap__OwnerSite ***lists[NR_LISTS];
+	size_t *counts[NR_LISTS];
+	int err;
 
-	if (!err) {
-		heaptap__owner__init(m);
-		m->has_blocks = m->has_bytes = m->has_peak_blocks = m->has_peak_bytes = true;
-		m->blocks = o->blocks;
-		m->bytes = o->bytes;
-		m->peak_blocks = o->peak_blocks;
-		m->peak_bytes = o->peak_bytes;
-		/* Each list has half the room. */
-		err = add_sites(a, o, by_out, nr_out, false, max_bytes / 2, &m->outstanding,
-				&m->n_outstanding, &names) ||
-		      add_sites(a, o, by_peak, nr_peak, true, max_bytes / 2, &m->peak, &m->n_peak,
-				&peak_names);
+	*bytes = 0;
+	if (!m)
+		return NULL;
+	heaptap__owner__init(m);
+	m->freed_before_tracing = freed_wire(a, &o->freed_before_tracing);
+	err = !m->freed_before_tracing;
+	m->has_blocks = m->has_bytes = m->has_peak_blocks = m->has_peak_bytes = true;
+	m->blocks = o->blocks;
+	m->bytes = o->bytes;
+	m->peak_blocks = o->peak_blocks;
+	m->peak_bytes = o->peak_bytes;
+	lists[LIST_OUTSTANDING] = &m->outstanding;
+	lists[LIST_PEAK] = &m->peak;
+	lists[LIST_ALLOCATED] = &m->allocated;
+	counts[LIST_OUTSTANDING] = &m->n_outstanding;
+	counts[LIST_PEAK] = &m->n_peak;
+	counts[LIST_ALLOCATED] = &m->n_allocated;
+	/* Each list has a third of the room. */
+	for (int list = 0; list < NR_LISTS && !err; list++) {
+		uint32_t nr, *order = sort[list](o, &nr);
+		size_t names = 0;
+
+		err = !order || add_sites(a, o, order, nr, list, max_bytes / NR_LISTS, lists[list],
+					  counts[list], &names);
+		free(order);
+		*bytes += names;
 	}
-	free(by_out);
-	free(by_peak);
-	*bytes = names + peak_names;
 	return err ? NULL : m;
 }
 

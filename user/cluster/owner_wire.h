@@ -9,10 +9,10 @@
 #include "owner.h"
 
 /*
- * o's totals, its largest sites by outstanding bytes and by bytes at the peak (at most
- * WIRE_MAX_OWNER_SITES each, fewer once the message passes about max_bytes; the largest
- * site of each list always). *bytes: about what it takes on the wire. NULL when out of
- * memory.
+ * o's totals and frees of blocks allocated before tracing, its largest sites by outstanding
+ * bytes, by bytes at the peak and by bytes allocated (at most WIRE_MAX_OWNER_SITES each,
+ * fewer once the message passes about max_bytes; the largest site of each list always).
+ * *bytes: about what it takes on the wire. NULL when out of memory.
  */
 Heaptap__Owner *wire_owner(struct arena *a, const struct owner *o, size_t max_bytes,
 			   size_t *bytes);

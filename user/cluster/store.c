@@ -54,7 +54,8 @@ static const char *const sql[NR_STMTS] = {
 		      "pvalloc = ?19",
 	[SAMPLE_ADD] = "INSERT INTO samples (process, t, current, max) VALUES (?1, ?2, ?3, ?4)",
 	[OWNER_PUT] = "INSERT OR REPLACE INTO owner (process, blocks, bytes, peak_blocks, "
-		      "peak_bytes) VALUES (?1, ?2, ?3, ?4, ?5)",
+		      "peak_bytes, freed_calls, freed_bytes, freed_bytes_known) VALUES (?1, ?2, "
+		      "?3, ?4, ?5, ?6, ?7, ?8)",
 	[OWNER_SITES_CLEAR] = "DELETE FROM owner_sites WHERE process = ?1",
 	[OWNER_SITE_ADD] = "INSERT INTO owner_sites (process, kind, position, frames, blocks, "
 			   "bytes, requested, likely_leak, growth_bytes_per_second) VALUES (?1, "
@@ -69,6 +70,34 @@ sqlite3 *store__db(struct store *st)
 int store_db_error(struct store *st, const char *what)
 {
 	log_error("database: %s: %s", what, sqlite3_errmsg(st->db));
+	return -EIO;
+}
+
+#define TEXT_OF(n) #n
+#define SCHEMA_VERSION_TEXT_OF(n) TEXT_OF(n)
+#define SCHEMA_VERSION_TEXT SCHEMA_VERSION_TEXT_OF(STORE_SCHEMA_VERSION)
+
+/* A file of schema 2 gains schema 3's columns; 0, or -EIO after one logged line. */
+static int add_owner_columns(struct store *st, const char *path)
+{
+	sqlite3_stmt *s;
+	char *msg = NULL;
+	int has = -1;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM pragma_table_info('owner') WHERE "
+				       "name = 'freed_calls'", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		has = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	if (has < 0)
+		return store_db_error(st, "read the owner table's columns");
+	/* In one transaction: a collector stopped halfway leaves the file as it was. */
+	if (has || sqlite3_exec(st->db, "BEGIN IMMEDIATE;" STORE_OWNER_FREED_COLUMNS "COMMIT;",
+				NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	log_error("cannot bring %s to schema 3: %s", path, msg ? msg : "?");
+	sqlite3_free(msg);
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	return -EIO;
 }
 
@@ -87,6 +116,11 @@ int store__open(const char *path, bool read_only, struct store **out)
 		goto fail;
 	}
 	sqlite3_busy_timeout(st->db, 5000 /* ms */);
+	/* A file of a newer schema is refused before anything changes it. */
+	if (!read_only && store__user_version(st->db) > STORE_SCHEMA_VERSION) {
+		store__check_schema(st->db, path);
+		goto fail;
+	}
 	/*
 	 * WAL: a commit is one append, readers (heaptap report) never block the collector.
 	 * synchronous=FULL: what was acknowledged survives even the machine's crash. Every
@@ -96,12 +130,15 @@ int store__open(const char *path, bool read_only, struct store **out)
 	if (!read_only &&
 	    sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
 				 "PRAGMA cache_size=-262144; PRAGMA wal_autocheckpoint=16384; "
-				 "PRAGMA foreign_keys=ON;" STORE_SCHEMA
-				 "PRAGMA user_version=2;", NULL, NULL, &msg) != SQLITE_OK) {
+				 "PRAGMA foreign_keys=ON;" STORE_SCHEMA, NULL, NULL, &msg) != SQLITE_OK) {
 		log_error("cannot use %s as heaptap's database: %s", path, msg ? msg : "?");
 		sqlite3_free(msg);
 		goto fail;
 	}
+	if (!read_only && (add_owner_columns(st, path) ||
+			   sqlite3_exec(st->db, "PRAGMA user_version=" SCHEMA_VERSION_TEXT ";", NULL,
+					NULL, NULL) != SQLITE_OK))
+		goto fail;
 	if (store__check_schema(st->db, path))
 		goto fail;
 	for (int i = 0; i < NR_STMTS && !read_only; i++) {

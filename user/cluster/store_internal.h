@@ -61,6 +61,8 @@ int store_db_error(struct store *st, const char *what);
 void store_bind_text(sqlite3_stmt *s, int i, const char *text);
 /* Is db heaptap's, of a schema this heaptap reads? 0, or -EIO after one line. */
 int store__check_schema(sqlite3 *db, const char *path);
+/* The file's PRAGMA user_version: 0 for a new file, -1 if unreadable. */
+int store__user_version(sqlite3 *db);
 /* Forget the pending groups and statuses (the transaction is rolled back). */
 void store__drop_pending(struct store *st);
 sqlite3 *store__db(struct store *st);

@@ -71,13 +71,19 @@ int store_owner__put(struct store *st, int64_t process, const Heaptap__Owner *m)
 	sqlite3_bind_int64(s, 3, (int64_t)m->bytes);
 	sqlite3_bind_int64(s, 4, (int64_t)m->peak_blocks);
 	sqlite3_bind_int64(s, 5, (int64_t)m->peak_bytes);
+	if (m->freed_before_tracing) { /* else NULL: an agent that did not send them */
+		sqlite3_bind_int64(s, 6, (int64_t)m->freed_before_tracing->calls);
+		sqlite3_bind_int64(s, 7, (int64_t)m->freed_before_tracing->bytes);
+		sqlite3_bind_int(s, 8, m->freed_before_tracing->bytes_known);
+	}
 	if (store_run(st, s, "store who holds the memory"))
 		return -EIO;
 	s = store_stmt(st, OWNER_SITES_CLEAR);
 	sqlite3_bind_int64(s, 1, process);
 	if (store_run(st, s, "clear allocation sites") ||
 	    put_sites(st, process, STORE_OUTSTANDING, m->outstanding, m->n_outstanding) ||
-	    put_sites(st, process, STORE_PEAK, m->peak, m->n_peak))
+	    put_sites(st, process, STORE_PEAK, m->peak, m->n_peak) ||
+	    put_sites(st, process, STORE_ALLOCATED, m->allocated, m->n_allocated))
 		return -EIO;
 	return 0;
 }
@@ -112,12 +118,16 @@ bad:
 
 static int load_site(sqlite3_stmt *s, struct stored_owner *o)
 {
-	bool outstanding = sqlite3_column_int(s, 0) == STORE_OUTSTANDING;
-	uint32_t *nr = outstanding ? &o->nr_outstanding : &o->nr_peak;
-	struct stored_site **sites = outstanding ? &o->outstanding : &o->peak;
+	int kind = sqlite3_column_int(s, 0);
+	uint32_t *nr = kind == STORE_OUTSTANDING ? &o->nr_outstanding :
+		       kind == STORE_PEAK	 ? &o->nr_peak :
+						   &o->nr_allocated;
+	struct stored_site **sites = kind == STORE_OUTSTANDING ? &o->outstanding :
+				     kind == STORE_PEAK	       ? &o->peak :
+								 &o->allocated;
 	struct stored_site *grown, *site;
 
-	if (*nr >= WIRE_MAX_OWNER_SITES)
+	if (kind < STORE_OUTSTANDING || kind > STORE_ALLOCATED || *nr >= WIRE_MAX_OWNER_SITES)
 		return -EINVAL;
 	grown = realloc(*sites, (*nr + 1) * sizeof(*grown));
 	if (!grown)
@@ -147,9 +157,16 @@ int store_owner__load(struct store *st, int64_t process, struct stored_owner **o
 	int rc, err = 0;
 
 	*out = NULL;
-	/* A schema-1 file, never opened by a collector since: nothing stored. */
-	if (sqlite3_prepare_v2(db, "SELECT blocks, bytes, peak_blocks, peak_bytes FROM owner "
-				   "WHERE process = ?1", -1, &s, NULL) != SQLITE_OK)
+	/*
+	 * A schema-1 file, never opened by a collector since: nothing stored. Schema 2: no
+	 * frees before tracing (read as none sent).
+	 */
+	if (sqlite3_prepare_v2(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, freed_calls, "
+				   "freed_bytes, freed_bytes_known FROM owner WHERE process = ?1",
+			       -1, &s, NULL) != SQLITE_OK &&
+	    (!strstr(sqlite3_errmsg(db), "no such column") ||
+	     sqlite3_prepare_v2(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, NULL, NULL, "
+				    "NULL FROM owner WHERE process = ?1", -1, &s, NULL) != SQLITE_OK))
 		return strstr(sqlite3_errmsg(db), "no such table") ? 0 :
 			store_db_error(st, "read who holds the memory");
 	sqlite3_bind_int64(s, 1, process);
@@ -158,6 +175,10 @@ int store_owner__load(struct store *st, int64_t process, struct stored_owner **o
 		o->bytes = sqlite3_column_int64(s, 1);
 		o->peak_blocks = sqlite3_column_int64(s, 2);
 		o->peak_bytes = sqlite3_column_int64(s, 3);
+		o->freed_known = sqlite3_column_type(s, 4) != SQLITE_NULL;
+		o->freed_calls = sqlite3_column_int64(s, 4);
+		o->freed_bytes = sqlite3_column_int64(s, 5);
+		o->freed_bytes_known = sqlite3_column_int(s, 6);
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW)

@@ -26,15 +26,23 @@ bool store_is_database(const char *path)
 	return is;
 }
 
-int store__check_schema(sqlite3 *db, const char *path)
+int store__user_version(sqlite3 *db)
 {
 	sqlite3_stmt *s;
-	int version = -1, tables = 0;
+	int version = -1;
 
 	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
 	    sqlite3_step(s) == SQLITE_ROW)
 		version = sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
+	return version;
+}
+
+int store__check_schema(sqlite3 *db, const char *path)
+{
+	int version = store__user_version(db), tables = 0;
+	sqlite3_stmt *s;
+
 	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 				   "name IN ('agents', 'runs', 'processes', 'groups', 'samples')",
 			       -1, &s, NULL) == SQLITE_OK &&
@@ -46,7 +54,7 @@ int store__check_schema(sqlite3 *db, const char *path)
 			  path);
 		return -EIO;
 	}
-	/* Schema 1 lacks the owner tables only: read as a run without them. */
+	/* Schema 1 lacks the owner tables, 2 their freed_* columns: read as runs without them. */
 	if (version < 1 || version > STORE_SCHEMA_VERSION || tables != 5) {
 		log_error("%s is not a heaptap database of schema %d (user_version %d): give "
 			  "the file heaptap collect --db wrote", path, STORE_SCHEMA_VERSION,

@@ -7,7 +7,7 @@
 enum store_kind { STORE_TOTAL = 0, STORE_THREAD = 1, STORE_LIBRARY = 2, STORE_FUNCTION = 3 };
 
 /* Lists of owner_sites (column kind). */
-enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1 };
+enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1, STORE_ALLOCATED = 2 };
 
 /* The call counts' columns, in enum ht_func order. */
 #define STORE_CALL_COLUMNS                                                                    \
@@ -18,11 +18,20 @@ enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1 };
  * Schema 2: who holds the memory, per process (its newest Owner message): the totals, and
  * its largest sites, kind 0 outstanding at the end, 1 at the peak; frames a JSON array as
  * the reports write them. A schema-1 file gains these tables when a collector opens it.
+ * Schema 3: the frees of blocks allocated before tracing (freed_*, NULL when the agent did
+ * not send them), and kind 2, the sites that allocated the most while traced; a schema-2
+ * file gains the columns (STORE_OWNER_FREED_COLUMNS) when a collector opens it.
  */
+#define STORE_OWNER_FREED_COLUMNS                                                             \
+	"ALTER TABLE owner ADD COLUMN freed_calls INTEGER;"                                   \
+	"ALTER TABLE owner ADD COLUMN freed_bytes INTEGER;"                                   \
+	"ALTER TABLE owner ADD COLUMN freed_bytes_known INTEGER;"
+
 #define STORE_OWNER_SCHEMA                                                                    \
 	"CREATE TABLE IF NOT EXISTS owner ("                                                  \
 	"  process INTEGER PRIMARY KEY REFERENCES processes(id), blocks INTEGER,"            \
-	"  bytes INTEGER, peak_blocks INTEGER, peak_bytes INTEGER);"                          \
+	"  bytes INTEGER, peak_blocks INTEGER, peak_bytes INTEGER, freed_calls INTEGER,"     \
+	"  freed_bytes INTEGER, freed_bytes_known INTEGER);"                                  \
 	"CREATE TABLE IF NOT EXISTS owner_sites ("                                            \
 	"  process INTEGER NOT NULL REFERENCES processes(id), kind INTEGER NOT NULL,"        \
 	"  position INTEGER NOT NULL, frames TEXT NOT NULL, blocks INTEGER, bytes INTEGER,"  \

@@ -236,6 +236,8 @@ static const char *check_sites(Heaptap__OwnerSite *const *sites, size_t n)
 
 		if (s->n_frames > WIRE_MAX_SITE_FRAMES)
 			return "an allocation site of more than 128 frames";
+		if (s->blocks > INT64_MAX || s->bytes > INT64_MAX || s->requested > INT64_MAX)
+			return "a site's count over 2^63";
 		if (s->has_growth_bytes_per_second && !isfinite(s->growth_bytes_per_second))
 			return "a site's growth that is not a number";
 		for (size_t f = 0; f < s->n_frames; f++) {
@@ -246,6 +248,21 @@ static const char *check_sites(Heaptap__OwnerSite *const *sites, size_t n)
 				return "a bad frame name";
 		}
 	}
+	return NULL;
+}
+
+static const char *check_owner(const Heaptap__Owner *o)
+{
+	const Heaptap__FreedBeforeTracing *f = o->freed_before_tracing;
+	const char *why;
+
+	if ((why = check_sites(o->outstanding, o->n_outstanding)) ||
+	    (why = check_sites(o->peak, o->n_peak)) ||
+	    (why = check_sites(o->allocated, o->n_allocated)))
+		return why;
+	if (o->blocks > INT64_MAX || o->bytes > INT64_MAX || o->peak_blocks > INT64_MAX ||
+	    o->peak_bytes > INT64_MAX || (f && (f->calls > INT64_MAX || f->bytes > INT64_MAX)))
+		return "an owner's count over 2^63";
 	return NULL;
 }
 
@@ -262,8 +279,7 @@ static const char *check_process(const Heaptap__Process *p)
 		return "a process state agents do not send";
 	if (p->total && (why = check_balance(p->total)))
 		return why;
-	if (p->owner && ((why = check_sites(p->owner->outstanding, p->owner->n_outstanding)) ||
-			 (why = check_sites(p->owner->peak, p->owner->n_peak))))
+	if (p->owner && (why = check_owner(p->owner)))
 		return why;
 	for (size_t i = 0; i < p->n_threads; i++) {
 		if (!string_ok(p->threads[i]->name) || !p->threads[i]->has_tid)

@@ -23,6 +23,7 @@ void stored_owner__free(struct stored_owner *o)
 		return;
 	free_sites(o->outstanding, o->nr_outstanding);
 	free_sites(o->peak, o->nr_peak);
+	free_sites(o->allocated, o->nr_allocated);
 	free(o);
 }
 
@@ -56,6 +57,22 @@ void stored_owner__json(json_object *p, const struct stored_owner *o)
 	json_object_object_add(peak, "sites", sites);
 	json_object_object_add(p, "outstanding", outstanding);
 	json_object_object_add(p, "peak", peak);
+	if (o->nr_allocated) {
+		json_object *allocated = json_object_new_array();
+
+		for (uint32_t i = 0; i < o->nr_allocated; i++)
+			json_object_array_add(allocated, site_json(&o->allocated[i], false));
+		json_object_object_add(p, "allocated", allocated);
+	}
+	if (o->freed_known) {
+		json_object *freed = json_object_new_object();
+
+		json_object_object_add(freed, "calls", json_object_new_uint64(o->freed_calls));
+		json_object_object_add(freed, "bytes", json_object_new_uint64(o->freed_bytes));
+		json_object_object_add(freed, "bytes_known",
+				       json_object_new_boolean(o->freed_bytes_known));
+		json_object_object_add(p, "freed_before_tracing", freed);
+	}
 }
 
 static const char *frame_text(json_object *frame, const char *key)
@@ -125,5 +142,11 @@ void stored_owner__text(FILE *out, const struct stored_owner *o, const char *all
 		print_site(out, &o->peak[i]);
 		fputc('\n', out);
 		print_stack(out, o->peak[i].frames, allocator);
+	}
+	if (o->freed_known && o->freed_calls) {
+		fprintf(out, "Freed, allocated before tracing: %" PRIu64 " calls", o->freed_calls);
+		if (o->freed_bytes_known)
+			fprintf(out, ", %" PRIu64 " bytes", o->freed_bytes);
+		fputc('\n', out);
 	}
 }

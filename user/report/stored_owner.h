@@ -2,7 +2,8 @@
 /*
  * Who held a process's memory, as a collector stored it (its largest sites, not every
  * one): the sections "Still allocated at the end" and "At the peak" of heaptap report DB,
- * and the same "outstanding" and "peak" JSON fields as a run's report.
+ * and the same "outstanding", "peak", "allocated" and "freed_before_tracing" JSON fields
+ * as a run's report.
  */
 #ifndef HEAPTAP_STORED_OWNER_H
 #define HEAPTAP_STORED_OWNER_H
@@ -21,12 +22,18 @@ struct stored_site {
 
 struct stored_owner {
 	uint64_t blocks, bytes, peak_blocks, peak_bytes;
-	struct stored_site *outstanding, *peak;
-	uint32_t nr_outstanding, nr_peak;
+	struct stored_site *outstanding, *peak, *allocated;
+	uint32_t nr_outstanding, nr_peak, nr_allocated;
+	bool freed_known; /* the agent sent its frees of blocks allocated before tracing: */
+	uint64_t freed_calls, freed_bytes;
+	bool freed_bytes_known;
 };
 
 void stored_owner__free(struct stored_owner *o);
-/* "outstanding" and "peak" added to a process's JSON object p. */
+/*
+ * "outstanding" and "peak" added to a process's JSON object p; "allocated" and
+ * "freed_before_tracing" too when the agent sent them.
+ */
 void stored_owner__json(json_object *p, const struct stored_owner *o);
 /* The two text sections; allocator: the library whose frames the short stacks skip. */
 void stored_owner__text(FILE *out, const struct stored_owner *o, const char *allocator);
