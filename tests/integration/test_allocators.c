@@ -127,8 +127,49 @@ static json_object *stacks_without_pid(const char *path)
 	return lines;
 }
 
-/* pool_user's malloc-family stacks, with the pool's probes (spec not NULL) or without. */
-static json_object *pool_user_stacks(const char *spec, const char *name, json_object **truth)
+/* Has the stack a frame in the program or its pool? (Not the loader's start-up.) */
+static bool in_the_program(json_object *stack)
+{
+	json_object *frames = get(stack, "frames");
+
+	for (size_t i = 0; i < json_object_array_length(frames); i++) {
+		const char *library =
+			json_object_get_string(get(json_object_array_get_idx(frames, i), "library"));
+
+		if (strstr(library, "/pool_user") || strstr(library, "/libcpool.so"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A report's mappings.stacks through the program, each as JSON text, sorted. The loader's
+ * own start-up calls are left out: which of them are charged depends on when heaptap found
+ * the allocator, later with an --allocator spec to read.
+ */
+static json_object *mapping_stacks(json_object *process)
+{
+	json_object *stacks = get(get(process, "mappings"), "stacks");
+	json_object *lines = json_object_new_array();
+
+	for (size_t i = 0; i < json_object_array_length(stacks); i++) {
+		json_object *stack = json_object_array_get_idx(stacks, i);
+
+		if (in_the_program(stack))
+			json_object_array_add(lines, json_object_new_string(
+							     json_object_to_json_string_ext(
+								     stack, JSON_C_TO_STRING_PLAIN)));
+	}
+	json_object_array_sort(lines, compare_strings);
+	return lines;
+}
+
+/*
+ * pool_user's malloc-family stacks and, in *mappings, its OS view's, with the pool's probes
+ * (spec not NULL) or without.
+ */
+static json_object *pool_user_stacks(const char *spec, const char *name, json_object **truth,
+				     json_object **mappings)
 {
 	char target[4096], json[256], truth_path[256], stacks[256];
 	char *argv[12] = { (char *)heaptap_path(), "run" }, **arg = argv + 2;
@@ -154,27 +195,55 @@ static json_object *pool_user_stacks(const char *spec, const char *name, json_ob
 	cr_expect(eq(i64, json_object_get_int64(get(process, "lost_events")), 0));
 	cr_expect(eq(i64, json_object_get_int64(get(process, "incomplete_stacks")), 0),
 		  "%s: stacks cut", name);
+	*mappings = mapping_stacks(process);
 	json_object_put(report);
 	lines = stacks_without_pid(stacks);
 	return lines;
 }
 
+/* Stacks of mapping calls made inside gbrk, and inside a malloc inside pool_alloc: whole. */
+static void assert_mappings_inside_the_pool(json_object *mappings)
+{
+	size_t inside_gbrk = 0, inside_pool_alloc = 0;
+
+	for (size_t i = 0; i < json_object_array_length(mappings); i++) {
+		const char *text = json_object_get_string(json_object_array_get_idx(mappings, i));
+		json_object *stack = json_tokener_parse(text);
+		json_object *frames = get(stack, "frames");
+
+		for (size_t j = 0; j < json_object_array_length(frames); j++) {
+			const char *function = json_object_get_string(
+				get(json_object_array_get_idx(frames, j), "function"));
+
+			inside_gbrk += !strcmp(function, "gbrk");
+			inside_pool_alloc += !strcmp(function, "pool_alloc");
+			if (!strcmp(function, "gbrk") || !strcmp(function, "pool_alloc"))
+				cr_expect(json_object_get_boolean(get(stack, "complete")),
+					  "cut: %s", text);
+		}
+		json_object_put(stack);
+	}
+	cr_expect(inside_gbrk >= 1, "no mapping stack through gbrk");
+	cr_expect(inside_pool_alloc >= 1, "no mapping stack through pool_alloc");
+}
+
 /*
- * The pool's return probes replace pool_alloc's and pool_resize's return addresses with
- * the kernel's trampoline while they run: the mallocs, reallocs and frees they make unwind
+ * The pool's return probes replace pool_alloc's, pool_resize's and gbrk's return addresses
+ * with the kernel's trampoline while they run: the mallocs, reallocs and frees they make,
+ * and the mappings made inside them (gbrk's region, glibc's mmap of a large block), unwind
  * through them to main all the same, frame for frame as without the probes.
  */
 Test(allocators, stacks_inside_a_probed_pool_call_are_whole)
 {
 	char spec[4096];
-	json_object *truth, *probed, *plain;
+	json_object *truth, *probed, *plain, *probed_maps, *plain_maps;
 	long long through_pool_alloc = 0;
 
 	require_bpf();
-	plain = pool_user_stacks(NULL, "plain.jsonl", &truth);
+	plain = pool_user_stacks(NULL, "plain.jsonl", &truth, &plain_maps);
 	json_object_put(truth);
 	probed = pool_user_stacks(target_path("cpool.spec", spec, sizeof(spec)), "probed.jsonl",
-				  &truth);
+				  &truth, &probed_maps);
 	cr_assert(eq(sz, json_object_array_length(probed), json_object_array_length(plain)));
 	for (size_t i = 0; i < json_object_array_length(probed); i++) {
 		const char *got = json_object_get_string(json_object_array_get_idx(probed, i));
@@ -190,6 +259,15 @@ Test(allocators, stacks_inside_a_probed_pool_call_are_whole)
 	}
 	/* Every block the program asked the pool for is a malloc made inside pool_alloc. */
 	cr_expect(eq(i64, through_pool_alloc, calls_of(get(truth, "total"), "malloc")));
+	cr_assert(eq(sz, json_object_array_length(probed_maps),
+		     json_object_array_length(plain_maps)));
+	for (size_t i = 0; i < json_object_array_length(probed_maps); i++)
+		cr_expect(eq(str,
+			     (char *)json_object_get_string(json_object_array_get_idx(probed_maps, i)),
+			     (char *)json_object_get_string(json_object_array_get_idx(plain_maps, i))));
+	assert_mappings_inside_the_pool(probed_maps);
+	json_object_put(probed_maps);
+	json_object_put(plain_maps);
 	json_object_put(probed);
 	json_object_put(plain);
 	json_object_put(truth);

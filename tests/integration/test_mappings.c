@@ -80,6 +80,85 @@ static void assert_thread(json_object *mappings, json_object *truth)
 	cr_expect(eq(i64, json_object_get_int64(get(calls, "brk")), 0));
 }
 
+/* The innermost frame of a stack in the program or libmaps: the function whose call it is. */
+static json_object *calling_frame(json_object *stack)
+{
+	json_object *frames = get(stack, "frames");
+
+	for (size_t i = 0; i < json_object_array_length(frames); i++) {
+		json_object *f = json_object_array_get_idx(frames, i);
+		const char *library = json_object_get_string(get(f, "library"));
+		size_t len = strlen(library);
+
+		if ((len > 9 && !strcmp(library + len - 9, "/mappings")) ||
+		    (len > 11 && !strcmp(library + len - 11, "/libmaps.so")))
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * mappings.stacks: each function's calls of each kind, from the stacks whose calling frame
+ * is that function, exactly as the function counted them; every such stack whole (malloc's
+ * own mmap unwinds through malloc and big_malloc to main). A kind called from one stack
+ * has that stack's min and max too.
+ */
+static void assert_stacks(json_object *mappings, json_object *truth)
+{
+	json_object *stacks = get(mappings, "stacks"), *functions = get(truth, "functions");
+	size_t checked = 0;
+
+	for (size_t i = 0; i < json_object_array_length(functions); i++) {
+		json_object *fn = json_object_array_get_idx(functions, i), *sites = get(fn, "sites");
+		const char *name = json_object_get_string(get(fn, "function"));
+		char suffix[64];
+
+		snprintf(suffix, sizeof(suffix), "/%s", json_object_get_string(get(fn, "library")));
+		for (size_t j = 0; j < json_object_array_length(sites); j++) {
+			json_object *site = json_object_array_get_idx(sites, j), *only = NULL;
+			const char *call = json_object_get_string(get(site, "call"));
+			long long current = 0, own = 0, calls = 0;
+			size_t matched = 0;
+
+			for (size_t k = 0; k < json_object_array_length(stacks); k++) {
+				json_object *st = json_object_array_get_idx(stacks, k);
+				json_object *f = calling_frame(st);
+				const char *lib = f ? json_object_get_string(get(f, "library")) : "";
+
+				if (!f || strcmp(json_object_get_string(get(st, "call")), call) ||
+				    strcmp(json_object_get_string(get(f, "function")), name) ||
+				    strlen(lib) < strlen(suffix) ||
+				    strcmp(lib + strlen(lib) - strlen(suffix), suffix))
+					continue;
+				cr_expect(json_object_get_boolean(get(st, "complete")),
+					  "%s's %s: a stack cut", name, call);
+				current += json_object_get_int64(get(st, "current"));
+				own += json_object_get_int64(get(st, "malloc_own"));
+				calls += calls_of(st, call);
+				only = st;
+				matched++;
+			}
+			cr_assert(matched >= 1, "%s's %s: no stack in mappings.stacks", name, call);
+			cr_expect(eq(i64, current, json_object_get_int64(get(site, "current"))),
+				  "%s's %s: current", name, call);
+			cr_expect(eq(i64, own, json_object_get_int64(get(site, "malloc_own"))),
+				  "%s's %s: malloc_own", name, call);
+			cr_expect(eq(i64, calls, json_object_get_int64(get(site, "calls"))),
+				  "%s's %s: calls", name, call);
+			if (matched == 1) {
+				cr_expect(eq(i64, json_object_get_int64(get(only, "min")),
+					     json_object_get_int64(get(site, "min"))),
+					  "%s's %s: min", name, call);
+				cr_expect(eq(i64, json_object_get_int64(get(only, "max")),
+					     json_object_get_int64(get(site, "max"))),
+					  "%s's %s: max", name, call);
+			}
+			checked++;
+		}
+	}
+	cr_assert(checked >= 18, "only %zu calls checked", checked);
+}
+
 /* RSS samples: seconds that do not go back, resident bytes of a live process. */
 static void assert_rss(json_object *mappings)
 {
@@ -108,6 +187,7 @@ static void check(const char *report_path, const char *truth_path, const char *r
 	cr_assert(json_object_is_type(mappings, json_type_object), "no mappings section");
 	assert_functions(mappings, truth, caller);
 	assert_thread(mappings, truth);
+	assert_stacks(mappings, truth);
 	assert_rss(mappings);
 	json_object_put(report);
 	json_object_put(truth);

@@ -3,7 +3,8 @@
  * The OS view's ground truth: mmap, munmap (whole and partial, and of addresses never
  * mapped), mremap (grow, shrink, move), madvise and sbrk of known sizes, from known
  * functions of the program and of libmaps, one thread of its own, and malloc's own mmaps.
- * Each function records what it mapped; the truth is written as JSON.
+ * Each function records what it mapped, in all and per kind of call (each of its calls of
+ * a kind is made from one stack, lib_map_anon's mmap from two); the truth is written as JSON.
  *
  * mappings --truth FILE [--wait]
  *   --wait   map 96 KiB, then wait for SIGUSR1 before the work (heaptap attaches): its
@@ -23,15 +24,26 @@
 
 enum kind { ANON, FILEB, BRK };
 
+enum call { C_MMAP, C_MUNMAP, C_MREMAP, C_BRK, C_MADVISE, NR_CALLS };
+static const char *const call_names[NR_CALLS] = { "mmap", "munmap", "mremap", "brk",
+						   "madvise" };
+
+struct balance {
+	long current, min, max;
+};
+
 /* What one function did, as heaptap's mappings[] reports it. */
 struct truth {
 	const char *function, *library; /* library: a suffix of the path */
-	long current, min, max;
+	struct balance bal;
 	long kinds[3];
 	long malloc_own;
-	long mmap, munmap, mremap, brk, madvise;
+	long calls[NR_CALLS];
 	long released_calls, released_bytes;
 	long before_calls, before_bytes; /* unmapped, mapped before tracing */
+	/* Per call: the function's calls of one kind, as mappings.stacks has them per stack */
+	struct balance sites[NR_CALLS];
+	long site_own[NR_CALLS];
 };
 
 #define MAX_TRUTHS 32
@@ -50,15 +62,29 @@ static struct truth *truth_of(const char *function, const char *library)
 	return &truths[nr_truths++];
 }
 
-/* A function's balance moved by bytes of a kind. */
-static void moved(struct truth *t, enum kind kind, long bytes)
+static void move(struct balance *b, long bytes)
 {
-	t->current += bytes;
+	b->current += bytes;
+	if (b->current < b->min)
+		b->min = b->current;
+	if (b->current > b->max)
+		b->max = b->current;
+}
+
+/* One call of a function's, that moved its balance by bytes of a kind. */
+static void called(struct truth *t, enum call call, enum kind kind, long bytes)
+{
+	t->calls[call]++;
 	t->kinds[kind] += bytes;
-	if (t->current < t->min)
-		t->min = t->current;
-	if (t->current > t->max)
-		t->max = t->current;
+	move(&t->bal, bytes);
+	move(&t->sites[call], bytes);
+}
+
+/* Bytes of malloc's own mappings, moved by the function's last call. */
+static void malloc_own(struct truth *t, enum call call, long bytes)
+{
+	t->malloc_own += bytes;
+	t->site_own[call] += bytes;
 }
 
 static void *must(void *p)
@@ -77,10 +103,10 @@ __attribute__((noinline)) static void map_whole(void)
 	struct truth *t = truth_of("map_whole", "mappings");
 	char *p = must(anon(64 * KIB));
 
-	t->mmap++, moved(t, ANON, 64 * KIB);
+	called(t, C_MMAP, ANON, 64 * KIB);
 	p[0] = 1;
 	munmap(p, 64 * KIB);
-	t->munmap++, moved(t, ANON, -64 * KIB);
+	called(t, C_MUNMAP, ANON, -64 * KIB);
 }
 
 /* Parts of a mapping: a hole in the middle, its tail; then addresses never mapped. */
@@ -89,17 +115,17 @@ __attribute__((noinline)) static void map_partial(void)
 	struct truth *t = truth_of("map_partial", "mappings");
 	char *p = must(anon(256 * KIB));
 
-	t->mmap++, moved(t, ANON, 256 * KIB);
+	called(t, C_MMAP, ANON, 256 * KIB);
 	munmap(p + 64 * KIB, 64 * KIB);
-	t->munmap++, moved(t, ANON, -64 * KIB);
+	called(t, C_MUNMAP, ANON, -64 * KIB);
 	munmap(p + 224 * KIB, 32 * KIB);
-	t->munmap++, moved(t, ANON, -32 * KIB);
+	called(t, C_MUNMAP, ANON, -32 * KIB);
 	/* Over the hole and a piece still mapped: only the piece was mapped. */
 	munmap(p + 32 * KIB, 96 * KIB);
-	t->munmap++, moved(t, ANON, -32 * KIB);
+	called(t, C_MUNMAP, ANON, -32 * KIB);
 	/* Nothing there any more: it moves nothing. */
 	munmap(p + 64 * KIB, 64 * KIB);
-	t->munmap++;
+	called(t, C_MUNMAP, ANON, 0);
 }
 
 static int scratch_file(size_t len)
@@ -119,10 +145,10 @@ __attribute__((noinline)) static void map_file(int fd)
 	struct truth *t = truth_of("map_file", "mappings");
 	char *p = must(mmap(NULL, 128 * KIB, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
 
-	t->mmap++, moved(t, FILEB, 128 * KIB);
+	called(t, C_MMAP, FILEB, 128 * KIB);
 	p[0] = 1;
 	munmap(p, 32 * KIB);
-	t->munmap++, moved(t, FILEB, -32 * KIB);
+	called(t, C_MUNMAP, FILEB, -32 * KIB);
 }
 
 /* mremap: grown (it may move), shrunk in place, moved onto a reservation of its own. */
@@ -131,23 +157,23 @@ __attribute__((noinline)) static void remap_all(void)
 	struct truth *t = truth_of("remap_all", "mappings");
 	char *grown = must(anon(64 * KIB)), *shrunk, *moving, *reserve;
 
-	t->mmap++, moved(t, ANON, 64 * KIB);
+	called(t, C_MMAP, ANON, 64 * KIB);
 	grown = must(mremap(grown, 64 * KIB, 192 * KIB, MREMAP_MAYMOVE));
-	t->mremap++, moved(t, ANON, 128 * KIB);
+	called(t, C_MREMAP, ANON, 128 * KIB);
 
 	shrunk = must(anon(256 * KIB));
-	t->mmap++, moved(t, ANON, 256 * KIB);
+	called(t, C_MMAP, ANON, 256 * KIB);
 	shrunk = must(mremap(shrunk, 256 * KIB, 64 * KIB, 0));
-	t->mremap++, moved(t, ANON, -192 * KIB);
+	called(t, C_MREMAP, ANON, -192 * KIB);
 
 	reserve = must(mmap(NULL, 256 * KIB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-	t->mmap++, moved(t, ANON, 256 * KIB);
+	called(t, C_MMAP, ANON, 256 * KIB);
 	moving = must(anon(128 * KIB));
-	t->mmap++, moved(t, ANON, 128 * KIB);
+	called(t, C_MMAP, ANON, 128 * KIB);
 	/* Onto the reservation's first half, which it replaces. */
 	moving = must(mremap(moving, 128 * KIB, 128 * KIB, MREMAP_MAYMOVE | MREMAP_FIXED,
 			     reserve));
-	t->mremap++, moved(t, ANON, -128 * KIB);
+	called(t, C_MREMAP, ANON, -128 * KIB);
 	(void)grown, (void)shrunk;
 }
 
@@ -157,12 +183,12 @@ __attribute__((noinline)) static void release_pages(void)
 	struct truth *t = truth_of("release_pages", "mappings");
 	char *p = must(anon(128 * KIB));
 
-	t->mmap++, moved(t, ANON, 128 * KIB);
+	called(t, C_MMAP, ANON, 128 * KIB);
 	memset(p, 1, 128 * KIB);
 	madvise(p, 64 * KIB, MADV_DONTNEED);
-	t->madvise++, t->released_calls++, t->released_bytes += 64 * KIB;
+	called(t, C_MADVISE, ANON, 0), t->released_calls++, t->released_bytes += 64 * KIB;
 	madvise(p + 64 * KIB, 32 * KIB, MADV_FREE);
-	t->madvise++, t->released_calls++, t->released_bytes += 32 * KIB;
+	called(t, C_MADVISE, ANON, 0), t->released_calls++, t->released_bytes += 32 * KIB;
 	/* Other advice is not the OS view's. */
 	madvise(p, 128 * KIB, MADV_WILLNEED);
 }
@@ -174,10 +200,10 @@ __attribute__((noinline)) static void move_break(void)
 
 	if (sbrk(128 * KIB) == (void *)-1)
 		abort();
-	t->brk++, moved(t, BRK, 128 * KIB);
+	called(t, C_BRK, BRK, 128 * KIB);
 	if (sbrk(-64 * KIB) == (void *)-1)
 		abort();
-	t->brk++, moved(t, BRK, -64 * KIB);
+	called(t, C_BRK, BRK, -64 * KIB);
 }
 
 /* Blocks malloc serves by mmap: malloc's own mappings, charged where malloc is called. */
@@ -191,8 +217,8 @@ __attribute__((noinline)) static void big_malloc(void)
 	big_block = malloc(1024 * KIB);
 	/* An mmapped chunk: its usable size and its 16-byte header, whole pages. */
 	chunk = malloc_usable_size(big_block) + 16;
-	t->mmap++, moved(t, ANON, chunk);
-	t->malloc_own += chunk;
+	called(t, C_MMAP, ANON, chunk);
+	malloc_own(t, C_MMAP, chunk);
 }
 
 __attribute__((noinline)) static void big_free(void)
@@ -201,8 +227,8 @@ __attribute__((noinline)) static void big_free(void)
 	long chunk = malloc_usable_size(big_block) + 16;
 
 	free(big_block);
-	t->munmap++, moved(t, ANON, -chunk);
-	t->malloc_own -= chunk;
+	called(t, C_MUNMAP, ANON, -chunk);
+	malloc_own(t, C_MUNMAP, -chunk);
 }
 
 /* Mapped by main before heaptap attached (--wait), or while traced. */
@@ -214,11 +240,9 @@ __attribute__((noinline)) static void unmap_premapped(void)
 	struct truth *t = truth_of("unmap_premapped", "mappings");
 
 	munmap(premapped, 96 * KIB);
-	t->munmap++;
+	called(t, C_MUNMAP, ANON, attached_later ? 0 : -96 * KIB);
 	if (attached_later)
 		t->before_calls++, t->before_bytes += 96 * KIB;
-	else
-		moved(t, ANON, -96 * KIB);
 }
 
 /* libmaps' functions, called from here. */
@@ -230,15 +254,15 @@ static void in_library(int fd)
 	struct truth *remap_t = truth_of("lib_remap", "libmaps.so");
 	char *a = lib_map_anon(512 * KIB), *f;
 
-	anon_t->mmap++, moved(anon_t, ANON, 512 * KIB);
+	called(anon_t, C_MMAP, ANON, 512 * KIB);
 	lib_unmap(a + 128 * KIB, 128 * KIB);
-	unmap_t->munmap++, moved(unmap_t, ANON, -128 * KIB);
+	called(unmap_t, C_MUNMAP, ANON, -128 * KIB);
 	a = lib_remap(a, 128 * KIB, 320 * KIB);
-	remap_t->mremap++, moved(remap_t, ANON, 192 * KIB);
+	called(remap_t, C_MREMAP, ANON, 192 * KIB);
 	f = lib_map_file(fd, 64 * KIB);
-	file_t->mmap++, moved(file_t, FILEB, 64 * KIB);
+	called(file_t, C_MMAP, FILEB, 64 * KIB);
 	lib_unmap(f, 64 * KIB);
-	unmap_t->munmap++, moved(unmap_t, FILEB, -64 * KIB);
+	called(unmap_t, C_MUNMAP, FILEB, -64 * KIB);
 }
 
 /* A thread of its own, named, that maps through libmaps and keeps it. */
@@ -254,6 +278,25 @@ static void *mapper(void *arg)
 	return NULL;
 }
 
+/* The function's calls of each kind: "sites": [{"call", "current", "min", "max", ...}]. */
+static void write_sites(FILE *f, const struct truth *t)
+{
+	const char *sep = "";
+
+	fprintf(f, ", \"sites\": [");
+	for (int c = 0; c < NR_CALLS; c++) {
+		const struct balance *b = &t->sites[c];
+
+		if (!t->calls[c])
+			continue;
+		fprintf(f, "%s{\"call\": \"%s\", \"current\": %ld, \"min\": %ld, \"max\": %ld, "
+			   "\"malloc_own\": %ld, \"calls\": %ld}",
+			sep, call_names[c], b->current, b->min, b->max, t->site_own[c], t->calls[c]);
+		sep = ", ";
+	}
+	fprintf(f, "]");
+}
+
 static void write_truth(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -262,7 +305,7 @@ static void write_truth(const char *path)
 	if (!f)
 		abort();
 	/* The thread's call is lib_map_anon's too. */
-	lib_anon->mmap++, moved(lib_anon, ANON, thread_mapped);
+	called(lib_anon, C_MMAP, ANON, thread_mapped);
 	fprintf(f, "{\"pid\": %d, \"thread\": {\"tid\": %ld, \"name\": \"mapper\", "
 		   "\"current\": %ld, \"mmap\": 1},\n \"functions\": [\n", getpid(), thread_tid,
 		thread_mapped);
@@ -274,11 +317,14 @@ static void write_truth(const char *path)
 			   "\"brk\": %ld, \"malloc_own\": %ld, \"calls\": {\"mmap\": %ld, "
 			   "\"munmap\": %ld, \"mremap\": %ld, \"brk\": %ld, \"madvise\": %ld}, "
 			   "\"released\": {\"calls\": %ld, \"bytes\": %ld}, "
-			   "\"unmapped_before_tracing\": {\"calls\": %ld, \"bytes\": %ld}}%s\n",
-			t->function, t->library, t->current, t->min, t->max, t->kinds[ANON],
-			t->kinds[FILEB], t->kinds[BRK], t->malloc_own, t->mmap, t->munmap,
-			t->mremap, t->brk, t->madvise, t->released_calls, t->released_bytes,
-			t->before_calls, t->before_bytes, i + 1 < nr_truths ? "," : "");
+			   "\"unmapped_before_tracing\": {\"calls\": %ld, \"bytes\": %ld}",
+			t->function, t->library, t->bal.current, t->bal.min, t->bal.max,
+			t->kinds[ANON], t->kinds[FILEB], t->kinds[BRK], t->malloc_own,
+			t->calls[C_MMAP], t->calls[C_MUNMAP], t->calls[C_MREMAP], t->calls[C_BRK],
+			t->calls[C_MADVISE], t->released_calls, t->released_bytes, t->before_calls,
+			t->before_bytes);
+		write_sites(f, t);
+		fprintf(f, "}%s\n", i + 1 < nr_truths ? "," : "");
 	}
 	fprintf(f, "]}\n");
 	if (fclose(f))

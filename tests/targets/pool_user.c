@@ -10,8 +10,8 @@
 #include "cpool.h"
 
 static struct cpool pool;
-static void *blocks[16];
-static size_t sizes[16];
+static void *blocks[17];
+static size_t sizes[17];
 
 static void *alloc_block(int i, size_t n)
 {
@@ -75,6 +75,9 @@ int main(int argc, char **argv)
 	resize_block(6, 0); /* releases it through pool_release: one call */
 	release_block(7);
 	release_block(8);
+	/* Large enough for glibc to map it: an mmap made inside malloc inside pool_alloc. */
+	alloc_block(16, 1 << 20);
+	release_block(16);
 	err = pool_memalign(&aligned, 64, 1000);
 	api_note(K_POSIX_MEMALIGN, err ? 0 : 1000, err ? 0 : 1000);
 	err = pool_memalign(&aligned, 3, 64); /* EINVAL: not a power of two */

@@ -75,13 +75,63 @@ static struct map_group *group_of(struct mapping_stats *ms, enum map_group_kind 
 	return g;
 }
 
+/*
+ * A stack's key: its call and completeness, then its frames' interned names (so equal
+ * names are equal pointers). Frames differing only in offset or source line are one stack,
+ * as in the call tree.
+ */
+struct stack_key {
+	uint32_t call;
+	uint32_t complete;
+	struct map_frame frames[];
+};
+
+static struct map_group *stack_group_of(struct mapping_stats *ms, const struct os_charge *c)
+{
+	size_t key_len = sizeof(struct stack_key) + c->nr_frames * sizeof(struct map_frame);
+	struct stack_key *key = calloc(1, key_len);
+	struct map_group *g = NULL;
+
+	if (!key)
+		return NULL;
+	key->call = c->move->call;
+	key->complete = c->complete;
+	for (size_t i = 0; i < c->nr_frames; i++) {
+		key->frames[i].library = strpool__intern(&ms->names, c->frames[i].library);
+		key->frames[i].function = strpool__intern(&ms->names, c->frames[i].function);
+		if (!key->frames[i].library || !key->frames[i].function)
+			goto fail;
+	}
+	HASH_FIND(hh, ms->groups, key, key_len, g);
+	if (g) {
+		free(key);
+		return g;
+	}
+	if (!(g = calloc(1, sizeof(*g))))
+		goto fail;
+	g->key = (char *)key;
+	g->key_len = key_len;
+	g->kind = MAP_GROUP_STACK;
+	g->call = c->move->call;
+	g->complete = c->complete;
+	g->frames = key->frames;
+	g->nr_frames = c->nr_frames;
+	HASH_ADD_KEYPTR(hh, ms->groups, g->key, key_len, g);
+	ms->nr_stacks++;
+	return g;
+fail:
+	free(key);
+	return NULL;
+}
+
 int mapping_stats__charge(struct mapping_stats *ms, const struct os_charge *c)
 {
 	struct map_group *t = group_of(ms, MAP_GROUP_THREAD, c->tid, NULL, NULL);
 	struct map_group *l = group_of(ms, MAP_GROUP_LIBRARY, 0, c->library, NULL);
 	struct map_group *f = group_of(ms, MAP_GROUP_FUNCTION, 0, c->library, c->function);
+	struct map_group *st = c->frames ? stack_group_of(ms, c) : NULL;
 
-	if (!t || !l || !f)
+	if (!t || !l || !f || (c->frames && !st))
 		return -ENOMEM;
 	if (c->thread_name)
 		strncpy(t->name, c->thread_name, sizeof(t->name) - 1);
@@ -89,6 +139,8 @@ int mapping_stats__charge(struct mapping_stats *ms, const struct os_charge *c)
 	map_balance__apply(&t->bal, c->move);
 	map_balance__apply(&l->bal, c->move);
 	map_balance__apply(&f->bal, c->move);
+	if (st)
+		map_balance__apply(&st->bal, c->move);
 	return 0;
 }
 
@@ -113,6 +165,14 @@ static int by_group(struct map_group *a, struct map_group *b)
 
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
+	if (a->kind == MAP_GROUP_STACK) {
+		if (a->bal.max != b->bal.max)
+			return a->bal.max > b->bal.max ? -1 : 1;
+		if (a->bal.current != b->bal.current)
+			return a->bal.current > b->bal.current ? -1 : 1;
+		/* Then by calls, for an order that does not depend on the hash. */
+		return memcmp(a->bal.calls, b->bal.calls, sizeof(a->bal.calls));
+	}
 	if (a->kind == MAP_GROUP_THREAD)
 		return a->tid < b->tid ? -1 : a->tid > b->tid;
 	c = strcmp(a->library, b->library);
@@ -143,6 +203,7 @@ void mapping_stats__clear(struct mapping_stats *ms)
 		free(g);
 	}
 	address_ranges__clear(&ms->ranges);
+	strpool__clear(&ms->names);
 	free(ms->rss);
 	memset(ms, 0, sizeof(*ms));
 }

@@ -12,6 +12,8 @@
 #include <uthash.h>
 #include "address_ranges.h"
 #include "heaptap_types.h"
+#include "stack_records.h"
+#include "strpool.h"
 
 struct map_balance {
 	int64_t current, min, max;	 /* mapped bytes charged, every kind */
@@ -31,7 +33,12 @@ struct os_move {
 	uint64_t released; /* madvise: bytes given back */
 };
 
-enum map_group_kind { MAP_GROUP_THREAD, MAP_GROUP_LIBRARY, MAP_GROUP_FUNCTION };
+enum map_group_kind { MAP_GROUP_THREAD, MAP_GROUP_LIBRARY, MAP_GROUP_FUNCTION, MAP_GROUP_STACK };
+
+/* A frame of a call's stack, named as every report names it (strings in the stats' pool). */
+struct map_frame {
+	const char *library, *function;
+};
 
 struct map_group {
 	char *key; /* the kind, then the tid or the library (and '\0' function) */
@@ -40,6 +47,11 @@ struct map_group {
 	uint32_t tid;
 	char name[16];
 	const char *library, *function; /* in key */
+	/* MAP_GROUP_STACK: one call's kind made from one stack, its frames from it outwards */
+	enum ht_os_call call;
+	bool complete;
+	const struct map_frame *frames; /* in key */
+	size_t nr_frames;
 	struct map_balance bal;
 	UT_hash_handle hh;
 };
@@ -51,7 +63,9 @@ struct rss_sample {
 
 struct mapping_stats {
 	struct map_balance total;
-	struct map_group *groups; /* threads, libraries, functions; sorted by mapping_stats__sort */
+	struct map_group *groups; /* threads, libraries, functions, stacks; mapping_stats__sort */
+	struct strpool names;	  /* the stacks' frame names */
+	size_t nr_stacks;
 	struct address_ranges ranges;
 	bool ranges_known; /* seeded with what was mapped before tracing */
 	struct rss_sample *rss;
@@ -64,6 +78,10 @@ struct os_charge {
 	uint32_t tid;
 	const char *thread_name;
 	const char *library, *function;
+	/* The call's whole stack, from the call (or the malloc it served) outwards; NULL: unknown */
+	const struct stack_frame *frames;
+	size_t nr_frames;
+	bool complete;
 };
 
 void map_balance__apply(struct map_balance *b, const struct os_move *m);
@@ -71,7 +89,10 @@ void map_balance__apply(struct map_balance *b, const struct os_move *m);
 int mapping_stats__charge(struct mapping_stats *ms, const struct os_charge *c);
 /* 0 or -ENOMEM. */
 int mapping_stats__add_rss(struct mapping_stats *ms, double t, uint64_t bytes);
-/* Threads by tid, then libraries by name, then functions by library and name. */
+/*
+ * Threads by tid, then libraries by name, then functions by library and name, then stacks
+ * by their largest mapped bytes (max), most first.
+ */
 void mapping_stats__sort(struct mapping_stats *ms);
 /* Did the process make any call the OS view counts? */
 bool mapping_stats__any(const struct mapping_stats *ms);

@@ -38,6 +38,35 @@ static void print_rss(FILE *out, const struct mapping_stats *ms)
 		ms->rss[ms->nr_rss - 1].bytes, ms->rss[ms->nr_rss - 1].t, ms->nr_rss, max);
 }
 
+/* The text report's stacks: the largest, outermost frame first; all are in the JSON. */
+#define TEXT_STACKS 10
+
+static void print_stacks(FILE *out, const struct mapping_stats *ms)
+{
+	const struct map_group *g, *tmp;
+	size_t shown = 0;
+
+	if (!ms->nr_stacks)
+		return;
+	fprintf(out, "Stacks: %zu (the largest first, by map_max; outermost frame first)\n",
+		ms->nr_stacks);
+	HASH_ITER(hh, ms->groups, g, tmp) {
+		if (g->kind != MAP_GROUP_STACK)
+			continue;
+		if (shown++ == TEXT_STACKS) {
+			fprintf(out, "  ... %zu more in the JSON report (mappings.stacks)\n",
+				ms->nr_stacks - TEXT_STACKS);
+			break;
+		}
+		fprintf(out, "  %s%s:", ht_os_call_names[g->call],
+			g->complete ? "" : " (incomplete stack)");
+		for (size_t i = g->nr_frames; i-- > 0;)
+			fprintf(out, " %s%s", g->frames[i].function, i ? " >" : "");
+		fputc('\n', out);
+		print_map_balance(out, "    ", &g->bal);
+	}
+}
+
 void report_mappings_text(FILE *out, const struct mapping_stats *ms)
 {
 	const struct map_group *g, *tmp, *f, *ftmp;
@@ -62,6 +91,7 @@ void report_mappings_text(FILE *out, const struct mapping_stats *ms)
 			}
 		}
 	}
+	print_stacks(out, ms);
 }
 
 static void add_u64(json_object *o, const char *key, uint64_t v)
@@ -97,9 +127,28 @@ static void map_balance_json(json_object *o, const struct map_balance *b)
 	json_object_object_add(o, "unmapped_before_tracing", before);
 }
 
+/* A stack's entry in JSON's mappings.stacks: its call, frames from it outwards, MBAL. */
+static json_object *stack_json(const struct map_group *g)
+{
+	json_object *e = json_object_new_object(), *frames = json_object_new_array();
+
+	json_object_object_add(e, "call", json_object_new_string(ht_os_call_names[g->call]));
+	json_object_object_add(e, "complete", json_object_new_boolean(g->complete));
+	for (size_t i = 0; i < g->nr_frames; i++) {
+		json_object *f = json_object_new_object();
+
+		json_object_object_add(f, "function", json_object_new_string(g->frames[i].function));
+		json_object_object_add(f, "library", json_object_new_string(g->frames[i].library));
+		json_object_array_add(frames, f);
+	}
+	json_object_object_add(e, "frames", frames);
+	map_balance_json(e, &g->bal);
+	return e;
+}
+
 json_object *report_mappings_json(const struct mapping_stats *ms)
 {
-	json_object *o, *total, *threads, *libraries, *functions, *rss;
+	json_object *o, *total, *threads, *libraries, *functions, *stacks, *rss;
 	const struct map_group *g, *tmp;
 
 	if (!mapping_stats__any(ms))
@@ -109,11 +158,17 @@ json_object *report_mappings_json(const struct mapping_stats *ms)
 	threads = json_object_new_array();
 	libraries = json_object_new_array();
 	functions = json_object_new_array();
+	stacks = json_object_new_array();
 	rss = json_object_new_array();
 	map_balance_json(total, &ms->total);
 	HASH_ITER(hh, ms->groups, g, tmp) {
-		json_object *e = json_object_new_object();
+		json_object *e;
 
+		if (g->kind == MAP_GROUP_STACK) {
+			json_object_array_add(stacks, stack_json(g));
+			continue;
+		}
+		e = json_object_new_object();
 		if (g->kind == MAP_GROUP_THREAD) {
 			add_i64(e, "tid", g->tid);
 			json_object_object_add(e, "name", json_object_new_string(g->name));
@@ -139,6 +194,7 @@ json_object *report_mappings_json(const struct mapping_stats *ms)
 	json_object_object_add(o, "threads", threads);
 	json_object_object_add(o, "libraries", libraries);
 	json_object_object_add(o, "functions", functions);
+	json_object_object_add(o, "stacks", stacks);
 	json_object_object_add(o, "rss", rss);
 	return o;
 }

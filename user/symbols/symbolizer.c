@@ -383,8 +383,8 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func,
 	}
 	if (!out->library || !out->function)
 		return -ENOMEM;
-	/* Recorded stacks are the malloc family's allocation sites. */
-	if (s->records && !entry && !out->internal &&
+	/* Recorded stacks: the malloc family's allocation sites, the OS view's calls. */
+	if (s->records && (!entry || entry->syscall) && !out->internal &&
 	    !(out->record = record_stack(s, st, a.complete)))
 		return -ENOMEM;
 	return 0;

@@ -78,7 +78,8 @@ int symbolizer__resolve_entry(struct symbolizer *s, const struct symbolizer_entr
  * wrapper (offset unknown). Charged by the same rule; a program's own call is charged to
  * the object of the wrapper (entry rule: "(program)", caller rule: the call's name), and a
  * call made through interposed hooks (Open MPI's memory patcher) to the function that
- * called the mapping function. Stacks are not recorded. 0 or -errno.
+ * called the mapping function. Stacks are recorded (out->record) for the OS view's
+ * per-stack figures; a record's calls count only the malloc family's. 0 or -errno.
  */
 int symbolizer__resolve_syscall(struct symbolizer *s, enum ht_os_call call, const char *name,
 				__u64 stack_id, const __u64 *frames, __u32 nr_frames,

@@ -131,6 +131,10 @@ void handle_os_call(struct session *s, const struct ht_os_event *ev, size_t size
 						       .thread_name = comm,
 						       .library = call.library,
 						       .function = call.function,
+						       .frames = call.record ? call.record->frames :
+									       NULL,
+						       .nr_frames = call.record ? call.record->nr : 0,
+						       .complete = call.complete,
 					       }))
 		t->lost_events++;
 }
