@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Seeds for fuzz_wire: the frames of a real conversation (hello, auth, a batch of
- * processes with every kind of group and who holds the memory, an ack, a run's view), one
+ * processes with every kind of group, who holds the memory, the OS view and an allocator
+ * API's account, an ack, a run's view), one
  * file each, as the fuzzer
  * reads them: a chunk size byte, then the frames.
  * Usage: wire_seeds DIR
@@ -11,6 +12,63 @@
 #include <string.h>
 #include "run_wire.h"
 #include "wire.h"
+
+/* The OS view (a thread, a library, a function) and one allocator API's account. */
+static void os_seeds(Heaptap__Process *p, Heaptap__Balance *bal)
+{
+	static uint64_t calls[] = { 3, 1, 1, 2, 4 };
+	static Heaptap__MapBalance mb = HEAPTAP__MAP_BALANCE__INIT;
+	static Heaptap__MapGroup thread = HEAPTAP__MAP_GROUP__INIT;
+	static Heaptap__MapGroup library = HEAPTAP__MAP_GROUP__INIT;
+	static Heaptap__MapGroup function = HEAPTAP__MAP_GROUP__INIT;
+	static Heaptap__MapGroup *threads[] = { &thread }, *libraries[] = { &library };
+	static Heaptap__MapGroup *functions[] = { &function };
+	static Heaptap__Mappings m = HEAPTAP__MAPPINGS__INIT;
+	static Heaptap__AllocatorApi api = HEAPTAP__ALLOCATOR_API__INIT;
+	static Heaptap__AllocatorApi *apis[] = { &api };
+	static Heaptap__AllocatorApis all = HEAPTAP__ALLOCATOR_APIS__INIT;
+
+	mb.has_current = mb.has_min = mb.has_max = mb.has_anonymous = mb.has_malloc_own = true;
+	mb.current = mb.max = mb.anonymous = 1 << 20;
+	mb.malloc_own = 4096;
+	mb.calls = calls;
+	mb.n_calls = 5;
+	mb.has_released_calls = mb.has_released_bytes = true;
+	mb.released_calls = 2;
+	mb.released_bytes = 65536;
+	thread.has_tid = true;
+	thread.tid = 4322;
+	thread.name = "worker";
+	thread.balance = &mb;
+	library.library = "/usr/lib/libmpi.so.40";
+	library.balance = &mb;
+	function.library = "/usr/lib/libmpi.so.40";
+	function.function = "MPI_Init";
+	function.balance = &mb;
+	m.total = &mb;
+	m.threads = threads;
+	m.n_threads = 1;
+	m.libraries = libraries;
+	m.n_libraries = 1;
+	m.functions = functions;
+	m.n_functions = 1;
+	m.has_rss = m.has_rss_max = true;
+	m.rss = 1 << 22;
+	m.rss_max = 1 << 23;
+	p->mappings = &m;
+	api.allocator = "pool";
+	api.library = "/usr/lib/libpool.so";
+	api.total = bal;
+	api.threads = p->threads;
+	api.n_threads = p->n_threads;
+	api.functions = p->functions;
+	api.n_functions = p->n_functions;
+	api.has_freed_unknown = true;
+	api.freed_unknown = 3;
+	all.apis = apis;
+	all.n_apis = 1;
+	p->allocators = &all;
+}
 
 /* Who holds the memory: one site outstanding, two at the peak and allocated, frees before. */
 static Heaptap__Owner *owner_seed(void)
@@ -134,6 +192,7 @@ int main(int argc, char **argv)
 	view.run_view = run_wire__encode(&ar, &v);
 	p = view.run_view->processes[0];
 	p->owner = owner_seed();
+	os_seeds(p, p->total);
 	b.has_seq = b.has_time = true;
 	b.seq = 3;
 	b.time = 1.7e9;

@@ -6,7 +6,8 @@
  * Each function records what it mapped, in all and per kind of call (each of its calls of
  * a kind is made from one stack, lib_map_anon's mmap from two); the truth is written as JSON.
  *
- * mappings --truth FILE [--wait]
+ * mappings (--truth FILE | --truth-dir DIR) [--wait]
+ *   --truth-dir  the truth in DIR/mappings-RANK.json, RANK the launcher's (OMPI_COMM_WORLD_RANK...)
  *   --wait   map 96 KiB, then wait for SIGUSR1 before the work (heaptap attaches): its
  *            unmapping is then of bytes mapped before tracing
  */
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "launcher_rank.h"
 #include "maplib.h"
 
 #define KIB 1024L
@@ -336,15 +338,20 @@ static void *volatile first_block; /* volatile: a malloc/free pair the compiler 
 int main(int argc, char **argv)
 {
 	const char *truth = NULL;
+	char truth_in_dir[4096];
 	pthread_t thread;
 	sigset_t usr1;
 	int fd, sig;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--truth") && i + 1 < argc)
+		if (!strcmp(argv[i], "--truth") && i + 1 < argc) {
 			truth = argv[++i];
-		else if (!strcmp(argv[i], "--wait"))
+		} else if (!strcmp(argv[i], "--truth-dir") && i + 1 < argc) {
+			rank_truth_path(truth_in_dir, sizeof(truth_in_dir), argv[++i], "mappings");
+			truth = truth_in_dir;
+		} else if (!strcmp(argv[i], "--wait")) {
 			attached_later = 1;
+		}
 	}
 	/* Blocked from the start: a SIGUSR1 sent early waits for sigwait(). */
 	sigemptyset(&usr1);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Calls libcpool's API (cpool.spec) from two threads, one after the other, and records what
- * it asked for: pool_user --truth FILE.
+ * it asked for: pool_user --truth FILE, or --truth-dir DIR (DIR/pool-RANK.json, RANK the
+ * launcher's).
  */
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 #include "api_truth.h"
 #include "cpool.h"
+#include "launcher_rank.h"
 
 static struct cpool pool;
 static void *blocks[17];
@@ -63,11 +65,16 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	void *aligned = NULL;
+	char truth[4096];
 	pthread_t t;
 	int err;
 
-	if (argc != 3 || strcmp(argv[1], "--truth"))
+	if (argc != 3 || (strcmp(argv[1], "--truth") && strcmp(argv[1], "--truth-dir")))
 		return 2;
+	if (!strcmp(argv[1], "--truth"))
+		snprintf(truth, sizeof(truth), "%s", argv[2]);
+	else
+		rank_truth_path(truth, sizeof(truth), argv[2], "pool");
 	for (int i = 0; i < 10; i++)
 		alloc_block(i, 100 + i * 10);
 	for (int i = 1; i < 6; i++)
@@ -89,5 +96,5 @@ int main(int argc, char **argv)
 	heap_move(-100000); /* below its start: fails */
 	if (pthread_create(&t, NULL, worker, NULL) || pthread_join(t, NULL))
 		return 1;
-	return api_write_truth(argv[2]) ? 1 : 0;
+	return api_write_truth(truth) ? 1 : 0;
 }

@@ -213,7 +213,8 @@ $(TARGET_DIR)/libcpool.so: tests/targets/cpool.c tests/targets/cpool.h | $(TARGE
 $(TARGET_DIR)/cpool.spec: tests/targets/cpool.spec | $(TARGET_DIR)
 	$(Q)cp $< $@
 
-$(TARGET_DIR)/pool_user: tests/targets/pool_user.c tests/targets/api_truth.h $(TARGET_DIR)/libcpool.so
+$(TARGET_DIR)/pool_user: tests/targets/pool_user.c tests/targets/api_truth.h \
+		tests/targets/launcher_rank.h $(TARGET_DIR)/libcpool.so
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -lcpool $(TARGET_RPATH) \
 		-pthread -o $@
@@ -229,7 +230,7 @@ $(TARGET_DIR)/libmaps.so: tests/targets/maplib.c tests/targets/maplib.h | $(TARG
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) -fPIC -shared $< -o $@
 
-$(TARGET_DIR)/mappings: tests/targets/mappings.c $(TARGET_DIR)/libmaps.so
+$(TARGET_DIR)/mappings: tests/targets/mappings.c tests/targets/launcher_rank.h $(TARGET_DIR)/libmaps.so
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -lmaps $(TARGET_RPATH) \
 		-pthread -o $@

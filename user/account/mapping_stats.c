@@ -144,6 +144,24 @@ int mapping_stats__charge(struct mapping_stats *ms, const struct os_charge *c)
 	return 0;
 }
 
+int mapping_stats__set(struct mapping_stats *ms, enum map_group_kind kind, uint32_t tid,
+		       const char *name, const char *library, const char *function,
+		       const struct map_balance *b)
+{
+	struct map_group *g;
+
+	if (kind == MAP_GROUP_STACK)
+		return -EINVAL;
+	g = group_of(ms, kind, tid, kind == MAP_GROUP_THREAD ? NULL : library,
+		     kind == MAP_GROUP_FUNCTION ? function : NULL);
+	if (!g)
+		return -ENOMEM;
+	if (kind == MAP_GROUP_THREAD && name)
+		strncpy(g->name, name, sizeof(g->name) - 1);
+	g->bal = *b;
+	return 0;
+}
+
 int mapping_stats__add_rss(struct mapping_stats *ms, double t, uint64_t bytes)
 {
 	if (ms->nr_rss == ms->cap_rss) {

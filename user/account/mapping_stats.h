@@ -87,6 +87,13 @@ struct os_charge {
 void map_balance__apply(struct map_balance *b, const struct os_move *m);
 /* 0 or -ENOMEM (then nothing was charged anywhere). */
 int mapping_stats__charge(struct mapping_stats *ms, const struct os_charge *c);
+/*
+ * A thread's (tid, name), library's or function's figures as read back from a store
+ * (heaptap report DB): set, not charged. 0 or -ENOMEM.
+ */
+int mapping_stats__set(struct mapping_stats *ms, enum map_group_kind kind, uint32_t tid,
+		       const char *name, const char *library, const char *function,
+		       const struct map_balance *b);
 /* 0 or -ENOMEM. */
 int mapping_stats__add_rss(struct mapping_stats *ms, double t, uint64_t bytes);
 /*

@@ -9,6 +9,7 @@
 #include "arena.h"
 #include "heaptap_types.h"
 #include "log.h"
+#include "os_wire.h"
 #include "owner_wire.h"
 #include "run_wire.h"
 
@@ -280,6 +281,62 @@ static int diff_owner(struct builder *b, bool last)
 	return 0;
 }
 
+/*
+ * The OS view and the --allocator accounts: whole, when they changed, at most every
+ * OWNER_EVERY seconds but in a process's last message. Built once to compare; built again
+ * in the batch's memory when they go, which is the rarer case.
+ */
+static int diff_os_and_apis(struct builder *b, bool last)
+{
+	struct target *t = b->t;
+	struct sent *sent = b->sent;
+	struct arena scratch = {};
+	uint64_t maps = 0, apis = 0;
+	double now = agent_mono();
+	Heaptap__Process *p;
+	size_t bytes;
+
+	if (!last && now - sent->os_sent_at < OWNER_EVERY)
+		return 0;
+	if (mapping_stats__any(&t->mappings)) {
+		Heaptap__Mappings *m = wire_mappings(&scratch, &t->mappings);
+
+		maps = m ? wire_message_digest(&m->base) : 0;
+	}
+	if (t->custom) {
+		Heaptap__AllocatorApis *m = wire_allocators(&scratch, t->custom);
+
+		apis = m ? wire_message_digest(&m->base) : 0;
+	}
+	arena_reset(&scratch);
+	if ((mapping_stats__any(&t->mappings) && !maps) || (t->custom && !apis))
+		return -ENOMEM;
+	if (maps && maps != sent->mappings_digest) {
+		bytes = HASH_COUNT(t->mappings.groups) * GROUP_OVERHEAD;
+		if (!(p = room_for(b, bytes)) ||
+		    !(p->mappings = wire_mappings(&b->arena, &t->mappings)))
+			return -ENOMEM;
+		sent->mappings_digest = maps;
+		sent->os_sent_at = now;
+	}
+	if (apis && apis != sent->allocators_digest) {
+		size_t nr;
+		struct custom_account *accts = custom_allocs__accounts(t->custom, &nr);
+
+		bytes = 0;
+		for (size_t i = 0; i < nr; i++)
+			bytes += (1 + HASH_COUNT(accts[i].stats.threads) +
+				  HASH_COUNT(accts[i].stats.libraries) +
+				  HASH_COUNT(accts[i].stats.functions)) * GROUP_OVERHEAD;
+		if (!(p = room_for(b, bytes)) ||
+		    !(p->allocators = wire_allocators(&b->arena, t->custom)))
+			return -ENOMEM;
+		sent->allocators_digest = apis;
+		sent->os_sent_at = now;
+	}
+	return 0;
+}
+
 static struct sent *sent_of(struct agent *a, const struct target *t)
 {
 	struct sent *sent;
@@ -330,7 +387,8 @@ static int diff_process(struct builder *b, struct target *t, bool detach_live)
 		sent->stats.total = t->stats.total;
 	}
 	if ((err = diff_threads(b)) || (err = diff_libraries(b)) || (err = diff_functions(b)) ||
-	    (err = diff_owner(b, state != HEAPTAP__STATE__RUNNING)))
+	    (err = diff_owner(b, state != HEAPTAP__STATE__RUNNING)) ||
+	    (err = diff_os_and_apis(b, state != HEAPTAP__STATE__RUNNING)))
 		return err;
 	if (state != HEAPTAP__STATE__RUNNING) {
 		/* Its last word is queued: nothing of it changes any more. */

@@ -27,6 +27,9 @@ struct sent {
 	struct process_stats stats; /* the groups as sent */
 	uint64_t owner_digest;	    /* of the Owner as sent (0: none yet) */
 	double owner_sent_at;	    /* agent_mono() then */
+	uint64_t mappings_digest;   /* of the Mappings as sent (0: none yet) */
+	uint64_t allocators_digest; /* of the AllocatorApis as sent (0: none yet) */
+	double os_sent_at;	    /* agent_mono() when either went */
 	UT_hash_handle hh;
 };
 

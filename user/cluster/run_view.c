@@ -69,6 +69,8 @@ static void run_process_free(struct run_process *p)
 {
 	accountant__clear(&p->t.stats);
 	stored_owner__free(p->owner);
+	if (p->release)
+		p->release(&p->t);
 	free(p);
 }
 

@@ -18,6 +18,8 @@ struct run_process {
 	char host[256];
 	char state[16]; /* "agent lost", "detached", or "" */
 	struct stored_owner *owner; /* who held its memory; NULL: not stored */
+	/* Frees what the store gave t besides its groups (store_os.c); NULL: nothing. */
+	void (*release)(struct target *t);
 };
 
 struct run_view {

@@ -7,6 +7,7 @@
 #include "heaptap_types.h"
 #include "log.h"
 #include "store_internal.h"
+#include "store_os.h"
 #include "store_schema.h"
 
 /* "job:ID" or "agent:UID" */
@@ -315,6 +316,9 @@ static int put_process(struct store *st, int64_t agent, const char *host,
 	if (stage_groups(st, kp->id, p))
 		return -EIO;
 	if (p->owner && store_owner__put(st, kp->id, p->owner))
+		return -EIO;
+	if ((p->mappings && store_os__put_mappings(st, kp->id, p->mappings)) ||
+	    (p->allocators && store_os__put_allocators(st, kp->id, p->allocators)))
 		return -EIO;
 	/* A sample per batch: a time series, nothing to coalesce. */
 	if (p->total) {

@@ -8,6 +8,7 @@
 #include "heaptap_types.h"
 #include "log.h"
 #include "store_internal.h"
+#include "store_os.h"
 #include "store_owner.h"
 #include "store_read.h"
 #include "store_schema.h"
@@ -243,7 +244,8 @@ int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_o
 		sqlite3_bind_int(gs, 2, totals_only);
 		if ((err = load_groups(st, gs, p)))
 			goto cleanup;
-		if (!totals_only && (err = store_owner__load(st, p->id, &p->owner)))
+		if (!totals_only && ((err = store_owner__load(st, p->id, &p->owner)) ||
+				     (err = store_os__load(st, p))))
 			goto cleanup;
 	}
 	if (rc != SQLITE_DONE)

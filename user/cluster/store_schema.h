@@ -38,6 +38,37 @@ enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1, STORE_ALLOCATED =
 	"  requested INTEGER, likely_leak INTEGER, growth_bytes_per_second REAL,"            \
 	"  PRIMARY KEY (process, kind, position)) WITHOUT ROWID;"
 
+/*
+ * Schema 4: each process's OS view (its newest Mappings message) and --allocator accounts
+ * (its newest AllocatorApis): groups by kind as in groups (a: the thread's tid; library and
+ * function by text, '' where none), allocator APIs by name. A schema-3 file gains these
+ * tables when a collector opens it.
+ */
+#define STORE_OS_SCHEMA                                                                       \
+	"CREATE TABLE IF NOT EXISTS mapping_groups ("                                         \
+	"  process INTEGER NOT NULL REFERENCES processes(id), kind INTEGER NOT NULL,"        \
+	"  a INTEGER NOT NULL, library TEXT NOT NULL, function TEXT NOT NULL, name TEXT,"    \
+	"  current INTEGER, min INTEGER, max INTEGER, anonymous INTEGER, file INTEGER,"      \
+	"  brk INTEGER, malloc_own INTEGER, mmap_calls INTEGER, munmap_calls INTEGER,"       \
+	"  mremap_calls INTEGER, brk_calls INTEGER, madvise_calls INTEGER,"                  \
+	"  released_calls INTEGER, released_bytes INTEGER, before_tracing_calls INTEGER,"   \
+	"  before_tracing_bytes INTEGER,"                                                     \
+	"  PRIMARY KEY (process, kind, a, library, function)) WITHOUT ROWID;"                \
+	"CREATE TABLE IF NOT EXISTS mapping_rss ("                                            \
+	"  process INTEGER PRIMARY KEY REFERENCES processes(id), rss INTEGER,"               \
+	"  rss_max INTEGER);"                                                                  \
+	"CREATE TABLE IF NOT EXISTS allocators ("                                             \
+	"  process INTEGER NOT NULL REFERENCES processes(id), allocator TEXT NOT NULL,"      \
+	"  position INTEGER NOT NULL, library TEXT, freed_unknown INTEGER,"                  \
+	"  PRIMARY KEY (process, allocator)) WITHOUT ROWID;"                                  \
+	"CREATE TABLE IF NOT EXISTS allocator_groups ("                                       \
+	"  process INTEGER NOT NULL REFERENCES processes(id), allocator TEXT NOT NULL,"      \
+	"  kind INTEGER NOT NULL, a INTEGER NOT NULL, library TEXT NOT NULL,"                \
+	"  function TEXT NOT NULL, name TEXT, current INTEGER, min INTEGER, max INTEGER,"    \
+	"  requested INTEGER, malloc INTEGER, calloc INTEGER, realloc INTEGER, free INTEGER," \
+	"  memalign INTEGER, posix_memalign INTEGER, brk INTEGER,"                           \
+	"  PRIMARY KEY (process, allocator, kind, a, library, function)) WITHOUT ROWID;"
+
 #define STORE_SCHEMA                                                                          \
 	"CREATE TABLE IF NOT EXISTS agents ("                                                 \
 	"  id INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, host TEXT, command TEXT,"       \
@@ -71,6 +102,7 @@ enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1, STORE_ALLOCATED =
 	"  current INTEGER NOT NULL, max INTEGER NOT NULL);"                                  \
 	"CREATE INDEX IF NOT EXISTS samples_of_process ON samples (process, t);"             \
 	STORE_OWNER_SCHEMA                                                                     \
+	STORE_OS_SCHEMA                                                                        \
 	"CREATE VIEW IF NOT EXISTS balances AS"                                               \
 	"  SELECT g.process, CASE g.kind WHEN 0 THEN 'total' WHEN 1 THEN 'thread'"           \
 	"    WHEN 2 THEN 'library' ELSE 'function' END AS kind,"                              \

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "heaptap_types.h"
+#include "os_wire.h"
 #include "wire.h"
 
 void wire_reader__init(struct wire_reader *r, uint32_t limit)
@@ -280,6 +281,9 @@ static const char *check_process(const Heaptap__Process *p)
 	if (p->total && (why = check_balance(p->total)))
 		return why;
 	if (p->owner && (why = check_owner(p->owner)))
+		return why;
+	if ((p->mappings && (why = wire_check_mappings(p->mappings))) ||
+	    (p->allocators && (why = wire_check_allocators(p->allocators))))
 		return why;
 	for (size_t i = 0; i < p->n_threads; i++) {
 		if (!string_ok(p->threads[i]->name) || !p->threads[i]->has_tid)

@@ -21,6 +21,9 @@ struct custom_allocs {
 	struct allocator *objects[TRACER_MAX_CUSTOM_FILES]; /* files with probes */
 	size_t nr_objects;
 	bool looked; /* its objects were looked through once */
+	/* Accounts read back from a store: their specs (a name only) and libraries, owned */
+	struct alloc_spec *stored_specs[CUSTOM_ALLOCS_MAX];
+	char *stored_libraries[CUSTOM_ALLOCS_MAX];
 };
 
 enum ht_func custom_allocs__slot(enum spec_kind kind)
@@ -314,7 +317,35 @@ void custom_allocs__free(struct custom_allocs *c)
 		accountant__clear(&c->accounts[i].stats);
 	for (size_t i = 0; i < c->nr_objects; i++)
 		free(c->objects[i]);
+	for (size_t i = 0; i < CUSTOM_ALLOCS_MAX; i++) {
+		free(c->stored_specs[i]);
+		free(c->stored_libraries[i]);
+	}
 	free(c);
+}
+
+struct custom_account *custom_allocs__add_stored(struct custom_allocs **c, const char *name,
+						 const char *library)
+{
+	struct custom_account *acct;
+	struct alloc_spec *spec;
+	size_t i;
+
+	if (!*c && !(*c = calloc(1, sizeof(**c))))
+		return NULL;
+	i = (*c)->nr;
+	if (i == CUSTOM_ALLOCS_MAX || !(spec = calloc(1, sizeof(*spec))))
+		return NULL;
+	snprintf(spec->name, sizeof(spec->name), "%s", name);
+	snprintf(spec->source, sizeof(spec->source), "%s", name);
+	(*c)->stored_specs[i] = spec;
+	if (library && !((*c)->stored_libraries[i] = strdup(library)))
+		return NULL;
+	acct = &(*c)->accounts[i];
+	acct->spec = spec;
+	acct->library = (*c)->stored_libraries[i];
+	(*c)->nr++;
+	return acct;
 }
 
 struct custom_account *custom_allocs__accounts(struct custom_allocs *c, size_t *nr)

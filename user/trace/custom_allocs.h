@@ -45,6 +45,13 @@ void custom_allocs__free(struct custom_allocs *c);
 /* t's accounts, in --allocator order: nr of them (0 without --allocator). */
 struct custom_account *custom_allocs__accounts(struct custom_allocs *c, size_t *nr);
 
+/*
+ * heaptap report DB: an account read back, named name, of library (NULL: none), after the
+ * accounts of *c (made if NULL). NULL when out of memory or past CUSTOM_ALLOCS_MAX.
+ */
+struct custom_account *custom_allocs__add_stored(struct custom_allocs **c, const char *name,
+						 const char *library);
+
 /* The kind's calls are counted in this entry point's slot of struct balance. */
 enum ht_func custom_allocs__slot(enum spec_kind kind);
 
