@@ -132,6 +132,8 @@ static const struct argp_option report_options[] = {
 	CLI_EXPORT_OPTIONS,
 	CLI_REPORT_RANK_OPTION,
 	CLI_REPORT_DB_OPTIONS,
+	{ "site-depth", OPT_SITE_DEPTH, "N", 0, "frames shown per allocation site in the text of "
+						"a database's run (default 6)" },
 	{},
 };
 

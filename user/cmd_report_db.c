@@ -5,6 +5,7 @@
 #include <string.h>
 #include "commands.h"
 #include "log.h"
+#include "owner_text.h"
 #include "profile_files.h"
 #include "profile_input.h"
 #include "profile_session.h"
@@ -134,6 +135,7 @@ int cmd_report_db(const struct options *opts)
 		status = EXIT_FAILURE_INTERNAL;
 		goto cleanup;
 	}
+	owner_text_set_depth(opts->site_depth);
 	if (!text.f)
 		report_text_run(stdout, &run);
 	else if ((err = write_run(&text, &run, false))) {

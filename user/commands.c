@@ -4,6 +4,7 @@
 #include <time.h>
 #include "commands.h"
 #include "log.h"
+#include "owner_text.h"
 #include "privilege.h"
 #include "profile_files.h"
 #include "profile_session.h"
@@ -62,7 +63,7 @@ int open_outputs(const struct options *opts, struct outputs *out)
 		.tree = { .show = opts->tree, .depth = opts->depth, .under = opts->under },
 		.folded_weight = opts->folded_weight,
 	};
-	report_owner_set_depth(opts->site_depth);
+	owner_text_set_depth(opts->site_depth);
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		if (!files[i].path)
 			continue;

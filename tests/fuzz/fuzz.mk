@@ -27,8 +27,9 @@ FUZZ_rank_SEEDS := rank:16384
 FUZZ_procfs_SRCS := trace/procfs
 FUZZ_procfs_SEEDS := procfs:65536
 # The collector's decoder: frames from the network, and the messages' own objects.
-FUZZ_wire_SRCS := cluster/wire cluster/os_wire_check cluster/run_wire cluster/run_view cluster/arena \
-	report/stored_owner report/human_bytes account/accountant symbols/attribution
+FUZZ_wire_SRCS := cluster/wire cluster/os_wire_check cluster/run_wire cluster/run_view \
+	cluster/arena report/stored_owner report/owner_text report/human_bytes \
+	account/accountant symbols/attribution
 FUZZ_wire_EXTRA := quiet_log
 FUZZ_wire_OBJS := $(FUZZ_DIR)/proto/heaptap.pb-c.o
 FUZZ_wire_SEEDS := wire:16384

@@ -118,14 +118,35 @@ static void run_job(struct collector_proc *c)
 	cr_assert(eq(int, wait_status(job, 240), 0), "mpirun: %s", slurp(err));
 }
 
-/* heaptap report DB --rank R: its exit status; its text in out, its errors in err. */
-static int report_rank(const char *db, const char *rank, char out[256], char err[256])
+/*
+ * heaptap report DB --rank R [--site-depth N]: its exit status; its text in out, its errors
+ * in err.
+ */
+static int report_rank_at(const char *db, const char *rank, const char *depth, char out[256],
+			  char err[256])
 {
 	char *argv[] = { (char *)heaptap_path(), "report", (char *)db, "--rank", (char *)rank,
-			 NULL };
+			 depth ? "--site-depth" : NULL, (char *)depth, NULL };
 
 	return wait_status(spawn(argv, scratch_file("report.txt", out, 256),
 				 scratch_file("report.err", err, 256)), 60);
+}
+
+static int report_rank(const char *db, const char *rank, char out[256], char err[256])
+{
+	return report_rank_at(db, rank, NULL, out, err);
+}
+
+/* In a site's short stack, the frame of function is followed by main's. */
+static bool main_follows(const char *text, const char *function)
+{
+	char frame[128];
+	const char *at, *end;
+
+	snprintf(frame, sizeof(frame), "\n        %s (", function);
+	at = strstr(text, frame);
+	end = at ? strchr(at + 1, '\n') : NULL;
+	return end && !strncmp(end, "\n        main (", 15);
 }
 
 Test(cluster_owner, three_ranks_outstanding_and_peak)
@@ -161,6 +182,14 @@ Test(cluster_owner, three_ranks_outstanding_and_peak)
 		  text);
 	cr_expect(eq(int, count_text(out, "Program name:"), 1), "%s", text);
 	cr_expect(strstr(text, "rank: 1") != NULL, "%s", text);
+	cr_expect(main_follows(text, "leak_site"), "6 frames a site: main's too:\n%s", text);
+	free(text);
+
+	/* --site-depth 1: a site's innermost frame outside the allocator only. */
+	cr_assert(eq(int, report_rank_at(db, "1", "1", out, err), 0), "%s", slurp(err));
+	text = slurp(out);
+	cr_expect(strstr(text, "\n        leak_site (") != NULL, "%s", text);
+	cr_expect(not(main_follows(text, "leak_site")), "1 frame a site:\n%s", text);
 	free(text);
 
 	/*

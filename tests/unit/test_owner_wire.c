@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "owner.h"
+#include "owner_text.h"
 #include "owner_wire.h"
 #include "store.h"
 #include "store_internal.h"
@@ -197,6 +198,31 @@ Test(owner_wire, the_collector_bounds_what_it_is_sent)
 	owner__clear(&o);
 }
 
+/* The stored sites' text: run's format, --site-depth frames per site. */
+static void expect_text(const struct stored_owner *got)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+
+	owner_text_set_depth(1);
+	stored_owner__text(out, got, "/lib/libc.so.6");
+	fclose(out);
+	cr_expect(strstr(text, "  5.9K in 60 blocks (5.3K requested)\n        site (app) app.c:12\n"
+				 "  5.8K in 59 blocks") != NULL, "%s", text);
+	cr_expect(strstr(text, "main (app)") == NULL, "one frame a site:\n%s", text);
+	cr_expect(strstr(text, "Freed, allocated before tracing: 3 calls, 120 bytes\n") != NULL,
+		  "%s", text);
+	free(text);
+	out = open_memstream(&text, &len);
+	owner_text_set_depth(6);
+	stored_owner__text(out, got, "/lib/libc.so.6");
+	fclose(out);
+	cr_expect(strstr(text, "        site (app) app.c:12\n        main (app)\n") != NULL, "%s",
+		  text);
+	free(text);
+}
+
 Test(owner_wire, stored_and_read_back)
 {
 	char path[] = "/tmp/heaptap-owner-XXXXXX";
@@ -247,6 +273,7 @@ Test(owner_wire, stored_and_read_back)
 	cr_expect(eq(u64, got->freed_calls, FREED_BEFORE));
 	cr_expect(eq(u64, got->freed_bytes, 40 * FREED_BEFORE));
 	cr_expect(got->freed_bytes_known);
+	expect_text(got);
 	cr_expect(eq(str, (char *)json_object_to_json_string_ext(got->outstanding[0].frames,
 								 JSON_C_TO_STRING_PLAIN),
 		     "[{\"library\":\"\\/lib\\/libc.so.6\",\"function\":\"malloc\"},"

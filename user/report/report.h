@@ -42,11 +42,10 @@ json_object *report_frame_json(const struct stack_frame *fr, bool detailed);
 /*
  * report_owner.c: the owner figures of a process (outstanding, peak, allocated,
  * freed_before_tracing, live_blocks) added to its JSON object p; and as text sections,
- * each site with frames_per_site frames (report_owner_set_depth, --site-depth).
+ * each site with --site-depth frames (owner_text.h).
  */
 void report_owner_json(json_object *p, const struct target *t);
 void report_owner_text(FILE *out, const struct target *t);
-void report_owner_set_depth(unsigned frames_per_site);
 /* report_allocators.c: processes[].allocators, and a text section per --allocator API. */
 json_object *report_allocators_json(const struct target *t);
 void report_allocators_text(FILE *out, const struct target *t);

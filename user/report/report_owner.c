@@ -7,18 +7,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "human_bytes.h"
+#include "owner_text.h"
 #include "report.h"
-
-/* Sites shown in the text report's sections, largest first. */
-#define TEXT_SITES 10
-
-static unsigned site_depth = 6;
-
-void report_owner_set_depth(unsigned frames)
-{
-	site_depth = frames ? frames : 1;
-}
 
 /* detailed: frames carry offsets and raw symbols (--stacks keeps them). */
 static json_object *frames_json(const struct owner_site *s, bool detailed)
@@ -131,39 +121,16 @@ void report_owner_json(json_object *p, const struct target *t)
 	json_object_object_add(p, "live_blocks", live);
 }
 
-/*
- * A site's short stack: from its innermost frame outside the allocator outwards, site_depth
- * frames at most, ending at main or a thread's start.
- */
-static void print_stack(FILE *out, const struct stack_record *rec, const char *allocator)
+/* A site as the text sections show it, holding blocks and bytes. */
+static struct owner_text_site text_site(const struct owner_site *s, uint64_t blocks,
+					uint64_t bytes)
 {
-	size_t i = 1, shown = 0;
-
-	if (!rec) {
-		fprintf(out, "        (stack not recorded: out of memory)\n");
-		return;
-	}
-	while (i < rec->nr && allocator && !strcmp(rec->frames[i].library, allocator))
-		i++;
-	for (; i < rec->nr && shown < site_depth; i++, shown++) {
-		const struct stack_frame *f = &rec->frames[i];
-		const char *lib = strrchr(f->library, '/');
-
-		fprintf(out, "        %s (%s)", f->function, lib ? lib + 1 : f->library);
-		if (f->file)
-			fprintf(out, " %s:%d", f->file, f->line);
-		fputc('\n', out);
-		if (!strcmp(f->function, "main") || is_startup_symbol(f->function))
-			break;
-	}
-}
-
-static void print_site(FILE *out, uint64_t blocks, uint64_t bytes)
-{
-	char text[16];
-
-	fprintf(out, "  %s in %" PRIu64 " block%s", human_bytes((int64_t)bytes, text, sizeof(text)),
-		blocks, blocks == 1 ? "" : "s");
+	return (struct owner_text_site){
+		.frames = s->record ? s->record->frames : NULL,
+		.nr = s->record ? s->record->nr : 0,
+		.blocks = blocks,
+		.bytes = bytes,
+	};
 }
 
 void report_owner_text(FILE *out, const struct target *t)
@@ -172,56 +139,44 @@ void report_owner_text(FILE *out, const struct target *t)
 	const char *allocator = t->probed ? t->alloc.path : NULL;
 	struct live_blocks_losses over;
 	uint32_t nr, *order;
-	char text[16];
 
 	if (!o->live)
 		return;
-	fprintf(out, "----- Still allocated at the end, by allocation site -----\n");
-	fprintf(out, "%s in %" PRIu64 " blocks\n", human_bytes((int64_t)o->bytes, text,
-								sizeof(text)), o->blocks);
+	owner_text_heading(out, "Still allocated at the end", o->bytes, o->blocks);
 	if (o->sites_dropped)
 		fprintf(out, "(sites dropped to keep ended processes within --tree-budget)\n");
 	order = owner__by_outstanding(o, &nr);
-	for (uint32_t i = 0; order && i < nr && i < TEXT_SITES; i++) {
+	for (uint32_t i = 0; order && i < nr && i < OWNER_TEXT_SITES; i++) {
 		const struct owner_site *s = &o->sites[order[i]];
 		struct leak_verdict v = leak_series__verdict(s->series);
+		struct owner_text_site site = text_site(s, s->blocks, s->bytes);
 
 		if (!s->blocks)
 			break;
-		print_site(out, s->blocks, s->bytes);
-		fprintf(out, " (%s requested)",
-			human_bytes((int64_t)s->requested, text, sizeof(text)));
-		if (v.likely_leak)
-			fprintf(out, ", likely leak: growing %s/s",
-				human_bytes((int64_t)v.growth_bytes_per_second, text, sizeof(text)));
-		fputc('\n', out);
-		print_stack(out, s->record, allocator);
+		site.outstanding = true;
+		site.requested = s->requested;
+		site.likely_leak = v.likely_leak;
+		site.growth_bytes_per_second = v.growth_bytes_per_second;
+		owner_text_site(out, &site, allocator);
 	}
 	free(order);
 
-	fprintf(out, "----- At the peak, by allocation site -----\n");
-	fprintf(out, "%s in %" PRIu64 " blocks\n", human_bytes((int64_t)o->peak_bytes, text,
-								sizeof(text)), o->peak_blocks);
+	owner_text_heading(out, "At the peak", o->peak_bytes, o->peak_blocks);
 	order = owner__by_peak(o, &nr);
-	for (uint32_t i = 0, shown = 0; order && i < nr && shown < TEXT_SITES; i++) {
+	for (uint32_t i = 0, shown = 0; order && i < nr && shown < OWNER_TEXT_SITES; i++) {
 		const struct owner_site *s = &o->sites[order[i]];
+		struct owner_text_site site = text_site(s, owner_site__peak_blocks(o, s),
+							owner_site__peak_bytes(o, s));
 
-		if (!owner_site__peak_blocks(o, s))
+		if (!site.blocks)
 			continue;
-		print_site(out, owner_site__peak_blocks(o, s), owner_site__peak_bytes(o, s));
-		fputc('\n', out);
-		print_stack(out, s->record, allocator);
+		owner_text_site(out, &site, allocator);
 		shown++;
 	}
 	free(order);
 
-	if (o->freed_before_tracing.calls) {
-		fprintf(out, "Freed, allocated before tracing: %" PRIu64 " calls",
-			o->freed_before_tracing.calls);
-		if (o->freed_before_tracing.bytes_known)
-			fprintf(out, ", %" PRIu64 " bytes", o->freed_before_tracing.bytes);
-		fputc('\n', out);
-	}
+	owner_text_freed_before(out, o->freed_before_tracing.calls, o->freed_before_tracing.bytes,
+				o->freed_before_tracing.bytes_known);
 	over = live_blocks__over_limit(o->live);
 	if (over.blocks)
 		fprintf(out, "Past the limit of %zu live blocks (--live-blocks): %" PRIu64

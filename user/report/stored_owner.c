@@ -2,13 +2,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "attribution.h"
-#include "human_bytes.h"
+#include "owner_text.h"
 #include "stored_owner.h"
-
-/* Sites in each text section, and frames of each short stack (as run's report). */
-#define TEXT_SITES 10
-#define STACK_DEPTH 6
 
 static void free_sites(struct stored_site *sites, uint32_t nr)
 {
@@ -82,71 +77,59 @@ static const char *frame_text(json_object *frame, const char *key)
 	return json_object_object_get_ex(frame, key, &v) ? json_object_get_string(v) : NULL;
 }
 
-/* From the innermost frame outside the allocator outwards, to main or a thread's start. */
-static void print_stack(FILE *out, json_object *frames, const char *allocator)
+/*
+ * A stored site as the text sections show it, its frames read into *frames (to free):
+ * they point into the site's JSON.
+ */
+static struct owner_text_site text_site(const struct stored_site *s, bool outstanding,
+					struct stack_frame **frames)
 {
-	size_t nr = json_object_array_length(frames), i = 1, shown = 0;
+	size_t nr = json_object_array_length(s->frames);
+	struct owner_text_site site = {
+		.blocks = s->blocks,
+		.bytes = s->bytes,
+		.outstanding = outstanding,
+		.requested = s->requested,
+		.likely_leak = s->likely_leak,
+		.growth_bytes_per_second = s->growth_bytes_per_second,
+	};
 
-	while (i < nr && allocator &&
-	       !strcmp(frame_text(json_object_array_get_idx(frames, i), "library"), allocator))
-		i++;
-	for (; i < nr && shown < STACK_DEPTH; i++, shown++) {
-		json_object *f = json_object_array_get_idx(frames, i);
-		const char *function = frame_text(f, "function"), *lib = frame_text(f, "library");
-		const char *file = frame_text(f, "file"), *line = frame_text(f, "line");
-		const char *base = strrchr(lib, '/');
+	*frames = calloc(nr ? nr : 1, sizeof(**frames));
+	for (size_t i = 0; *frames && i < nr; i++) {
+		json_object *f = json_object_array_get_idx(s->frames, i), *line;
 
-		fprintf(out, "        %s (%s)", function, base ? base + 1 : lib);
-		if (file)
-			fprintf(out, " %s:%s", file, line ? line : "?");
-		fputc('\n', out);
-		if (!strcmp(function, "main") || is_startup_symbol(function))
-			break;
+		(*frames)[i] = (struct stack_frame){
+			.function = frame_text(f, "function"),
+			.library = frame_text(f, "library"),
+			.file = frame_text(f, "file"),
+			.line = json_object_object_get_ex(f, "line", &line) ?
+					json_object_get_int(line) :
+					0,
+		};
 	}
-	if (!nr)
-		fprintf(out, "        (stack not recorded: out of memory)\n");
+	site.frames = *frames;
+	site.nr = *frames ? nr : 0;
+	return site;
 }
 
-static void print_site(FILE *out, const struct stored_site *s)
+static void print_sites(FILE *out, const struct stored_site *sites, uint32_t nr,
+			bool outstanding, const char *allocator)
 {
-	char text[16];
+	for (uint32_t i = 0; i < nr && i < OWNER_TEXT_SITES; i++) {
+		struct stack_frame *frames;
+		struct owner_text_site site = text_site(&sites[i], outstanding, &frames);
 
-	fprintf(out, "  %s in %" PRIu64 " block%s", human_bytes((int64_t)s->bytes, text,
-							     sizeof(text)),
-		s->blocks, s->blocks == 1 ? "" : "s");
+		owner_text_site(out, &site, allocator);
+		free(frames);
+	}
 }
 
 void stored_owner__text(FILE *out, const struct stored_owner *o, const char *allocator)
 {
-	char text[16];
-
-	fprintf(out, "----- Still allocated at the end, by allocation site -----\n");
-	fprintf(out, "%s in %" PRIu64 " blocks\n", human_bytes((int64_t)o->bytes, text,
-								sizeof(text)), o->blocks);
-	for (uint32_t i = 0; i < o->nr_outstanding && i < TEXT_SITES; i++) {
-		const struct stored_site *s = &o->outstanding[i];
-
-		print_site(out, s);
-		fprintf(out, " (%" PRIu64 " requested)", s->requested);
-		if (s->likely_leak)
-			fprintf(out, ", likely leak: growing %s/s",
-				human_bytes((int64_t)s->growth_bytes_per_second, text,
-					    sizeof(text)));
-		fputc('\n', out);
-		print_stack(out, s->frames, allocator);
-	}
-	fprintf(out, "----- At the peak, by allocation site -----\n");
-	fprintf(out, "%s in %" PRIu64 " blocks\n", human_bytes((int64_t)o->peak_bytes, text,
-								sizeof(text)), o->peak_blocks);
-	for (uint32_t i = 0; i < o->nr_peak && i < TEXT_SITES; i++) {
-		print_site(out, &o->peak[i]);
-		fputc('\n', out);
-		print_stack(out, o->peak[i].frames, allocator);
-	}
-	if (o->freed_known && o->freed_calls) {
-		fprintf(out, "Freed, allocated before tracing: %" PRIu64 " calls", o->freed_calls);
-		if (o->freed_bytes_known)
-			fprintf(out, ", %" PRIu64 " bytes", o->freed_bytes);
-		fputc('\n', out);
-	}
+	owner_text_heading(out, "Still allocated at the end", o->bytes, o->blocks);
+	print_sites(out, o->outstanding, o->nr_outstanding, true, allocator);
+	owner_text_heading(out, "At the peak", o->peak_bytes, o->peak_blocks);
+	print_sites(out, o->peak, o->nr_peak, false, allocator);
+	if (o->freed_known)
+		owner_text_freed_before(out, o->freed_calls, o->freed_bytes, o->freed_bytes_known);
 }
