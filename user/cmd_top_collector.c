@@ -16,20 +16,25 @@ static void print_rows(FILE *out, const struct report_run *run, struct top_rates
 {
 	fprintf(out, "run %" PRId64 "%s%s: %zu processes\n", run->id, run->job ? ", job " : "",
 		run->job ? run->job : "", run->nr);
-	fprintf(out, "%-20s %5s %8s %12s %12s %10s %10s %12s  %s\n", "HOST", "RANK", "PID",
-		"CURRENT", "MAX", "ALLOC/s", "FREE/s", "CALLS", "STATE");
+	fprintf(out, "%-20s %5s %8s %12s %12s %12s %12s %10s %10s %12s  %s\n", "HOST", "RANK",
+		"PID", "CURRENT", "MAX", "HELD", "PEAK", "ALLOC/s", "FREE/s", "CALLS", "STATE");
 	for (size_t i = 0; i < run->nr; i++) {
 		const struct target *t = run->targets[i];
 		const struct process_facts *pf = &run->facts[i];
 		double alloc_rate, free_rate;
-		char rank[16] = "-";
+		char rank[16] = "-", held[24] = "-", peak[24] = "-";
 
 		top_rates__of(rates, pf->host, t, &alloc_rate, &free_rate);
 		if (t->mpi.rank >= 0)
 			snprintf(rank, sizeof(rank), "%d", t->mpi.rank);
-		fprintf(out, "%-20.20s %5s %8d %12" PRId64 " %12" PRId64 " %10.0f %10.0f %12" PRIu64
-			     "  %s\n", pf->host, rank, t->pid, t->stats.total.current,
-			t->stats.total.max, alloc_rate, free_rate, top_total_calls(&t->stats.total),
+		if (pf->held_known) { /* the owner's totals: bytes still held, and at the peak */
+			snprintf(held, sizeof(held), "%" PRIu64, pf->held_bytes);
+			snprintf(peak, sizeof(peak), "%" PRIu64, pf->held_peak_bytes);
+		}
+		fprintf(out, "%-20.20s %5s %8d %12" PRId64 " %12" PRId64 " %12s %12s %10.0f %10.0f "
+			     "%12" PRIu64 "  %s\n", pf->host, rank, t->pid, t->stats.total.current,
+			t->stats.total.max, held, peak, alloc_rate, free_rate,
+			top_total_calls(&t->stats.total),
 			pf->state ? pf->state : t->exited ? "exited" : "running");
 	}
 	fputc('\n', out);

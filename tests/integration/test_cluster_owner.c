@@ -149,6 +149,49 @@ static bool main_follows(const char *text, const char *function)
 	return end && !strncmp(end, "\n        main (", 15);
 }
 
+/*
+ * top --collector -b -n 1, while the collector runs: each rank's HELD and PEAK columns are
+ * the owner totals it stored (exactly), which hold at least the rank's own sites.
+ */
+static void expect_live_totals(const struct collector_proc *c)
+{
+	char out[256], err[256], *text, *save = NULL;
+	char *argv[] = { (char *)heaptap_path(), "top", "--collector", (char *)c->endpoint, "-b",
+			 "-n", "1", NULL };
+	int ranks = 0;
+
+	cr_assert(eq(int, wait_status(spawn(argv, scratch_file("top.txt", out, sizeof(out)),
+					    scratch_file("top.err", err, sizeof(err))), 30), 0),
+		  "top --collector: %s", slurp(err));
+	text = slurp(out);
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char host[64], path[512], sql[160];
+		long long rank, pid, held, peak;
+		json_object *truth;
+
+		if (sscanf(line, "%63s %lld %lld %*d %*d %lld %lld", host, &rank, &pid, &held,
+			   &peak) != 5)
+			continue; /* the run's line, the header */
+		ranks++;
+		snprintf(sql, sizeof(sql), "SELECT bytes FROM owner WHERE process = (SELECT id "
+					   "FROM processes WHERE rank = %lld)", rank);
+		cr_expect(eq(i64, held, db_integer(c->db, sql)), "rank %lld: %s", rank, line);
+		snprintf(sql, sizeof(sql), "SELECT peak_bytes FROM owner WHERE process = (SELECT "
+					   "id FROM processes WHERE rank = %lld)", rank);
+		cr_expect(eq(i64, peak, db_integer(c->db, sql)), "rank %lld: %s", rank, line);
+		snprintf(path, sizeof(path), "%s/owner-%lld.json", scratch_dir(), rank);
+		truth = load_json(path);
+		cr_expect(held >= json_object_get_int64(get(get(truth, "leak_site"), "bytes")),
+			  "rank %lld holds its leak: %s", rank, line);
+		cr_expect(peak >= json_object_get_int64(get(get(truth, "leak_site"), "bytes")) +
+					  json_object_get_int64(get(get(truth, "burst_site"), "bytes")),
+			  "rank %lld's peak holds both sites: %s", rank, line);
+		json_object_put(truth);
+	}
+	cr_expect(eq(int, ranks, RANKS), "%s", slurp(out));
+	free(text);
+}
+
 Test(cluster_owner, three_ranks_outstanding_and_peak)
 {
 	struct collector_proc c;
@@ -159,6 +202,7 @@ Test(cluster_owner, three_ranks_outstanding_and_peak)
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0,
 			(const char *const[]){ "--commit-every", "1", NULL });
 	run_job(&c);
+	expect_live_totals(&c);
 	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
 
 	report = stored_report(db, 0);

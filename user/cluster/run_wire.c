@@ -151,7 +151,17 @@ static Heaptap__Process *encode_process(struct arena *a, const struct run_proces
 	p->dropped_messages = rp->facts.dropped_messages;
 	if (wire_groups(a, &t->stats, p))
 		return NULL;
-	return p;
+	/* The owner's totals only: every rank's sites would not fit one answer. */
+	if (rp->owner && (p->owner = arena_alloc(a, sizeof(*p->owner)))) {
+		heaptap__owner__init(p->owner);
+		p->owner->has_blocks = p->owner->has_bytes = true;
+		p->owner->has_peak_blocks = p->owner->has_peak_bytes = true;
+		p->owner->blocks = rp->owner->blocks;
+		p->owner->bytes = rp->owner->bytes;
+		p->owner->peak_blocks = rp->owner->peak_blocks;
+		p->owner->peak_bytes = rp->owner->peak_bytes;
+	}
+	return a->failed ? NULL : p;
 }
 
 Heaptap__RunView *run_wire__encode(struct arena *a, const struct run_view *v)
@@ -211,6 +221,12 @@ static int decode_process(const Heaptap__Process *p, struct run_process *rp)
 	rp->facts.dropped_messages = p->dropped_messages;
 	t->incomplete_stacks = p->incomplete_stacks;
 	t->unsupported_unwinds = p->unsupported_unwinds;
+	if (p->owner) {
+		rp->facts.held_known = true;
+		rp->facts.held_blocks = p->owner->blocks;
+		rp->facts.held_bytes = p->owner->bytes;
+		rp->facts.held_peak_bytes = p->owner->peak_bytes;
+	}
 	balance_from_wire(p->total, &t->stats.total);
 	for (size_t i = 0; i < p->n_threads && !err; i++) {
 		balance_from_wire(p->threads[i]->balance, &b);

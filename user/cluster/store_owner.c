@@ -149,7 +149,8 @@ static int load_site(sqlite3_stmt *s, struct stored_owner *o)
 	return 0;
 }
 
-int store_owner__load(struct store *st, int64_t process, struct stored_owner **out)
+int store_owner__load(struct store *st, int64_t process, bool totals_only,
+		      struct stored_owner **out)
 {
 	sqlite3 *db = store__db(st);
 	struct stored_owner *o = NULL;
@@ -185,6 +186,10 @@ int store_owner__load(struct store *st, int64_t process, struct stored_owner **o
 		return rc == SQLITE_DONE ? 0 : store_db_error(st, "read who holds the memory");
 	if (!o)
 		return -ENOMEM;
+	if (totals_only) {
+		*out = o;
+		return 0;
+	}
 	if (sqlite3_prepare_v2(db, "SELECT kind, frames, blocks, bytes, requested, likely_leak, "
 				   "growth_bytes_per_second FROM owner_sites WHERE process = ?1 "
 				   "ORDER BY kind, position", -1, &s, NULL) != SQLITE_OK) {

@@ -3,11 +3,16 @@
 #ifndef HEAPTAP_STORE_OWNER_H
 #define HEAPTAP_STORE_OWNER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "store.h"
 #include "stored_owner.h"
 
-/* The stored sites of a process into *out (NULL: none stored). 0, -ENOMEM or -EIO. */
-int store_owner__load(struct store *st, int64_t process, struct stored_owner **out);
+/*
+ * What a process's newest Owner said into *out (NULL: none stored), with its sites unless
+ * totals_only. 0, -ENOMEM or -EIO.
+ */
+int store_owner__load(struct store *st, int64_t process, bool totals_only,
+		      struct stored_owner **out);
 
 #endif

@@ -244,8 +244,9 @@ int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_o
 		sqlite3_bind_int(gs, 2, totals_only);
 		if ((err = load_groups(st, gs, p)))
 			goto cleanup;
-		if (!totals_only && ((err = store_owner__load(st, p->id, &p->owner)) ||
-				     (err = store_os__load(st, p))))
+		/* The owner's totals even so: top --collector's table shows them. */
+		if ((err = store_owner__load(st, p->id, totals_only, &p->owner)) ||
+		    (!totals_only && (err = store_os__load(st, p))))
 			goto cleanup;
 	}
 	if (rc != SQLITE_DONE)

@@ -77,6 +77,9 @@ struct process_facts {
 	const char *state; /* NULL, or how it ended but by exit: "agent lost", "detached" */
 	uint64_t dropped_messages; /* its agent's updates that never reached the collector */
 	const struct stored_owner *owner; /* who held its memory, as stored; NULL: none */
+	/* Served by a collector (top --collector): its owner totals, when held_known. */
+	bool held_known;
+	uint64_t held_blocks, held_bytes, held_peak_bytes;
 };
 
 /* The processes of a run not traced here: stored by a collector, or served by one. */

@@ -89,16 +89,22 @@ struct screen {
 	int tab;	   /* threads, libraries, functions */
 };
 
+/* Bytes as the table shows them; "-" when the collector has no owner figures of it. */
+static const char *held_text(bool known, uint64_t bytes, char *buf, size_t size)
+{
+	return known ? human_bytes((int64_t)bytes, buf, size) : "-";
+}
+
 static void draw_table(struct screen *sc)
 {
 	const struct report_run *r = &sc->report;
-	char cur[16], max[16], rank[16];
+	char cur[16], max[16], rank[16], held[16], peak[16];
 
 	mvprintw(0, 0, "heaptap top - run %" PRId64 "%s%s: %zu processes", r->id,
 		 r->job ? ", job " : "", r->job ? r->job : "", r->nr);
 	attron(A_REVERSE);
-	mvprintw(2, 0, "%-16s %5s %8s %8s %8s %9s %9s %10s  %-10s", "HOST", "RANK", "PID",
-		 "CURRENT", "MAX", "ALLOC/s", "FREE/s", "CALLS", "STATE");
+	mvprintw(2, 0, "%-16s %5s %8s %8s %8s %8s %8s %9s %9s %10s  %-10s", "HOST", "RANK",
+		 "PID", "CURRENT", "MAX", "HELD", "PEAK", "ALLOC/s", "FREE/s", "CALLS", "STATE");
 	attroff(A_REVERSE);
 	if (sc->selected >= r->nr)
 		sc->selected = r->nr ? r->nr - 1 : 0;
@@ -115,10 +121,12 @@ static void draw_table(struct screen *sc)
 		snprintf(rank, sizeof(rank), t->mpi.rank >= 0 ? "%d" : "-", t->mpi.rank);
 		if (i == sc->selected)
 			attron(A_BOLD | A_UNDERLINE);
-		mvprintw(3 + i - sc->first, 0, "%-16.16s %5s %8d %8s %8s %9.0f %9.0f %10" PRIu64
-			 "  %-10s", pf->host, rank, t->pid,
+		mvprintw(3 + i - sc->first, 0, "%-16.16s %5s %8d %8s %8s %8s %8s %9.0f %9.0f %10"
+			 PRIu64 "  %-10s", pf->host, rank, t->pid,
 			 human_bytes(t->stats.total.current, cur, sizeof(cur)),
-			 human_bytes(t->stats.total.max, max, sizeof(max)), ar, fr,
+			 human_bytes(t->stats.total.max, max, sizeof(max)),
+			 held_text(pf->held_known, pf->held_bytes, held, sizeof(held)),
+			 held_text(pf->held_known, pf->held_peak_bytes, peak, sizeof(peak)), ar, fr,
 			 top_total_calls(&t->stats.total),
 			 pf->state ? pf->state : t->exited ? "exited" : "running");
 		attroff(A_BOLD | A_UNDERLINE);
