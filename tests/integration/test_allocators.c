@@ -143,9 +143,11 @@ static bool in_the_program(json_object *stack)
 }
 
 /*
- * A report's mappings.stacks through the program, each as JSON text, sorted. The loader's
- * own start-up calls are left out: which of them are charged depends on when heaptap found
- * the allocator, later with an --allocator spec to read.
+ * A report's mappings.stacks through the program, each as JSON text of its call, whether
+ * complete and its frames, sorted. The loader's own start-up calls are left out: which of
+ * them are charged depends on when heaptap found the allocator, later with an --allocator
+ * spec to read. So are the figures: glibc trims a new thread's arena with one munmap or
+ * two, as the kernel's address for it falls.
  */
 static json_object *mapping_stacks(json_object *process)
 {
@@ -153,12 +155,17 @@ static json_object *mapping_stacks(json_object *process)
 	json_object *lines = json_object_new_array();
 
 	for (size_t i = 0; i < json_object_array_length(stacks); i++) {
-		json_object *stack = json_object_array_get_idx(stacks, i);
+		json_object *stack = json_object_array_get_idx(stacks, i), *shape;
 
-		if (in_the_program(stack))
-			json_object_array_add(lines, json_object_new_string(
-							     json_object_to_json_string_ext(
-								     stack, JSON_C_TO_STRING_PLAIN)));
+		if (!in_the_program(stack))
+			continue;
+		shape = json_object_new_object();
+		json_object_object_add(shape, "call", json_object_get(get(stack, "call")));
+		json_object_object_add(shape, "complete", json_object_get(get(stack, "complete")));
+		json_object_object_add(shape, "frames", json_object_get(get(stack, "frames")));
+		json_object_array_add(lines, json_object_new_string(json_object_to_json_string_ext(
+						     shape, JSON_C_TO_STRING_PLAIN)));
+		json_object_put(shape);
 	}
 	json_object_array_sort(lines, compare_strings);
 	return lines;
