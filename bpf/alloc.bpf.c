@@ -10,10 +10,7 @@
  */
 #include "heaptap.bpf.h"
 #include <bpf/bpf_tracing.h>
-#include "stacks.bpf.h"
-#include "unwind.bpf.h"
-
-static const struct inflight empty_inflight;
+#include "inflight.bpf.h"
 
 /*
  * Set by userspace when tracing ends: removing the probes takes a while, and what they
@@ -42,16 +39,6 @@ static __always_inline __u64 usable_size(__u64 ptr, __u32 *flags)
 	return (word & ~GLIBC_SIZE_BITS) - ((word & GLIBC_IS_MMAPPED) ? 16 : 8);
 }
 
-static __always_inline struct inflight *inflight_of(__u32 tid)
-{
-	struct inflight *in = bpf_map_lookup_elem(&inflight, &tid);
-
-	if (in)
-		return in;
-	bpf_map_update_elem(&inflight, &tid, &empty_inflight, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&inflight, &tid);
-}
-
 static __always_inline void send_call(struct ht_call_event *ev)
 {
 	__u64 size = HT_CALL_EVENT_HEADER_SIZE;
@@ -77,7 +64,7 @@ int BPF_KPROBE(alloc_entry)
 
 	if (tracing_stopped)
 		return 0;
-	in = inflight_of((__u32)id);
+	in = current_inflight(true);
 	if (!in) {
 		count_loss(id >> 32, LOSS_INFLIGHT_FULL);
 		return 0;
@@ -108,9 +95,8 @@ int BPF_KPROBE(alloc_entry)
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	ev->stack.pid = ev->pid;
 	/* Frame 0 is the entry, even when the probe sits past it: the same stacks either way. */
-	ev->stack.nr = unwind_user_stack(ctx, HT_COOKIE_SKIP(cookie), ev->pid, in,
-					 ev->stack.frames, &ev->flags);
-	ev->stack_id = stack_id_of(&ev->stack, &fresh);
+	cached_user_stack(ctx, HT_COOKIE_SKIP(cookie), &in->call, &ev->stack, &ev->stack_id,
+			  &ev->flags, &fresh, &in->stack_cache);
 	if (fresh)
 		ev->flags |= HT_F_STACK_NEW;
 
@@ -126,14 +112,13 @@ int BPF_KPROBE(alloc_entry)
 SEC("uretprobe")
 int BPF_KRETPROBE(alloc_return)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct ht_call_event *ev;
 	struct inflight *in;
 	__u64 ptr;
 
 	if (tracing_stopped)
 		return 0;
-	in = bpf_map_lookup_elem(&inflight, &tid);
+	in = current_inflight(false);
 	if (!in || in->depth == 0)
 		return 0; /* its entry was lost, and counted there */
 	if (--in->depth > 0)

@@ -10,7 +10,7 @@
 #include "heaptap.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "stacks.bpf.h"
-#include "unwind.bpf.h"
+#include "inflight.bpf.h"
 
 struct custom_inflight {
 	__u32 depth;
@@ -27,23 +27,8 @@ struct {
 } custom_inflight SEC(".maps");
 
 static const struct custom_inflight empty_custom_inflight;
-static const struct inflight empty_inflight;
 
 extern bool tracing_stopped __weak;
-
-/*
- * The thread's malloc-family record, which also keeps the return slot of its API call in
- * flight (return_slots.bpf.h): there the malloc family's entry finds it without a lookup.
- */
-static __always_inline struct inflight *malloc_inflight_of(__u32 tid)
-{
-	struct inflight *in = bpf_map_lookup_elem(&inflight, &tid);
-
-	if (in)
-		return in;
-	bpf_map_update_elem(&inflight, &tid, &empty_inflight, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&inflight, &tid);
-}
 
 static __always_inline void send_custom(struct ht_custom_event *ev)
 {
@@ -104,9 +89,14 @@ int BPF_KPROBE(custom_entry)
 	in->out_arg = HT_CUSTOM_COOKIE_OUT_ARG(cookie);
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	ev->stack.pid = ev->pid;
-	/* NULL when the map is full: then a stack through a probed call in flight is cut. */
+	/*
+	 * The thread's malloc-family record also keeps its API call's return slot (there the
+	 * malloc family's entry finds it). NULL without memory: then a stack through a probed
+	 * call in flight is cut.
+	 */
+	thread = current_inflight(true);
 	ev->stack.nr = unwind_user_stack(ctx, HT_COOKIE_SKIP(cookie), ev->pid,
-					 malloc_inflight_of(tid), ev->stack.frames, &ev->flags);
+					 thread ? &thread->call : NULL, ev->stack.frames, &ev->flags);
 	ev->stack_id = stack_id_of(&ev->stack, &fresh);
 	if (fresh)
 		ev->flags |= HT_F_STACK_NEW;
@@ -116,7 +106,7 @@ int BPF_KPROBE(custom_entry)
 	}
 	in->depth = 1;
 	/* Looked up again: a pointer kept across the walk would double the verifier's work. */
-	thread = bpf_map_lookup_elem(&inflight, &tid);
+	thread = current_inflight(false);
 	if (thread)
 		return_slot__note(&thread->api, PT_REGS_SP(ctx), &ev->stack);
 	return 0;
@@ -138,7 +128,7 @@ int BPF_KRETPROBE(custom_return)
 		return 0; /* its entry was lost, and counted there */
 	if (--in->depth > 0)
 		return 0;
-	thread = bpf_map_lookup_elem(&inflight, &tid);
+	thread = current_inflight(false);
 	if (thread)
 		thread->api.addr = 0; /* returned: its slot holds other frames from now on */
 	ev = &in->ev;

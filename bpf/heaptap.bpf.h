@@ -39,24 +39,6 @@ struct return_slot {
 	__u64 ra;
 };
 
-struct inflight {
-	__u32 depth;
-	__u32 pad;
-	/* Kept from a call's entry to its return (return_slots.bpf.h); the two are adjacent. */
-	struct return_slot call; /* the malloc-family call's */
-	struct return_slot api;	 /* the --allocator API call's (custom_alloc.bpf.c) */
-	struct ht_call_event ev; /* built at entry, completed and sent at return */
-};
-
-/* One slot per traced thread, kept until the thread exits (process.bpf.c drops it). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, struct inflight);
-} inflight SEC(".maps") __weak;
-
 /*
  * The wakeup flag for an event: none until the ring holds a backlog (the consumer also
  * polls on a short timer). A wakeup per event costs the traced thread more than the rest

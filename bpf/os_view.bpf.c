@@ -15,7 +15,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "stacks.bpf.h"
-#include "unwind.bpf.h"
+#include "inflight.bpf.h"
 
 /* x86-64 system call numbers */
 #define NR_MMAP 9
@@ -152,7 +152,7 @@ int BPF_PROG(os_call_exit, struct pt_regs *regs, long ret)
 		}
 	}
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	in = bpf_map_lookup_elem(&inflight, &tid);
+	in = current_inflight(false);
 	if (in && in->depth > 0) {
 		/*
 		 * Inside malloc, calloc, realloc or memalign: the allocator's own mapping, made
@@ -172,7 +172,8 @@ int BPF_PROG(os_call_exit, struct pt_regs *regs, long ret)
 	}
 	ev->stack.pid = ev->pid;
 	/* The user pc is after the syscall instruction, inside the wrapper: frame 0. */
-	ev->stack.nr = unwind_user_stack(regs, 0, ev->pid, in, ev->stack.frames, &ev->flags);
+	ev->stack.nr = unwind_user_stack(regs, 0, ev->pid, in ? &in->call : NULL, ev->stack.frames,
+					 &ev->flags);
 	ev->stack_id = stack_id_of(&ev->stack, &fresh);
 	if (fresh)
 		ev->flags |= HT_F_STACK_NEW;

@@ -5,6 +5,7 @@
 #include "heaptap.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "inflight.bpf.h"
 
 #define SIGSTOP 19
 #define SIGNAL_GROUP_EXIT 0x4 /* signal_struct.flags: the group is exiting as one */
@@ -169,7 +170,7 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(program_exec)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 pid = id >> 32, tid = (__u32)id;
+	__u32 pid = id >> 32;
 	char comm[TASK_COMM_LEN] = {};
 	struct ht_fork_event ev = { .type = HT_EV_LAUNCHER, .pid = pid };
 	__u8 one = 1;
@@ -179,7 +180,7 @@ int BPF_PROG(program_exec)
 		 * No call of the old image will return: a depth left by one (its probes came
 		 * while it ran) must not silence the new program.
 		 */
-		bpf_map_delete_elem(&inflight, &tid);
+		bpf_task_storage_delete(&inflight, bpf_get_current_task_btf());
 		if (!runs_as_own_user())
 			bpf_map_delete_elem(&hold, &pid); /* userspace lets it go untraced */
 		mappings_changed(HT_EV_EXEC);
@@ -235,7 +236,6 @@ int BPF_PROG(thread_exit)
 
 	if (!bpf_map_lookup_elem(&targets, &ev.pid))
 		return 0;
-	bpf_map_delete_elem(&inflight, &ev.tid);
 	/* do_exit() has already counted this thread out of the group's live threads. */
 	ev.group_dead = BPF_CORE_READ(task, signal, live.counter) == 0;
 	if (ev.group_dead) {

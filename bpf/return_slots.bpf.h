@@ -29,14 +29,15 @@ struct return_slots {
 __u64 no_return_slots[4] __weak;
 
 /*
- * The slots replaced on the stack of in's thread (in may be NULL). Without branches on
- * what was recorded: the verifier then takes one state, not several, into the walk.
+ * The slots replaced on a thread's stack: recorded, its in-flight record's call and api
+ * (NULL: none). Without branches on what was recorded: the verifier then takes one
+ * state, not several, into the walk.
  */
-static __always_inline void return_slots__load(struct return_slots *rs, const struct inflight *in)
+static __always_inline void return_slots__load(struct return_slots *rs,
+					       const struct return_slot *recorded)
 {
-	const struct return_slot *recorded =
-		in ? &in->call : (const struct return_slot *)no_return_slots;
-
+	if (!recorded)
+		recorded = (const struct return_slot *)no_return_slots;
 	rs->call = recorded[0];
 	rs->api = recorded[1];
 	rs->any = rs->call.addr | rs->api.addr;

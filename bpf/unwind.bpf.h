@@ -37,11 +37,45 @@ struct {
 #define MAPPING_SEARCH_STEPS 10
 #define ROW_SEARCH_STEPS 24
 
+/*
+ * What a walk read, so that a later walk from the same registers can be proven to give
+ * the same frames by reading the same words again (bpf/stack_cache.bpf.h).
+ */
+#define UNWIND_LOG_READS 64
+
+struct unwind_read_log {
+	__u32 nr;	   /* reads made; past UNWIND_LOG_READS only counted */
+	__u8 bp_source;	   /* where the walk's bp came from: a read's index, or BP_* */
+	__u8 bp_used;	   /* the walk used rbp's value at its start */
+	__u16 uncacheable; /* a read failed, or a value was not the memory's own */
+	/*
+	 * The reads whose values the walk used. A saved rbp matters only if a later frame
+	 * uses it: in code without frame pointers rbp is an ordinary register (a loop
+	 * counter, say) whose saved value changes from call to call.
+	 */
+	__u64 used;
+	struct {
+		__u64 addr, value;
+	} reads[UNWIND_LOG_READS];
+};
+
+#define BP_INITIAL 0xff /* rbp's value at the start */
+#define BP_NONE 0xfe	/* none: bp is 0 */
+
+/* The log of walks nobody replays (written, never read: programs may share it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unwind_read_log);
+} unwind_scratch_log SEC(".maps") __weak;
+
 struct user_unwind_state {
 	__u64 pc, sp, bp; /* the frame being unwound; bp 0 when unknown */
 	bool interrupted; /* pc is where a signal interrupted it, not a return address */
 	__u64 *frames;
 	const struct ht_process_mappings *mappings; /* NULL: frame pointers only */
+	struct unwind_read_log *log;
 	__u32 nr;
 	__u32 flags;
 	struct return_slots slots; /* return addresses uretprobes replaced */
@@ -127,9 +161,66 @@ static __always_inline const struct ht_unwind_row *row_of(const struct ht_mappin
 	return row && row->cfa_rule != HT_CFA_NONE ? row : NULL;
 }
 
-static __always_inline bool read_word(__u64 addr, __u64 *value)
+/* Log a read; used: the walk uses its value now (a saved rbp: only if a frame uses bp). */
+static __always_inline __u32 log_read(struct user_unwind_state *st, __u64 addr, __u64 value,
+				      bool used)
 {
-	return bpf_probe_read_user(value, sizeof(*value), (void *)addr) == 0;
+	struct unwind_read_log *log = st->log;
+	/* Past the end it wraps, without a branch: such a walk is not cached anyway. */
+	__u32 i = log->nr++ & (UNWIND_LOG_READS - 1);
+
+	log->reads[i].addr = addr;
+	log->reads[i].value = value;
+	if (used)
+		log->used |= 1ULL << i;
+	return i;
+}
+
+/* Every word of user memory the walk reads comes through here (and is logged). */
+static __always_inline bool unwind_read(struct user_unwind_state *st, __u64 addr, __u64 *value)
+{
+	if (bpf_probe_read_user(value, sizeof(*value), (void *)addr)) {
+		st->log->uncacheable = 1; /* the page may be there next time */
+		return false;
+	}
+	log_read(st, addr, *value, true);
+	return true;
+}
+
+/* The same for a saved rbp: bp now comes from this read. */
+static __always_inline bool unwind_read_bp(struct user_unwind_state *st, __u64 addr, __u64 *value)
+{
+	if (bpf_probe_read_user(value, sizeof(*value), (void *)addr)) {
+		st->log->uncacheable = 1;
+		return false;
+	}
+	st->log->bp_source = log_read(st, addr, *value, false);
+	return true;
+}
+
+/*
+ * The return address read at addr, put back where a uretprobe replaced it. Such a walk is
+ * not cached: the slot holds the same trampoline whoever the caller was.
+ */
+static __always_inline __u64 unwind_return(struct user_unwind_state *st, __u64 addr, __u64 ra)
+{
+	__u64 original = original_return(&st->slots, addr, ra);
+
+	if (original != ra)
+		st->log->uncacheable = 1;
+	return original;
+}
+
+/* The walk is about to use bp: a replay must find the value it came from unchanged. */
+static __always_inline void use_bp(struct user_unwind_state *st)
+{
+	struct unwind_read_log *log = st->log;
+	__u32 source = log->bp_source;
+
+	if (source == BP_INITIAL)
+		log->bp_used = 1;
+	else if (source < UNWIND_LOG_READS)
+		log->used |= 1ULL << source;
 }
 
 /*
@@ -145,8 +236,8 @@ static __always_inline bool step_by_sigframe(struct user_unwind_state *st)
 {
 	__u64 pc, sp, bp;
 
-	if (!read_word(st->sp + UC_RIP, &pc) || !read_word(st->sp + UC_RSP, &sp) ||
-	    !read_word(st->sp + UC_RBP, &bp) || !pc)
+	if (!unwind_read(st, st->sp + UC_RIP, &pc) || !unwind_read(st, st->sp + UC_RSP, &sp) ||
+	    !unwind_read_bp(st, st->sp + UC_RBP, &bp) || !pc)
 		return false;
 	/* No climbing check: the handler may have run on an alternate signal stack. */
 	st->pc = pc;
@@ -157,7 +248,8 @@ static __always_inline bool step_by_sigframe(struct user_unwind_state *st)
 }
 
 /* Unwind one frame by its row. Returns false when the stack ends here. */
-static __always_inline bool step_by_row(struct user_unwind_state *st, const struct ht_unwind_row *row)
+static __always_inline bool step_by_row(struct user_unwind_state *st,
+					const struct ht_unwind_row *row)
 {
 	__u64 cfa, ra, bp = st->bp;
 
@@ -167,6 +259,7 @@ static __always_inline bool step_by_row(struct user_unwind_state *st, const stru
 		cfa = st->sp + row->cfa_offset;
 		break;
 	case HT_CFA_RBP:
+		use_bp(st);
 		if (!st->bp)
 			return false;
 		cfa = st->bp + row->cfa_offset;
@@ -186,14 +279,15 @@ static __always_inline bool step_by_row(struct user_unwind_state *st, const stru
 		st->flags |= HT_F_STACK_UNSUPPORTED;
 		return false;
 	}
-	if (!read_word(cfa + row->ra_offset, &ra))
+	if (!unwind_read(st, cfa + row->ra_offset, &ra))
 		return false;
-	ra = original_return(&st->slots, cfa + row->ra_offset, ra);
+	ra = unwind_return(st, cfa + row->ra_offset, ra);
 	if (row->rbp_rule == HT_REG_AT_CFA) {
-		if (!read_word(cfa + row->rbp_offset, &bp))
+		if (!unwind_read_bp(st, cfa + row->rbp_offset, &bp))
 			return false;
 	} else if (row->rbp_rule != HT_REG_SAME) {
 		bp = 0;
+		st->log->bp_source = BP_NONE;
 	}
 	/* Stacks grow down: a caller's frame lies above its callee's. */
 	if (cfa <= st->sp || !ra)
@@ -217,16 +311,24 @@ static __always_inline bool step_by_frame_pointer(struct user_unwind_state *st, 
 
 	st->interrupted = false;
 	if (entry) {
-		if (!read_word(st->sp, &st->pc))
+		if (!unwind_read(st, st->sp, &st->pc))
 			return false;
-		st->pc = original_return(&st->slots, st->sp, st->pc);
+		st->pc = unwind_return(st, st->sp, st->pc);
 		st->sp += 8;
 		return st->pc != 0;
 	}
-	if (!st->bp || (st->bp & 7) || st->bp < st->sp ||
-	    bpf_probe_read_user(&record, sizeof(record), (void *)st->bp) || !record.ra)
+	use_bp(st);
+	if (!st->bp || (st->bp & 7) || st->bp < st->sp)
 		return false;
-	st->pc = original_return(&st->slots, st->bp + 8, record.ra);
+	if (bpf_probe_read_user(&record, sizeof(record), (void *)st->bp)) {
+		st->log->uncacheable = 1;
+		return false;
+	}
+	st->log->bp_source = log_read(st, st->bp, record.next_bp, false);
+	log_read(st, st->bp + 8, record.ra, true);
+	if (!record.ra)
+		return false;
+	st->pc = unwind_return(st, st->bp + 8, record.ra);
 	st->sp = st->bp + 16;
 	/* A chain that does not climb is not a chain: the next step checks bp >= sp. */
 	st->bp = record.next_bp;
@@ -265,12 +367,15 @@ static long unwind_step(__u64 index, void *ctx)
 /*
  * skip: how far past its function's entry the probe sits. The instructions skipped wrote
  * none of rsp, rbp and the arguments, so the registers are the entry's and so is its
- * unwind row: the walk starts from the entry's address. in: the thread's in-flight record
- * (NULL if none), for the return addresses its probed calls in flight replaced.
+ * unwind row: the walk starts from the entry's address. recorded: the return slots of the
+ * thread's probed calls in flight (its in-flight record's call and api; NULL if none).
+ * log: where the walk's reads go (stack_cache.bpf.h).
  */
-static __always_inline __u32 unwind_user_stack(struct pt_regs *regs, __u32 skip, __u32 pid,
-					       const struct inflight *in, __u64 *frames,
-					       __u32 *flags)
+static __always_inline __u32 unwind_user_stack_logged(struct pt_regs *regs, __u32 skip,
+						      __u32 pid,
+						      const struct return_slot *recorded,
+						      __u64 *frames, __u32 *flags,
+						      struct unwind_read_log *log)
 {
 	struct user_unwind_state st = {
 		.pc = PT_REGS_IP(regs) - skip,
@@ -278,14 +383,32 @@ static __always_inline __u32 unwind_user_stack(struct pt_regs *regs, __u32 skip,
 		.bp = PT_REGS_FP(regs),
 		.frames = frames,
 		.mappings = bpf_map_lookup_elem(&unwind_processes, &pid),
+		.log = log,
 	};
 
-	return_slots__load(&st.slots, in);
-
 	/* One more step than frames: the last one finds the walk was cut short. */
+	return_slots__load(&st.slots, recorded);
+	/* Kept in the log, not in st: the verifier would follow each walk once per value. */
+	log->bp_source = BP_INITIAL;
+	log->bp_used = 0;
+	log->used = 0;
 	bpf_loop(HT_MAX_FRAMES + 1, unwind_step, &st, 0);
 	*flags |= st.flags;
 	return st.nr;
+}
+
+/* The same, for a walk no cache will replay. */
+static __always_inline __u32 unwind_user_stack(struct pt_regs *regs, __u32 skip, __u32 pid,
+					       const struct return_slot *recorded, __u64 *frames,
+					       __u32 *flags)
+{
+	__u32 zero = 0;
+	struct unwind_read_log *log = bpf_map_lookup_elem(&unwind_scratch_log, &zero);
+
+	if (!log)
+		return 0;
+	log->nr = 0;
+	return unwind_user_stack_logged(regs, skip, pid, recorded, frames, flags, log);
 }
 
 #endif

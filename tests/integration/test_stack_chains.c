@@ -2,8 +2,10 @@
 /*
  * heaptap's stacks through code without frame pointers equal, frame by frame, the chains
  * the traced program recorded with libgcc's unwinder: recursion, a qsort comparator, a
- * zlib callback, a CFA that moves mid-body, a signal handler, a thread. A frame whose
- * CFA is a DWARF expression heaptap does not follow ends its stack there, visibly.
+ * zlib callback, a CFA that moves mid-body, a signal handler, a thread; and calls repeated
+ * from the same place whose stacks differ above it (twin callers, other depths, longjmp,
+ * coroutines on one stack, raised signals), which the stack cache must tell apart. A frame
+ * whose CFA is a DWARF expression heaptap does not follow ends its stack there, visibly.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +126,22 @@ static void expect_cut_at_expression(json_object *stacks, json_object *truth,
 	json_object_put(report);
 }
 
+/*
+ * The repeated cases are exact only if the per-thread stack cache told their stacks apart:
+ * show that it was used at all (each case repeats its last call REPEATS times).
+ */
+static void expect_stacks_from_the_cache(const char *json_path)
+{
+	json_object *report = load_json(json_path);
+	json_object *cache = get(report, "stack_cache");
+
+	cr_expect(json_object_get_int64(get(cache, "hits")) >= 50,
+		  "the repeated calls' stacks came from the cache (hits %lld, walks %lld)",
+		  (long long)json_object_get_int64(get(cache, "hits")),
+		  (long long)json_object_get_int64(get(cache, "walks")));
+	json_object_put(report);
+}
+
 Test(stack_chains, equal_the_chains_the_program_recorded)
 {
 	char target[4096], truth_path[256], stacks_path[256], json_path[256];
@@ -161,8 +179,14 @@ Test(stack_chains, equal_the_chains_the_program_recorded)
 				match = stack;
 		}
 		if (match) {
+			long long calls = json_object_get_int64(get(want, "calls"));
+
 			cr_expect(json_object_get_boolean(get(match, "complete")),
 				  "%s: the stack is whole but not marked complete", function);
+			/* A repeated case: each of its calls has its own stack, no other's. */
+			if (calls)
+				cr_expect(eq(i64, json_object_get_int64(get(match, "calls")), calls),
+					  "%s: calls with this stack", function);
 			continue;
 		}
 		wanted = describe(get(want, "frames"), 0);
@@ -173,6 +197,7 @@ Test(stack_chains, equal_the_chains_the_program_recorded)
 		free(got);
 	}
 	expect_cut_at_expression(stacks, truth, json_path);
+	expect_stacks_from_the_cache(json_path);
 	json_object_put(stacks);
 	json_object_put(truth);
 }

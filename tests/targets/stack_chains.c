@@ -5,6 +5,12 @@
  * libz), a frame whose CFA moves to rbp mid-body (a variable-length array), a signal
  * handler (through the signal trampoline) and a thread (down to clone3).
  *
+ * Then the same calls again and again from places whose stacks differ only above the
+ * probed call: twin callers at the same depth, recursions to other depths, longjmps out of
+ * the call, coroutines on one reused stack, and a handler of signals raised from twin
+ * callers. Each stack must be its own, as many times as the program counted: a stack
+ * remembered from an earlier call and reused without proof would show as the wrong one.
+ *
  * One more function, alloc_in_expression_frame, describes its CFA by a DWARF expression
  * heaptap does not follow: its stacks must end there, incomplete, never guessed on.
  *
@@ -16,21 +22,25 @@
  */
 #include <execinfo.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #define MAX_FRAMES 128
-#define MAX_CASES 16
+#define MAX_CASES 64
+#define REPEATS 50
 #define KEEP __attribute__((noinline, noipa))
 
 struct chain {
 	const char *name; /* the function that records it and calls malloc */
 	void *frames[MAX_FRAMES];
 	int nr;
+	int calls; /* of a repeated case: its calls; 0 for the others, recorded per call */
 };
 
 static struct chain cases[MAX_CASES];
@@ -43,6 +53,30 @@ static void *volatile sink;
 		struct chain *c = &cases[nr_cases++];                           \
 		c->name = fn;                                                    \
 		c->nr = backtrace(c->frames, MAX_FRAMES);                        \
+	} while (0)
+
+/* A repeated call: one case per distinct chain, with the calls that had it. */
+static void count_chain(const char *fn, void **frames, int nr)
+{
+	for (int i = 0; i < nr_cases; i++) {
+		struct chain *c = &cases[i];
+
+		if (c->calls && c->name == fn && c->nr == nr &&
+		    !memcmp(c->frames, frames, nr * sizeof(frames[0]))) {
+			c->calls++;
+			return;
+		}
+	}
+	if (nr_cases == MAX_CASES)
+		abort();
+	cases[nr_cases] = (struct chain){ .name = fn, .nr = nr, .calls = 1 };
+	memcpy(cases[nr_cases++].frames, frames, nr * sizeof(frames[0]));
+}
+
+#define RECORD_REPEATED(fn)                                                      \
+	do {                                                                     \
+		void *frames_[MAX_FRAMES];                                       \
+		count_chain(fn, frames_, backtrace(frames_, MAX_FRAMES));        \
 	} while (0)
 
 static KEEP void *alloc_in_recursion(void)
@@ -135,6 +169,161 @@ __asm__(".text\n.globl alloc_in_expression_frame\n"
 
 #define EXPRESSION_CALLS 3
 
+/* Twins: the same code at the same depth, so the call below starts from the same sp. */
+static KEEP void *alloc_from_twin(void)
+{
+	RECORD_REPEATED(__func__);
+	return malloc(1007);
+}
+
+static KEEP void twin_a(void)
+{
+	sink = alloc_from_twin();
+}
+
+static KEEP void twin_b(void)
+{
+	sink = alloc_from_twin();
+}
+
+static KEEP void *alloc_at_depth(void)
+{
+	RECORD_REPEATED(__func__);
+	return malloc(1008);
+}
+
+static KEEP void *descend(int depth)
+{
+	void *p = depth ? descend(depth - 1) : alloc_at_depth();
+
+	sink = p;
+	return p;
+}
+
+static KEEP void descend_3(void)
+{
+	descend(3);
+}
+
+static KEEP void descend_4(void)
+{
+	descend(4);
+}
+
+static jmp_buf jumped;
+
+static KEEP void alloc_then_jump(void)
+{
+	RECORD_REPEATED(__func__);
+	sink = malloc(1009);
+	longjmp(jumped, 1);
+}
+
+static KEEP void jump_a(void)
+{
+	if (!setjmp(jumped))
+		alloc_then_jump();
+}
+
+static KEEP void jump_b(void)
+{
+	if (!setjmp(jumped))
+		alloc_then_jump();
+}
+
+/* Coroutines, one after the other on the same stack. */
+static ucontext_t resumed, coroutine;
+static char coroutine_stack[64 * 1024] __attribute__((aligned(16)));
+
+static KEEP void alloc_in_coroutine(void)
+{
+	RECORD_REPEATED(__func__);
+	sink = malloc(1010);
+}
+
+static KEEP void coroutine_a(void)
+{
+	alloc_in_coroutine();
+	sink = NULL;
+}
+
+static KEEP void coroutine_b(void)
+{
+	alloc_in_coroutine();
+	sink = NULL;
+}
+
+static void run_coroutine(void (*body)(void))
+{
+	getcontext(&coroutine);
+	coroutine.uc_stack.ss_sp = coroutine_stack;
+	coroutine.uc_stack.ss_size = sizeof(coroutine_stack);
+	coroutine.uc_link = &resumed;
+	makecontext(&coroutine, body, 0);
+	swapcontext(&resumed, &coroutine);
+}
+
+static KEEP void run_coroutine_a(void)
+{
+	run_coroutine(coroutine_a);
+}
+
+static KEEP void run_coroutine_b(void)
+{
+	run_coroutine(coroutine_b);
+}
+
+/* A handler of signals raised from twins: the same handler frame above other callers. */
+
+static KEEP void alloc_in_raised_handler(int sig)
+{
+	(void)sig;
+	RECORD_REPEATED(__func__);
+	sink = malloc(1011);
+}
+
+static KEEP void raise_a(void)
+{
+	raise(SIGUSR1);
+	sink = NULL;
+}
+
+static KEEP void raise_b(void)
+{
+	raise(SIGUSR1);
+	sink = NULL;
+}
+
+/*
+ * From one call site, so that both calls have one stack: the second may reuse the first's.
+ * (A bound the compiler cannot see: two unrolled calls would be two call sites.)
+ */
+static volatile int two = 2;
+
+static KEEP void twice(void (*call)(void))
+{
+	for (int i = 0; i < two; i++)
+		call();
+}
+
+/* Each case twice in a row, then its twin twice: same start, another stack. */
+static KEEP void run_repeated_cases(void)
+{
+	struct sigaction handler = { .sa_handler = alloc_in_raised_handler };
+
+	sigaction(SIGUSR1, &handler, NULL);
+	for (int i = 0; i < REPEATS; i++) {
+		twice(twin_a);
+		twice(twin_b);
+		twice(i % 2 ? descend_4 : descend_3);
+		twice(jump_a);
+		twice(jump_b);
+		twice(i % 2 ? run_coroutine_b : run_coroutine_a);
+		twice(raise_a);
+		twice(raise_b);
+	}
+}
+
 static KEEP void run_cases(void)
 {
 	int values[64];
@@ -157,6 +346,7 @@ static KEEP void run_cases(void)
 	sink = block;
 	for (int i = 0; i < EXPRESSION_CALLS; i++)
 		sink = alloc_in_expression_frame();
+	run_repeated_cases();
 }
 
 /* Each recorded address as the file that maps it and its offset in that file. */
@@ -187,8 +377,8 @@ static int write_truth(const char *path)
 	fprintf(out, "{\"pid\": %d, \"expression_calls\": %d, \"cases\": [", (int)getpid(),
 		EXPRESSION_CALLS);
 	for (int i = 0; i < nr_cases; i++) {
-		fprintf(out, "%s\n {\"function\": \"%s\", \"frames\": [", i ? "," : "",
-			cases[i].name);
+		fprintf(out, "%s\n {\"function\": \"%s\", \"calls\": %d, \"frames\": [",
+			i ? "," : "", cases[i].name, cases[i].calls);
 		/* Frame 0 is backtrace()'s return address in the recording function: drop it. */
 		for (int f = 1; f < cases[i].nr; f++) {
 			fprintf(out, "%s", f > 1 ? ", " : "");

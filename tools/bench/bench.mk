@@ -85,7 +85,7 @@ bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DI
 
 # heaptap's own BPF run time per call at 7 and 20 frames, alone (a section of bench).
 .PHONY: bench-bpf
-bench-bpf: heaptap $(BENCH_DIR)/malloc_loop_nofp
+bench-bpf: heaptap $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DIR)/empty_probes
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/bpf_cost.sh
 
 # Where an MPI job's start under heaptap spends its time (one run, needs perf): not in bench.

@@ -136,6 +136,17 @@ static json_object *budget_json(const struct budget *b)
 	return o;
 }
 
+/* How the calls' stacks were found: the cache of the BPF side, or a walk. */
+static json_object *stack_cache_json(struct session *s)
+{
+	struct stack_cache_stats c = session__stack_cache(s);
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "hits", json_object_new_uint64(c.hits));
+	json_object_object_add(o, "walks", json_object_new_uint64(c.walks));
+	return o;
+}
+
 /* The limits on what heaptap keeps of the targets' files, and the files over them. */
 static json_object *budgets_json(struct session *s)
 {
@@ -205,6 +216,7 @@ static json_object *report_object(struct session *s)
 	json_object_object_add(root, "untraced", untraced_json(s));
 	json_object_object_add(root, "unwind_tables", unwind_tables_json(s));
 	json_object_object_add(root, "budgets", budgets_json(s));
+	json_object_object_add(root, "stack_cache", stack_cache_json(s));
 	return root;
 }
 

@@ -5,12 +5,13 @@
 
 /*
  * Where the C runtime starts a process or a thread: below them is nothing of the program.
- * ld.so's _dl_start_user runs the libraries' constructors (through _dl_init) before main.
+ * ld.so's _dl_start_user runs the libraries' constructors (through _dl_init) before main;
+ * glibc's __start_context is where a makecontext() coroutine begins.
  */
 static const char *const startup_symbols[] = {
-	"_start",	  "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
-	"start_thread",	  "clone",	       "clone3",		 "__clone",
-	"__clone3",	  "__clone_internal",  "_dl_start_user",
+	"_start",	   "__libc_start_main", "__libc_start_main_impl", "__libc_start_call_main",
+	"start_thread",	   "clone",		"clone3",		  "__clone",
+	"__clone3",	   "__clone_internal",	"_dl_start_user",	  "__start_context",
 };
 
 bool is_startup_symbol(const char *symbol)

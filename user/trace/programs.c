@@ -103,6 +103,7 @@ static void give_tables(struct session *s, struct target *t, const struct procma
 	if (!s->unwind)
 		return;
 	err = unwind_maps__update(s->unwind, t->pid, maps);
+	tracer__stacks_changed(s->tracer);
 	if (err)
 		log_error("pid %d: cannot load unwind tables: %s", t->pid, strerror(-err));
 }
@@ -123,6 +124,7 @@ void forget_program(struct session *s, struct target *t)
 		unwind_maps__forget(s->unwind, t->pid);
 	held_maps__clear(&t->held_maps);
 	stack_ids__bury(&t->stack_ids, &s->dead_ids);
+	tracer__stacks_changed(s->tracer);
 	symbolizer__free(t->symbolizer);
 	t->symbolizer = NULL;
 	/*

@@ -361,6 +361,9 @@ void session__stop(struct session *s)
 			  (unsigned long long)holds.nr, holds.total_ns / 1e6 / holds.nr,
 			  holds.longest_ns / 1e6);
 	tracer__stop_calls(s->tracer);
+	tracer__stack_cache_stats(s->tracer, &s->stack_cache.hits, &s->stack_cache.walks);
+	log_debug("stacks: %llu from the cache, %llu walked",
+		  (unsigned long long)s->stack_cache.hits, (unsigned long long)s->stack_cache.walks);
 	HASH_ITER(hh, s->targets, t, tmp)
 		tracer__detach(s->tracer, t->pid);
 	tracer__drain(s->tracer);
@@ -561,6 +564,11 @@ const struct symcache *session__symcache(const struct session *s)
 const struct budget *session__table_budget(const struct session *s)
 {
 	return s->unwind ? unwind_maps__budget(s->unwind) : NULL;
+}
+
+struct stack_cache_stats session__stack_cache(const struct session *s)
+{
+	return s->stack_cache;
 }
 
 size_t session__unwind_files(const struct session *s, const struct unwind_file **files)

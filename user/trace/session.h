@@ -139,6 +139,11 @@ const struct untraced *session__untraced(const struct session *s);
 void session__note_untraced(struct session *s, pid_t pid, const char *reason);
 enum attribution_rule session__rule(const struct session *s);
 /* The unwind tables built, one per file (none with --unwind fp). */
+/* How the BPF side found the calls' stacks: from its per-thread cache, or by a walk. */
+struct stack_cache_stats {
+	uint64_t hits, walks;
+};
+struct stack_cache_stats session__stack_cache(const struct session *s);
 size_t session__unwind_files(const struct session *s, const struct unwind_file **files);
 /* The symbol budget, and every file's share of it (symcache.h). */
 const struct symcache *session__symcache(const struct session *s);

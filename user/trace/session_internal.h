@@ -34,6 +34,7 @@ struct session {
 	double sample_interval;	  /* seconds between samples of outstanding bytes (-i) */
 	double clock;		  /* monotonic seconds, as of the last poll */
 	double next_sample;
+	struct stack_cache_stats stack_cache; /* read when tracing stops */
 };
 
 struct target *new_target(struct session *s, pid_t pid);

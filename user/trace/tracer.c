@@ -518,6 +518,29 @@ int tracer__stacks_fd(struct tracer *t)
 	return bpf_map__fd(t->skel->maps.stacks);
 }
 
+void tracer__stacks_changed(struct tracer *t)
+{
+	__atomic_add_fetch(&t->skel->bss->stack_cache_generation, 1, __ATOMIC_RELEASE);
+}
+
+void tracer__stack_cache_stats(struct tracer *t, uint64_t *hits, uint64_t *walks)
+{
+	int cpus = libbpf_num_possible_cpus();
+	__u64 *values = cpus > 0 ? calloc(cpus, sizeof(*values)) : NULL;
+	__u32 which[] = { 0, 1 };
+	uint64_t *out[] = { hits, walks };
+
+	*hits = *walks = 0;
+	for (int i = 0; values && i < 2; i++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stack_cache_stats), &which[i],
+					values))
+			continue;
+		for (int cpu = 0; cpu < cpus; cpu++)
+			*out[i] += values[cpu];
+	}
+	free(values);
+}
+
 void tracer__losses(struct tracer *t, pid_t pid, struct ht_losses *out)
 {
 	__u32 key = pid;

@@ -88,6 +88,13 @@ void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
 
 /* The map of stacks that call events name by id (see stack_ids.h). */
 int tracer__stacks_fd(struct tracer *t);
+/*
+ * Any process's unwind tables or stack ids changed: the BPF side's cached stacks are no
+ * longer to be trusted (bpf/stack_cache.bpf.h). Call after the change.
+ */
+void tracer__stacks_changed(struct tracer *t);
+/* The calls whose stack came from the cache, and those whose stack was walked. */
+void tracer__stack_cache_stats(struct tracer *t, uint64_t *hits, uint64_t *walks);
 
 /* What the kernel lost or skipped for pid so far (zeros if nothing). */
 void tracer__losses(struct tracer *t, pid_t pid, struct ht_losses *out);
