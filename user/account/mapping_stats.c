@@ -211,6 +211,37 @@ bool mapping_stats__any(const struct mapping_stats *ms)
 	return false;
 }
 
+void mapping_stats__end(struct mapping_stats *ms)
+{
+	address_ranges__clear(&ms->ranges);
+}
+
+size_t mapping_stats__stacks_bytes(const struct mapping_stats *ms)
+{
+	size_t bytes = 0;
+
+	for (const struct map_group *g = ms->groups; g; g = g->hh.next) {
+		if (g->kind == MAP_GROUP_STACK)
+			bytes += sizeof(*g) + g->key_len;
+	}
+	return bytes;
+}
+
+void mapping_stats__drop_stacks(struct mapping_stats *ms)
+{
+	struct map_group *g, *tmp;
+
+	HASH_ITER(hh, ms->groups, g, tmp) {
+		if (g->kind != MAP_GROUP_STACK)
+			continue;
+		HASH_DEL(ms->groups, g);
+		free(g->key);
+		free(g);
+	}
+	strpool__clear(&ms->names); /* only the stacks' frames are named in it */
+	ms->nr_stacks = 0;
+}
+
 void mapping_stats__clear(struct mapping_stats *ms)
 {
 	struct map_group *g, *tmp;

@@ -103,6 +103,11 @@ int mapping_stats__add_rss(struct mapping_stats *ms, double t, uint64_t bytes);
 void mapping_stats__sort(struct mapping_stats *ms);
 /* Did the process make any call the OS view counts? */
 bool mapping_stats__any(const struct mapping_stats *ms);
+/* The process ended: its address ranges go, its figures stay for the report. */
+void mapping_stats__end(struct mapping_stats *ms);
+/* What its per-stack groups take (for --tree-budget), and dropping them (the rest stays). */
+size_t mapping_stats__stacks_bytes(const struct mapping_stats *ms);
+void mapping_stats__drop_stacks(struct mapping_stats *ms);
 void mapping_stats__clear(struct mapping_stats *ms);
 
 extern const char *const ht_os_call_names[HT_NR_OS_CALLS];

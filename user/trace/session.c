@@ -379,13 +379,17 @@ size_t session__live_targets(const struct session *s)
 	return live;
 }
 
-/* What an ended process keeps for the report: its call tree, its allocation sites. */
+/*
+ * What an ended process keeps for the report: its call tree, its allocation sites, its
+ * mapping calls' stacks.
+ */
 static size_t ended_bytes(const struct target *t)
 {
 	/* With --stacks the records are the report, kept whatever the budget. */
 	size_t records = t->stacks.detailed ? 0 : t->stacks.bytes;
 
-	return t->tree.bytes + records + owner__sites_bytes(&t->owner);
+	return t->tree.bytes + records + owner__sites_bytes(&t->owner) +
+	       mapping_stats__stacks_bytes(&t->mappings);
 }
 
 /*
@@ -407,6 +411,7 @@ static void keep_ended_trees_within_budget(struct session *s)
 		s->ended_tree_bytes -= ended_bytes(oldest);
 		calltree__clear(&oldest->tree);
 		owner__drop_sites(&oldest->owner);
+		mapping_stats__drop_stacks(&oldest->mappings);
 		if (!oldest->stacks.detailed) /* with --stacks they are the report */
 			stack_records__clear(&oldest->stacks);
 		oldest->tree_dropped = true;
@@ -417,6 +422,7 @@ void end_target(struct session *s, struct target *t)
 {
 	forget_program(s, t);
 	owner__end(&t->owner);
+	mapping_stats__end(&t->mappings);
 	tracer__take_losses(s->tracer, t->pid, &t->kernel_losses);
 	HASH_DEL(s->targets, t);
 	t->next_ended = s->ended;
