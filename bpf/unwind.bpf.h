@@ -176,13 +176,22 @@ static __always_inline __u32 log_read(struct user_unwind_state *st, __u64 addr, 
 	return i;
 }
 
-/* Every word of user memory the walk reads comes through here (and is logged). */
-static __always_inline bool unwind_read(struct user_unwind_state *st, __u64 addr, __u64 *value)
+/* Read user memory for the walk; a walk that failed a read is not cached. */
+static __always_inline bool read_user(struct user_unwind_state *st, void *dst, __u32 size,
+				      __u64 addr)
 {
-	if (bpf_probe_read_user(value, sizeof(*value), (void *)addr)) {
+	if (bpf_probe_read_user(dst, size, (void *)addr)) {
 		st->log->uncacheable = 1; /* the page may be there next time */
 		return false;
 	}
+	return true;
+}
+
+/* Every word of user memory the walk reads comes through here (and is logged). */
+static __always_inline bool unwind_read(struct user_unwind_state *st, __u64 addr, __u64 *value)
+{
+	if (!read_user(st, value, sizeof(*value), addr))
+		return false;
 	log_read(st, addr, *value, true);
 	return true;
 }
@@ -190,10 +199,8 @@ static __always_inline bool unwind_read(struct user_unwind_state *st, __u64 addr
 /* The same for a saved rbp: bp now comes from this read. */
 static __always_inline bool unwind_read_bp(struct user_unwind_state *st, __u64 addr, __u64 *value)
 {
-	if (bpf_probe_read_user(value, sizeof(*value), (void *)addr)) {
-		st->log->uncacheable = 1;
+	if (!read_user(st, value, sizeof(*value), addr))
 		return false;
-	}
 	st->log->bp_source = log_read(st, addr, *value, false);
 	return true;
 }
@@ -320,10 +327,8 @@ static __always_inline bool step_by_frame_pointer(struct user_unwind_state *st, 
 	use_bp(st);
 	if (!st->bp || (st->bp & 7) || st->bp < st->sp)
 		return false;
-	if (bpf_probe_read_user(&record, sizeof(record), (void *)st->bp)) {
-		st->log->uncacheable = 1;
+	if (!read_user(st, &record, sizeof(record), st->bp))
 		return false;
-	}
 	st->log->bp_source = log_read(st, st->bp, record.next_bp, false);
 	log_read(st, st->bp + 8, record.ra, true);
 	if (!record.ra)
