@@ -280,13 +280,18 @@ struct object_file *symcache__get_mapped(struct symcache *cache, pid_t pid,
 {
 	struct cached_file *f = find(cache, m->dev, m->inode);
 	char open_path[4096], exact_path[4096];
+	int err;
 
 	if (f)
 		return &f->obj;
 	/* Named by its path in the target's namespace, where its debug file is looked for. */
 	procfs_root_path(pid, m->path, open_path, sizeof(open_path));
-	if (procmaps__file_path(pid, m, exact_path, sizeof(exact_path)))
-		log_debug("%s: the path names another file than pid %d maps", m->path, pid);
+	err = procmaps__file_path(pid, m, exact_path, sizeof(exact_path));
+	if (err)
+		log_debug("%s: not the file pid %d maps: %s", m->path, pid, strerror(-err));
+	else if (strncmp(exact_path, "/proc/", 6))
+		/* The process is gone: its debug files are looked for from heaptap's root. */
+		snprintf(open_path, sizeof(open_path), "%s", exact_path);
 	return add(cache, m->dev, m->inode, open_path, exact_path);
 }
 

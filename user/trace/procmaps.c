@@ -225,14 +225,28 @@ int procmaps__read(pid_t pid, struct procmaps *out)
 int procmaps__file_path(pid_t pid, const struct mapping *m, char *out, size_t size)
 {
 	struct stat st;
+	char state;
+	int err;
 
 	snprintf(out, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
 	if (stat(out, &st) == 0 && st.st_ino == m->inode)
 		return 0;
 	procfs_root_path(pid, m->path, out, size);
+	if (stat(out, &st) == 0)
+		return st.st_ino == m->inode ? 0 : -ESTALE;
+	err = errno;
+	state = procfs_state(pid);
+	if (err != ENOENT || (state && state != 'Z' && state != 'X'))
+		return -err;
+	/*
+	 * The process is gone, and its root with it (a short-lived process is named after it
+	 * ended): the path as heaptap sees it, if that is the very file (same device and inode,
+	 * so not another mount namespace's file of the same name).
+	 */
+	snprintf(out, size, "%s", m->path);
 	if (stat(out, &st))
 		return -errno;
-	return st.st_ino == m->inode ? 0 : -ESTALE;
+	return st.st_dev == m->dev && st.st_ino == m->inode ? 0 : -ESTALE;
 }
 
 bool procmaps__overlaps(const struct procmaps *pm, const struct mapping *m)
