@@ -84,6 +84,7 @@ struct options {
 	enum folded_weight folded_weight; /* --folded-weight */
 	bool folded_weight_set;
 	int rank;		   /* report --rank; -1: every process */
+	bool full;		   /* report --full: each process's report, not the job's summary */
 };
 
 /*

@@ -43,8 +43,8 @@ int cli_check_exports(const struct cli_subcommand *sub, struct options *o)
 		return cli_usage_error(sub, "%s", "--folded-weight weighs the stacks of --folded "
 					     "FILE: add it");
 	/* From a database, --rank picks the processes reported (cmd_report_db.c). */
-	if (o->rank >= 0 && !o->pprof_path && !o->folded_path &&
-	    !(o->cmd == CMD_REPORT && o->nr_inputs == 1 && store_is_database(o->inputs[0])))
+	/* report --rank R: that rank's full report (cmd_report_job.c). */
+	if (o->rank >= 0 && !o->pprof_path && !o->folded_path && o->cmd != CMD_REPORT)
 		return cli_usage_error(sub, "%s", "--rank selects the rank --pprof and --folded "
 					     "export: add one of them");
 	return 0;

@@ -126,9 +126,14 @@ static const struct argp_option sites_options[] = {
 
 static const struct argp_option report_options[] = {
 	OPTION_TREE,
-	{ "json", OPT_JSON, "FILE", 0, "write the processes and their trees (as --tree, --depth "
-				       "and --under select) as JSON" },
+	{ "json", OPT_JSON, "FILE", 0, "write the job's summary as JSON (schema "
+				       "\"heaptap_summary\": 1); with --full, --rank or --tree, "
+				       "the processes and their trees (as --tree, --depth and "
+				       "--under select)" },
 	{ "output", 'o', "FILE", 0, "write the text to FILE instead of standard output" },
+	{ "count", 'n', "N", 0, "the summary's tables: the N libraries and functions of largest "
+				"max (default 20; with --json, all unless -n)" },
+	{ "full", OPT_FULL, NULL, 0, "each process's own report instead of the job's summary" },
 	CLI_EXPORT_OPTIONS,
 	CLI_REPORT_RANK_OPTION,
 	CLI_REPORT_DB_OPTIONS,
@@ -445,6 +450,9 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 	case OPT_TREE:
 		o->tree = true;
 		return 0;
+	case OPT_FULL:
+		o->full = true;
+		return 0;
 	case OPT_LIVE_BLOCKS:
 		errno = 0;
 		o->live_blocks = strtoull(arg, &end, 10);
@@ -553,9 +561,14 @@ static int check_report(struct options *o)
 {
 	const struct cli_subcommand *sub = sub_of(CMD_REPORT);
 
-	if (o->nr_inputs != 1)
-		return cli_usage_error(sub, "%s", "report reads one file: heaptap report "
-					     "FILE.json, or DB.sqlite");
+	if (!o->nr_inputs)
+		return cli_usage_error(sub, "%s", "report reads JSON reports of one job, or a "
+					     "database: heaptap report FILE.json..., or DB.sqlite");
+	if (o->nr_inputs > 1 && (o->tree || o->full || o->pprof_path || o->folded_path ||
+				 o->list_runs))
+		return cli_usage_error(sub, "%s", "--tree, --full, --pprof, --folded and --list "
+					     "read one file: name one, or drop them for the job's "
+					     "summary of several");
 	return check_tree_options(sub, o) || cli_check_exports(sub, o) ? EINVAL : 0;
 }
 

@@ -45,6 +45,7 @@ enum {
 	OPT_FOLDED_WEIGHT,
 	OPT_RANK,
 	OPT_ALLOCATOR,
+	OPT_FULL,
 };
 
 /* Allocator APIs beyond the malloc family (alloc_spec.h). */

@@ -17,6 +17,11 @@ int cmd_report(const struct options *opts);
 int cmd_compare(const struct options *opts);
 int cmd_agent(const struct options *opts);
 int cmd_collect(const struct options *opts);
+/*
+ * heaptap report FILE... or DB.sqlite without --full, --rank, --tree, --pprof, --folded or
+ * --list: the job's summary across its ranks.
+ */
+int cmd_report_job(const struct options *opts);
 /* heaptap report DB.sqlite */
 int cmd_report_db(const struct options *opts);
 /* top --collector */

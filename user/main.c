@@ -18,6 +18,11 @@ int main(int argc, char **argv)
 		return status;
 	log_verbose = opts.verbose;
 	/* Reading reports needs neither privileges nor BPF: a JSON file, or a database. */
+	if (opts.cmd == CMD_REPORT && !opts.full && opts.rank < 0 && !opts.tree &&
+	    !opts.pprof_path && !opts.folded_path && !opts.list_runs) {
+		status = cmd_report_job(&opts);
+		goto cleanup;
+	}
 	if (opts.cmd == CMD_REPORT && store_is_database(opts.inputs[0])) {
 		status = cmd_report_db(&opts);
 		goto cleanup;

@@ -47,8 +47,8 @@ int collector_stop(struct collector_proc *c, int sig)
 json_object *stored_report(const char *db, long run)
 {
 	char json[256], err[256], run_text[32];
-	char *argv[] = { (char *)heaptap_path(), "report", (char *)db, "--json", json, "-o",
-			 "/dev/null", run ? "--run" : NULL, run_text, NULL };
+	char *argv[] = { (char *)heaptap_path(), "report", (char *)db, "--full", "--json", json,
+			 "-o", "/dev/null", run ? "--run" : NULL, run_text, NULL };
 	int status;
 
 	snprintf(run_text, sizeof(run_text), "%ld", run);

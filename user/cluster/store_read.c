@@ -258,3 +258,37 @@ cleanup:
 		run_view__clear(v);
 	return err;
 }
+
+int store__load_samples(struct store *st, int64_t process, double since, json_object **out)
+{
+	json_object *list = json_object_new_array();
+	sqlite3_stmt *s;
+	int rc;
+
+	*out = NULL;
+	if (!list)
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(store__db(st), "SELECT t, current, max FROM samples WHERE "
+					      "process = ?1 ORDER BY t", -1, &s, NULL) != SQLITE_OK) {
+		json_object_put(list);
+		return store_db_error(st, "read samples");
+	}
+	sqlite3_bind_int64(s, 1, process);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		json_object *row = json_object_new_array();
+		/* Milliseconds are enough to plot, and keep the numbers short. */
+		double t = (double)(int64_t)((sqlite3_column_double(s, 0) - since) * 1000) / 1000;
+
+		json_object_array_add(row, json_object_new_double(t));
+		json_object_array_add(row, json_object_new_int64(sqlite3_column_int64(s, 1)));
+		json_object_array_add(row, json_object_new_int64(sqlite3_column_int64(s, 2)));
+		json_object_array_add(list, row);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		json_object_put(list);
+		return store_db_error(st, "read samples");
+	}
+	*out = list;
+	return 0;
+}

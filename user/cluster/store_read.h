@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "run_view.h"
+#include <json-c/json.h>
 #include "store.h"
 
 /* Does the file at path begin as an SQLite database does? */
@@ -18,5 +19,11 @@ int store__list_runs(struct store *st, FILE *out);
  */
 int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_only,
 		    struct run_view *v);
+
+/*
+ * A stored process's series of totals as a report's samples: [[t, current, max], ...], t in
+ * seconds since since (its run's start), oldest first. 0, -ENOMEM or -EIO.
+ */
+int store__load_samples(struct store *st, int64_t process, double since, json_object **out);
 
 #endif

@@ -30,7 +30,7 @@ static bool read_int(json_object *o, const char *key, int *out)
 }
 
 /* BAL: current, min, max, requested and the calls per entry point. */
-static bool read_balance(json_object *o, struct balance *b)
+bool report_input_balance(json_object *o, struct balance *b)
 {
 	json_object *calls = field(o, "calls");
 	const char *keys[] = { "current", "min", "max", "requested" };
@@ -79,7 +79,7 @@ static int read_node(struct calltree *t, json_object *o)
 		if (!node)
 			return -ENOMEM;
 	}
-	return read_balance(o, &node->bal) ? 0 : -EINVAL;
+	return report_input_balance(o, &node->bal) ? 0 : -EINVAL;
 }
 
 static int read_process(json_object *o, struct loaded_process *p, struct heap_profile *profile,
@@ -98,7 +98,7 @@ static int read_process(json_object *o, struct loaded_process *p, struct heap_pr
 							profile, what)))
 		return err;
 	*what = "total";
-	if (!field(o, "total") || !read_balance(field(o, "total"), &p->total))
+	if (!field(o, "total") || !report_input_balance(field(o, "total"), &p->total))
 		return -EINVAL;
 	p->command = strdup(command && json_object_is_type(command, json_type_string) ?
 				    json_object_get_string(command) :

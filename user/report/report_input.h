@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include "accountant.h"
 #include "calltree.h"
+#include <json-c/json.h>
 #include "heap_profile.h"
 
 struct loaded_process {
@@ -37,5 +38,7 @@ int loaded_report__read_json(const char *path, struct loaded_report *out);
 /* The same, and the owner figures of every process into out->profile (--pprof, --folded). */
 int loaded_report__read_json_with_profile(const char *path, struct loaded_report *out);
 void loaded_report__clear(struct loaded_report *r);
+/* A report's BAL (current, min, max, requested, calls) from o: false when malformed. */
+bool report_input_balance(json_object *o, struct balance *b);
 
 #endif

@@ -250,7 +250,7 @@ void report_json_line(FILE *out, struct session *s)
 	json_object_put(root);
 }
 
-void report_json_run(FILE *out, const struct report_run *run, bool one_line)
+json_object *report_json_run_object(const struct report_run *run)
 {
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
 
@@ -262,6 +262,13 @@ void report_json_run(FILE *out, const struct report_run *run, bool one_line)
 	for (size_t i = 0; i < run->nr; i++)
 		json_object_array_add(processes, process_json(run->targets[i], &run->facts[i]));
 	json_object_object_add(root, "processes", processes);
+	return root;
+}
+
+void report_json_run(FILE *out, const struct report_run *run, bool one_line)
+{
+	json_object *root = report_json_run_object(run);
+
 	fprintf(out, "%s\n",
 		json_object_to_json_string_ext(root, (one_line ? JSON_C_TO_STRING_PLAIN
 							       : JSON_C_TO_STRING_PRETTY) |

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* heaptap report FILE... | DB.sqlite: the job's summary across its ranks, text and --json. */
+#include <errno.h>
+#include <string.h>
+#include "commands.h"
+#include "job_input.h"
+#include "job_summary.h"
+#include "log.h"
+
+#define DEFAULT_TOP 20
+
+static int write_json(struct report_file *rf, json_object *summary)
+{
+	FILE *f = report_file__begin(rf);
+
+	if (f)
+		fprintf(f, "%s\n", json_object_to_json_string_ext(summary,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	return !f || report_file__close(rf) ? -EIO : 0;
+}
+
+int cmd_report_job(const struct options *opts)
+{
+	struct report_file text = {}, json = {};
+	struct job_summary_opts top = { .top = opts->count > 0 ? (size_t)opts->count : DEFAULT_TOP };
+	struct job_summary_opts all = { .top = opts->count > 0 ? (size_t)opts->count : 0 };
+	json_object *summary = NULL, *whole = NULL;
+	struct job j = {};
+	int status = EXIT_OK, err;
+	FILE *f;
+
+	if (opts->text_path && (err = report_file__open(&text, opts->text_path))) {
+		log_error("cannot write -o %s: %s", opts->text_path, strerror(-err));
+		return EXIT_USAGE;
+	}
+	if (opts->json_path && (err = report_file__open(&json, opts->json_path))) {
+		log_error("cannot write --json %s: %s", opts->json_path, strerror(-err));
+		status = EXIT_USAGE;
+		goto cleanup;
+	}
+	if ((err = job__read(opts->inputs, opts->nr_inputs, opts->run_id, &j))) {
+		status = err == -ENOMEM ? EXIT_FAILURE_INTERNAL : EXIT_USAGE;
+		goto cleanup;
+	}
+	if (!(summary = job_summary_build(&j, &top)) ||
+	    (json.f && !(whole = job_summary_build(&j, &all)))) {
+		log_error("out of memory summing up the job");
+		status = EXIT_FAILURE_INTERNAL;
+		goto cleanup;
+	}
+	f = text.f ? report_file__begin(&text) : stdout;
+	if (f)
+		job_summary_text(f, summary);
+	if (text.f && (!f || report_file__close(&text))) {
+		log_error("cannot write %s", opts->text_path);
+		status = EXIT_FAILURE_INTERNAL;
+	}
+	if (json.f && write_json(&json, whole)) {
+		log_error("cannot write %s", opts->json_path);
+		status = EXIT_FAILURE_INTERNAL;
+	}
+cleanup:
+	json_object_put(summary);
+	json_object_put(whole);
+	job__clear(&j);
+	report_file__close(&text);
+	report_file__close(&json);
+	return status;
+}

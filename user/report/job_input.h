@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * A job read back, whatever heaptap wrote it as: one JSON report (run, attach, top -b
+ * --json), several (one per rank), or a collector's database run. Each process becomes a
+ * rank with its totals, libraries, functions, samples over time and (owner view) the sites
+ * that held its peak; the summary, the HTML page and --rank work from this one interface.
+ */
+#ifndef HEAPTAP_JOB_INPUT_H
+#define HEAPTAP_JOB_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+#include "accountant.h"
+
+/* A library's (function NULL) or a function's balance in one rank. */
+struct job_group {
+	char *library, *function;
+	struct balance bal;
+};
+
+/* The rank's total at t seconds (from the start of tracing, or of the collector's run). */
+struct job_sample {
+	double t;
+	int64_t current, max;
+};
+
+struct job_rank {
+	int rank; /* its MPI rank; in a job of processes without one, its place (0, 1...) */
+	int pid, world_size; /* world_size -1: not said */
+	char *host;	     /* NULL: not recorded (reports of run and attach) */
+	char *command;
+	const char *source; /* the file it came from (NULL: a database) */
+	struct balance total;
+	uint64_t lost_events, incomplete_stacks;
+	bool exited;
+	size_t nr_libraries, nr_functions, nr_samples;
+	struct job_group *libraries, *functions;
+	struct job_sample *samples; /* in time order */
+	/* The owner view: {"bytes", "blocks", "sites": [{"frames", "blocks", "bytes"}]}, the
+	 * sites that held most at the rank's peak (a reference; NULL without the owner view). */
+	json_object *peak;
+};
+
+struct job_untraced {
+	int pid;
+	char *command, *reason;
+};
+
+struct job {
+	char *attribution; /* "entry" or "caller" */
+	int64_t run;	   /* the database's run id; 0: files */
+	char *job_id;	   /* the launcher's job id; NULL: none */
+	const char *job_source; /* the file that named it first (NULL: a database) */
+	bool mpi;	   /* the ranks are MPI ranks (else processes numbered in order) */
+	size_t nr;
+	struct job_rank *ranks; /* by rank */
+	size_t nr_other; /* processes without a rank beside the ranks (mpirun, a shell) */
+	size_t nr_untraced;
+	struct job_untraced *untraced; /* processes heaptap could not trace */
+};
+
+/*
+ * Read the job in paths[0..n): JSON reports of one job (one file or one per rank), or one
+ * collector database (run_id: its run, 0 for the newest). 0, or -errno after one line on
+ * standard error saying what is wrong: not a heaptap report, truncated, two jobs' files, a
+ * rank twice, an empty database, no such run.
+ */
+int job__read(const char *const *paths, size_t n, int64_t run_id, struct job *out);
+void job__clear(struct job *j);
+/* The rank numbered rank, or NULL. */
+const struct job_rank *job__rank(const struct job *j, int rank);
+
+#endif

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* The job summary as text: read from its JSON, so that the text and --json never differ. */
+#include <inttypes.h>
+#include <string.h>
+#include "human_bytes.h"
+#include "job_summary.h"
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static int64_t num(json_object *o, const char *key)
+{
+	return json_object_get_int64(get(o, key));
+}
+
+static const char *bytes(int64_t b, char *buf, size_t size)
+{
+	return human_bytes(b, buf, size);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* "min (rank r)  median  max (rank r)" of a STAT, bytes or a count. */
+static void print_stat(FILE *out, const char *what, json_object *s, bool is_bytes)
+{
+	char a[32], b[32], c[32];
+
+	if (is_bytes) {
+		bytes(num(s, "min"), a, sizeof(a));
+		bytes(num(s, "median"), b, sizeof(b));
+		bytes(num(s, "max"), c, sizeof(c));
+	} else {
+		snprintf(a, sizeof(a), "%" PRId64, num(s, "min"));
+		snprintf(b, sizeof(b), "%" PRId64, num(s, "median"));
+		snprintf(c, sizeof(c), "%" PRId64, num(s, "max"));
+	}
+	fprintf(out, "  %-8s %10s (rank %" PRId64 ") %10s %10s (rank %" PRId64 ")\n", what, a,
+		num(s, "rank_of_min"), b, c, num(s, "rank_of_max"));
+}
+
+static void print_heading(FILE *out, json_object *sum)
+{
+	json_object *hosts = get(sum, "hosts"), *files = get(sum, "files");
+	size_t nr_hosts = json_object_array_length(hosts);
+
+	fprintf(out, "heaptap job summary: ");
+	if (get(sum, "job"))
+		fprintf(out, "job %s, ", json_object_get_string(get(sum, "job")));
+	if (get(sum, "run"))
+		fprintf(out, "run %" PRId64 ", ", num(sum, "run"));
+	else
+		fprintf(out, "%zu report file%s, ", json_object_array_length(files),
+			json_object_array_length(files) == 1 ? "" : "s");
+	fprintf(out, "%" PRId64 " %s", num(sum, "ranks"),
+		json_object_get_boolean(get(sum, "mpi")) ? "MPI ranks" : "processes");
+	if (get(sum, "world_size"))
+		fprintf(out, " of %" PRId64, num(sum, "world_size"));
+	fprintf(out, " (attribution %s)\n", json_object_get_string(get(sum, "attribution")));
+	fprintf(out, "Hosts: ");
+	if (!nr_hosts)
+		fprintf(out, "not recorded (reports of run and attach)");
+	for (size_t i = 0; i < nr_hosts; i++)
+		fprintf(out, "%s%s", i ? ", " : "",
+			json_object_get_string(json_object_array_get_idx(hosts, i)));
+	fprintf(out, "\nDuration: ");
+	if (get(sum, "duration"))
+		fprintf(out, "%.1f s", json_object_get_double(get(sum, "duration")));
+	else
+		fprintf(out, "unknown (no samples)");
+	fprintf(out, "\nLost events: %" PRId64 ", incomplete stacks: %" PRId64
+		     ", untraced processes: %zu, other processes: %" PRId64 "\n",
+		num(sum, "lost_events"), num(sum, "incomplete_stacks"),
+		json_object_array_length(get(sum, "untraced")), num(sum, "other_processes"));
+	for (size_t i = 0; i < json_object_array_length(get(sum, "untraced")); i++) {
+		json_object *u = json_object_array_get_idx(get(sum, "untraced"), i);
+
+		fprintf(out, "  untraced: pid %" PRId64 " %s: %s\n", num(u, "pid"),
+			json_object_get_string(get(u, "command")),
+			json_object_get_string(get(u, "reason")));
+	}
+}
+
+static void print_outliers(FILE *out, json_object *sum)
+{
+	json_object *rule = get(sum, "outlier_rule"), *list = get(sum, "outliers");
+	char median[32], mad[32], peak[32];
+	size_t n = json_object_array_length(list);
+
+	fprintf(out, "Outliers (a peak more than %.1f robust deviations and %.0f%% above the "
+		     "median %s, MAD %s): ",
+		json_object_get_double(get(rule, "z")),
+		json_object_get_double(get(rule, "min_ratio")) * 100,
+		bytes(num(rule, "median"), median, sizeof(median)),
+		bytes(num(rule, "mad"), mad, sizeof(mad)));
+	if (!n)
+		fprintf(out, "none");
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(list, i);
+
+		fprintf(out, "%srank %" PRId64 " (peak %s", i ? ", " : "", num(o, "rank"),
+			bytes(num(o, "max"), peak, sizeof(peak)));
+		if (get(o, "z"))
+			fprintf(out, ", z %.1f", json_object_get_double(get(o, "z")));
+		fputc(')', out);
+	}
+	fputc('\n', out);
+}
+
+static void print_ranks(FILE *out, json_object *sum)
+{
+	json_object *list = get(sum, "ranks_detail");
+
+	fprintf(out, "\n%6s %8s %-16s %10s %10s %10s %8s %10s\n", "RANK", "PID", "HOST",
+		"CURRENT", "PEAK", "CALLS", "LOST", "INCOMPLETE");
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		json_object *r = json_object_array_get_idx(list, i);
+		char cur[32], peak[32];
+
+		fprintf(out, "%6" PRId64 " %8" PRId64 " %-16s %10s %10s %10" PRId64 " %8" PRId64
+			     " %10" PRId64 "%s\n",
+			num(r, "rank"), num(r, "pid"),
+			get(r, "host") ? json_object_get_string(get(r, "host")) : "-",
+			bytes(num(r, "current"), cur, sizeof(cur)),
+			bytes(num(r, "max"), peak, sizeof(peak)), num(r, "calls"),
+			num(r, "lost_events"), num(r, "incomplete_stacks"),
+			json_object_get_boolean(get(r, "outlier")) ? "  outlier" : "");
+	}
+}
+
+/* A table of libraries or functions: current and max as min/median/max, and calls. */
+static void print_groups(FILE *out, json_object *list, bool functions)
+{
+	size_t n = json_object_array_length(list);
+
+	fprintf(out, "\n%s by largest max over the ranks (%zu shown):\n",
+		functions ? "Functions" : "Libraries", n);
+	fprintf(out, "%-29s %-29s %5s %-20s %s\n", "CURRENT min/median/max",
+		"MAX min/median/max", "RANK", "CALLS min/med/max", functions ? "FUNCTION (LIBRARY)" :
+										 "LIBRARY");
+	for (size_t i = 0; i < n; i++) {
+		json_object *g = json_object_array_get_idx(list, i);
+		json_object *cur = get(g, "current"), *max = get(g, "max"), *calls = get(g, "calls");
+		char a[16], b[16], c[16], d[16], e[16], f[16], col1[64], col2[64], col3[64];
+
+		snprintf(col1, sizeof(col1), "%s/%s/%s", bytes(num(cur, "min"), a, sizeof(a)),
+			 bytes(num(cur, "median"), b, sizeof(b)), bytes(num(cur, "max"), c, sizeof(c)));
+		snprintf(col2, sizeof(col2), "%s/%s/%s", bytes(num(max, "min"), d, sizeof(d)),
+			 bytes(num(max, "median"), e, sizeof(e)), bytes(num(max, "max"), f, sizeof(f)));
+		snprintf(col3, sizeof(col3), "%" PRId64 "/%" PRId64 "/%" PRId64, num(calls, "min"),
+			 num(calls, "median"), num(calls, "max"));
+		fprintf(out, "%-29s %-29s %5" PRId64 " %-20s ", col1, col2, num(max, "rank_of_max"),
+			col3);
+		if (functions)
+			fprintf(out, "%s (%s)\n", json_object_get_string(get(g, "function")),
+				base_name(json_object_get_string(get(g, "library"))));
+		else
+			fprintf(out, "%s\n", json_object_get_string(get(g, "library")));
+	}
+}
+
+/* A site's frames, innermost first, as "f < g < main". */
+static void print_frames(FILE *out, json_object *frames)
+{
+	size_t n = frames ? json_object_array_length(frames) : 0;
+
+	for (size_t i = 0; i < n && i < 6; i++)
+		fprintf(out, "%s%s", i ? " < " : "",
+			json_object_get_string(get(json_object_array_get_idx(frames, i), "function")));
+	if (n > 6)
+		fprintf(out, " < ...");
+}
+
+static void print_peaks(FILE *out, json_object *peaks)
+{
+	size_t n = json_object_array_length(peaks);
+
+	fprintf(out, "\nAt each rank's peak, the sites that held most (largest peak first):\n");
+	for (size_t i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(peaks, i), *sites = get(p, "sites");
+		char b[32];
+
+		fprintf(out, "  rank %" PRId64 ": peak %s in %" PRId64 " blocks\n", num(p, "rank"),
+			bytes(num(p, "bytes"), b, sizeof(b)), num(p, "blocks"));
+		for (size_t s = 0; s < json_object_array_length(sites); s++) {
+			json_object *site = json_object_array_get_idx(sites, s);
+
+			fprintf(out, "    %10s in %6" PRId64 " blocks: ",
+				bytes(num(site, "bytes"), b, sizeof(b)), num(site, "blocks"));
+			print_frames(out, get(site, "frames"));
+			fputc('\n', out);
+		}
+	}
+}
+
+void job_summary_text(FILE *out, json_object *sum)
+{
+	print_heading(out, sum);
+	fprintf(out, "\nPer rank %17s %21s %21s\n", "min", "median", "max");
+	print_stat(out, "current", get(get(sum, "total"), "current"), true);
+	print_stat(out, "peak", get(get(sum, "total"), "max"), true);
+	print_stat(out, "calls", get(get(sum, "total"), "calls"), false);
+	print_outliers(out, sum);
+	print_ranks(out, sum);
+	print_groups(out, get(sum, "libraries"), false);
+	print_groups(out, get(sum, "functions"), true);
+	if (get(sum, "peaks"))
+		print_peaks(out, get(sum, "peaks"));
+	fflush(out);
+}
