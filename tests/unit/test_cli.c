@@ -216,8 +216,18 @@ Test(cli, tree_report_and_compare_options)
 	expect_usage("add --tree", &o, parse(&o, "attach", "-p", "1", "--under", "f", NULL));
 	expect_usage("--depth wants a number of levels", &o,
 		     parse(&o, "run", "--tree", "--depth", "-1", "--", "x", NULL));
-	expect_usage("report reads one file", &o, parse(&o, "report", NULL));
-	expect_usage("report reads one file", &o, parse(&o, "report", "a.json", "b.json", NULL));
+	expect_usage("report reads JSON reports of one job", &o, parse(&o, "report", NULL));
+	expect_usage("--tree, --full, --pprof, --folded and --list read one file", &o,
+		     parse(&o, "report", "a.json", "b.json", "--tree", NULL));
+	cr_assert(eq(int, parse(&o, "report", "a.json", "b.json", "-n", "5", NULL), EXIT_OK),
+		  "%s", errors);
+	cr_expect(eq(int, o.nr_inputs, 2));
+	cr_expect(eq(long, o.count, 5));
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "report", "a.json", "--rank", "2", NULL), EXIT_OK), "%s",
+		  errors);
+	cr_expect(eq(int, o.rank, 2));
+	cli_free(&o);
 	expect_usage("two or more reports", &o, parse(&o, "compare", "a.json", NULL));
 	expect_usage("--by must be world_size", &o,
 		     parse(&o, "compare", "a.json", "b.json", "--by", "rank", NULL));
@@ -327,7 +337,7 @@ Test(cli, the_cluster_commands)
 	cr_expect(eq(str, (char *)o.inputs[0], "db.sqlite"));
 	cr_expect(o.run_id == 3);
 	cli_free(&o);
-	expect_usage("report reads one file", &o, parse(&o, "report", NULL));
+	expect_usage("report reads JSON reports of one job", &o, parse(&o, "report", NULL));
 	expect_usage("--run wants", &o, parse(&o, "report", "d", "--run", "0", NULL));
 	cr_assert(eq(int, parse(&o, "top", "--collector", "h:1", "-b", NULL), EXIT_OK), "%s",
 		  errors);
