@@ -5,7 +5,8 @@
 # make test       install missing Debian packages, build, run unit and integration tests
 # make bench      print the overhead figures (traced vs. empty probes vs. untraced)
 # make fuzz       fuzz every parser of a target's bytes, FUZZ_SECONDS (30) each
-# make install    install the binary (PREFIX=/usr/local)
+# make install    install the binary, its man pages and bash completion (PREFIX=/usr/local)
+# make deb        build the Debian package .output/heaptap_VERSION_amd64.deb
 # V=1 shows full commands.
 
 OUTPUT ?= .output
@@ -22,6 +23,8 @@ DEB_PACKAGES := clang llvm make pkg-config bpftool libbpf-dev libelf-dev libdw-d
 	libprotobuf-c-dev libsqlite3-dev libssl-dev
 # go tool pprof reads back what --pprof writes (the exports' tests).
 DEB_PACKAGES += golang-go
+# make deb and its tests: dpkg-shlibdeps, lintian, man's --warnings (groff), bash completion.
+DEB_PACKAGES += dpkg-dev fakeroot lintian man-db groff-base bash-completion debconf libcap2-bin
 
 ifeq ($(V),1)
 	Q =
@@ -86,7 +89,13 @@ SKEL := $(OUTPUT)/heaptap.skel.h
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps demo test unit-test integration-test bench fuzz install clean
+.PHONY: all deps demo test unit-test integration-test bench fuzz install clean docs deb FORCE
+
+# `git describe` of the tree built, as a Debian version (tools/version.sh); a build without
+# git (a package's source) gives VERSION=... itself. The pages' date: the commit's.
+VERSION ?= $(shell tools/version.sh)
+VERSION_DATE ?= $(shell git log -1 --format=%cd --date=format:%Y-%m-%d 2>/dev/null || \
+	date -u +%Y-%m-%d)
 
 all: heaptap
 
@@ -137,10 +146,18 @@ $(OUTPUT)/user/%.o: user/%.c $(SKEL) $(PROTO_H) $(PROFILE_PROTO_H)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# Rewritten only when the version changes, so that only version.o is rebuilt then.
+$(OUTPUT)/version_string.h: FORCE | $(OUTPUT)
+	$(Q)echo '#define HEAPTAP_VERSION "$(VERSION)"' > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+$(OUTPUT)/user/version.o: $(OUTPUT)/version_string.h
+
 heaptap: $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
 
+include tools/man/man.mk
+include tools/package/package.mk
 include tests/tests.mk
 include tests/fuzz/fuzz.mk
 include tools/bench/bench.mk
@@ -148,8 +165,13 @@ include tools/bench/bench.mk
 demo: deps heaptap $(DEMO_TARGET)
 	./heaptap run -- $(DEMO_TARGET)
 
-install: heaptap
+install: heaptap docs
 	install -D -m 0755 heaptap $(DESTDIR)$(PREFIX)/sbin/heaptap
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -D -m 0644 $(COMPLETION) \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/heaptap
 
 clean:
 	$(call msg,CLEAN)

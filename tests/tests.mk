@@ -32,10 +32,10 @@ test:
 # Everything the tests need, built but not run (for running one suite by hand:
 # .output/tests/integration_tests --filter 'groundtruth/*', with HEAPTAP and TARGETS set).
 .PHONY: test-build
-test-build: heaptap $(UNIT_BIN) $(INTEG_BIN) $(TEST_TARGETS)
+test-build: heaptap $(UNIT_BIN) $(INTEG_BIN) $(TEST_TARGETS) docs deb
 
 unit-test: $(UNIT_BIN)
 	$(Q)$(UNIT_BIN)
 
-integration-test: heaptap $(INTEG_BIN) $(TEST_TARGETS)
+integration-test: heaptap $(INTEG_BIN) $(TEST_TARGETS) docs deb
 	$(Q)HEAPTAP=$(abspath heaptap) TARGETS=$(abspath $(TARGET_DIR)) $(INTEG_BIN) --jobs 1

@@ -12,25 +12,44 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli_table.h"
+#include "version.h"
 
-const char *argp_program_version = "heaptap 0.1";
+/* heaptap --version: the version, libbpf's, and the kernel features found (version.c). */
+static void print_version(FILE *out, struct argp_state *state)
+{
+	(void)state;
+	version_print(out);
+}
+void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_version;
 /* argp's own complaints end like ours (the checks below leave it none to make). */
 error_t argp_err_exit_status = EXIT_USAGE;
+
+/* The exit statuses, for heaptap --help and the man pages' EXIT STATUS. */
+const struct cli_exit_status cli_exit_statuses[] = {
+	{ "0", "success; run exits with COMMAND's own status instead (128+N if signal N "
+	       "killed it)" },
+	{ "1", "heaptap cannot run here (Linux older than 6.6, not in the initial PID "
+	       "namespace), BPF could not be loaded or attached, or a report could not be "
+	       "written" },
+	{ "2", "a bad command line, or a report file that cannot be opened" },
+	{ "3", "a bad target: no such process, a kernel thread, nothing to probe" },
+	{ "4", "without the privileges tracing needs: root, or CAP_BPF and CAP_PERFMON to trace "
+	       "one's own processes, and besides them CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH and "
+	       "CAP_KILL to trace other users' (as the agent does)" },
+	{ "5", "some processes could not be traced (the report lists them and why; run: when "
+	       "COMMAND itself exited 0)" },
+	{ "126", "run: COMMAND exists but cannot be executed" },
+	{ "127", "run: COMMAND is not found" },
+	{},
+};
 
 static const char doc[] =
 	"heaptap traces a process's malloc family from outside, with eBPF uprobes, and "
 	"reports current/min/max bytes and call counts per thread, library and function. "
 	"It needs Linux 6.6 or later, and runs in the initial PID namespace (not inside a "
 	"container's)."
-	"\vExit status: run exits with the command's status (128+N if signal N killed it); "
-	"otherwise 0 on success; 1 if heaptap cannot run here (Linux older than 6.6, not in "
-	"the initial PID namespace), BPF could not be loaded or attached, or a report could "
-	"not be written; 2 for a bad command line or a report file that cannot be opened; "
-	"3 for a bad target (no such process, a kernel thread, nothing to probe); 4 without "
-	"privileges (root, or CAP_BPF and CAP_PERFMON); 5 if some processes could not be "
-	"traced (the report lists them and why; run: when the command itself exited 0); "
-	"126 if COMMAND cannot be executed; "
-	"127 if COMMAND is not found.";
+	/* The exit statuses follow, from cli_exit_statuses (top_help_filter). */
+	"\v";
 
 static const struct argp_option global_options[] = {
 	{ NULL, 0, NULL, 0, "Global options (before or after the subcommand):" },
@@ -216,12 +235,21 @@ static char *top_help_filter(int key, const char *text, void *input)
 	FILE *f;
 
 	(void)input;
-	if (key != ARGP_KEY_HELP_PRE_DOC || !(f = open_memstream(&out, &size)))
+	if ((key != ARGP_KEY_HELP_PRE_DOC && key != ARGP_KEY_HELP_POST_DOC) ||
+	    !(f = open_memstream(&out, &size)))
 		return (char *)text;
+	if (key == ARGP_KEY_HELP_POST_DOC) {
+		fprintf(f, "Exit status:");
+		for (const struct cli_exit_status *e = cli_exit_statuses; e->status; e++)
+			fprintf(f, " %s %s%s", e->status, e->meaning, e[1].status ? ";" : ".");
+		fprintf(f, " man heaptap describes each subcommand, its files and examples.");
+		goto done;
+	}
 	fprintf(f, "%s\n\nSubcommands:\n", text);
 	for (size_t i = 0; i < cli_nr_subcommands; i++)
 		fprintf(f, "  %-8s %s\n", cli_subcommands[i].name, cli_subcommands[i].summary);
 	fprintf(f, "\n'heaptap SUBCOMMAND --help' lists the options of SUBCOMMAND.\n");
+done:
 	if (fclose(f)) {
 		free(out);
 		return (char *)text;

@@ -22,7 +22,7 @@ enum exit_status {
 	EXIT_FAILURE_INTERNAL = 1,
 	EXIT_USAGE = 2,		   /* bad command line, a report file heaptap cannot open */
 	EXIT_BAD_TARGET = 3,	   /* no such process, a kernel thread, nothing to probe */
-	EXIT_NO_PRIVILEGE = 4,	   /* not root, nor CAP_BPF and CAP_PERFMON */
+	EXIT_NO_PRIVILEGE = 4,	   /* not root, nor the capabilities (cli_exit_statuses) */
 	EXIT_PARTIAL = 5,	   /* some processes could not be traced (the report lists them) */
 	EXIT_NOT_EXECUTABLE = 126, /* run: the command exists but cannot be executed */
 	EXIT_NOT_FOUND = 127,	   /* run: no such command */

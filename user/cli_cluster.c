@@ -27,8 +27,8 @@ const struct argp_option cli_agent_options[] = {
 	{ "follow", OPT_FOLLOW, NULL, 0, "trace COMMAND and every process it starts" },
 	{ "buffer", OPT_BUFFER, "SIZE", 0, "keep up to SIZE bytes of updates the collector has "
 					   "not acknowledged (default 64M; K, M, G)" },
-	{ "attribution", 'a', "RULE", 0, "entry (default) or caller, as for run" },
-	{ "unwind", OPT_UNWIND, "MODE", 0, "tables (default) or fp, as for run" },
+	{ "attribution", 'a', "entry|caller", 0, "entry (default) or caller, as for run" },
+	{ "unwind", OPT_UNWIND, "tables|fp", 0, "tables (default) or fp, as for run" },
 	{ "metrics", OPT_METRICS, "ADDR:PORT", 0, "also serve the traced processes' figures "
 						  "at http://ADDR:PORT/metrics (Prometheus)" },
 	OPTION_LIVE_BLOCKS,

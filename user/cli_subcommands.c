@@ -12,16 +12,16 @@
 #define PID_LIMIT (1 << 22)
 
 #define OPTION_ATTRIBUTION                                                                  \
-	{ "attribution", 'a', "RULE", 0, "entry (default: the first library function the "   \
-					 "program called) or caller (the innermost function " \
-					 "outside the allocator)" }
+	{ "attribution", 'a', "entry|caller", 0,                                             \
+	  "entry (default: the first library function the program called) or caller (the "  \
+	  "innermost function outside the allocator)" }
 #define OPTION_JSON_FILE { "json", OPT_JSON, "FILE", 0, "also write the report as JSON " \
 							"(schema \"heaptap\": 1)" }
 #define OPTION_STACKS                                                                       \
 	{ "stacks", OPT_STACKS, "FILE", 0, "also write every distinct stack that called the " \
 					   "allocator, as JSON lines with its calls" }
 #define OPTION_UNWIND                                                                        \
-	{ "unwind", OPT_UNWIND, "MODE", 0, "tables (default: .eh_frame rows, through code "   \
+	{ "unwind", OPT_UNWIND, "tables|fp", 0, "tables (default: .eh_frame rows, through code "   \
 					   "built without frame pointers) or fp (frame "       \
 					   "pointers only: cheaper, wrong where they are missing)" }
 
@@ -35,10 +35,10 @@
 
 /* What heaptap keeps of a target's files (budget.h): the defaults suit any real job. */
 #define OPTION_BUDGETS                                                                       \
-	{ "table-budget", OPT_TABLE_BUDGET, "FILE[,TOTAL]", 0,                                  \
+	{ "table-budget", OPT_TABLE_BUDGET, "SIZE[,TOTAL]", 0,                                  \
 	  "memory for unwind tables: per file and in all (default 32M,64M; sizes in K, M, G; "  \
 	  "at most 256M); a file over it is unwound by frame pointers" },                       \
-	{ "symbol-budget", OPT_SYMBOL_BUDGET, "FILE[,TOTAL]", 0,                                \
+	{ "symbol-budget", OPT_SYMBOL_BUDGET, "SIZE[,TOTAL]", 0,                                \
 	  "memory for symbols and call sites: per file and in all (default 64M,256M); a file "  \
 	  "over it goes unnamed" },                                                             \
 	{ "tree-budget", OPT_TREE_BUDGET, "SIZE", 0,                                            \
@@ -147,8 +147,8 @@ static const struct argp_option compare_options[] = {
 					     "each entry function, the program's first call into "
 					     "a library)" },
 	{ "depth", OPT_DEPTH, "N", 0, "compare N levels, FUNCTION's own included (default 3)" },
-	{ "by", OPT_BY, "KEY", 0, "what the runs differ in: world_size (the default, and the "
-				  "only one)" },
+	{ "by", OPT_BY, "world_size", 0, "what the runs differ in: world_size (the default, "
+					 "and the only one)" },
 	{ "json", OPT_JSON, "FILE", 0, "also write the comparison as JSON "
 				       "(schema \"heaptap_compare\": 1)" },
 	{ "html", OPT_HTML, "FILE", 0, "also write it as a web page, a plot per growing "
@@ -169,6 +169,7 @@ const struct cli_subcommand cli_subcommands[] = {
 	{
 		.name = "run",
 		.prog = "heaptap run",
+		.man_section = 8,
 		.summary = "trace COMMAND from its first instruction",
 		.cmd = CMD_RUN,
 		.options = run_options,
@@ -182,6 +183,7 @@ const struct cli_subcommand cli_subcommands[] = {
 	{
 		.name = "attach",
 		.prog = "heaptap attach",
+		.man_section = 8,
 		.summary = "trace running processes until Ctrl-C, SIGTERM, -d, or they all exit",
 		.cmd = CMD_ATTACH,
 		.options = attach_options,
@@ -195,6 +197,7 @@ const struct cli_subcommand cli_subcommands[] = {
 	{
 		.name = "top",
 		.prog = "heaptap top",
+		.man_section = 8,
 		.summary = "watch processes live, full-screen or as snapshots (-b)",
 		.cmd = CMD_TOP,
 		.options = top_options,
@@ -209,6 +212,7 @@ const struct cli_subcommand cli_subcommands[] = {
 	{
 		.name = "sites",
 		.prog = "heaptap sites",
+		.man_section = 1,
 		.summary = "show where heaptap probes each allocator entry point, and why",
 		.cmd = CMD_SITES,
 		.options = sites_options,
@@ -226,6 +230,7 @@ const struct cli_subcommand cli_subcommands[] = {
 	{
 		.name = "report",
 		.prog = "heaptap report",
+		.man_section = 1,
 		.summary = "print a report heaptap wrote (--json), its call trees with --tree",
 		.cmd = CMD_REPORT,
 		.options = report_options,
@@ -241,6 +246,7 @@ const struct cli_subcommand cli_subcommands[] = {
 	{
 		.name = "compare",
 		.prog = "heaptap compare",
+		.man_section = 1,
 		.summary = "which functions grow with the number of processes, across reports",
 		.cmd = CMD_COMPARE,
 		.options = compare_options,
@@ -257,6 +263,7 @@ const struct cli_subcommand cli_subcommands[] = {
 	{
 		.name = "agent",
 		.prog = "heaptap agent",
+		.man_section = 8,
 		.summary = "trace like run or attach, and stream what changes to a collector",
 		.cmd = CMD_AGENT,
 		.options = cli_agent_options,
@@ -278,6 +285,7 @@ const struct cli_subcommand cli_subcommands[] = {
 	{
 		.name = "collect",
 		.prog = "heaptap collect",
+		.man_section = 8,
 		.summary = "receive what agents send and store the runs in an SQLite database",
 		.cmd = CMD_COLLECT,
 		.options = cli_collect_options,
@@ -349,7 +357,7 @@ static int parse_budget(const struct cli_state *c, const char *opt, const char *
 			uint64_t max, struct budget_limits *out)
 {
 	if (budget_limits_parse(arg, max, out))
-		return cli_usage_error(c->sub, "%s wants FILE[,TOTAL] sizes above 0 and at most "
+		return cli_usage_error(c->sub, "%s wants SIZE[,TOTAL] sizes above 0 and at most "
 				       "%lluM, such as 16M,64M, not '%s'", opt,
 				       (unsigned long long)(max >> 20), arg);
 	return 0;

@@ -61,10 +61,17 @@ enum {
 						  "for the owner figures (default 4194304: ~180 MiB " \
 						  "at most); blocks past it are counted, not owned" }
 
+/*
+ * What an option's argument is, as its table writes it (arg): the man pages and the shell
+ * completion read it from there. Lower-case words separated by '|' are the only values it
+ * takes ("entry|caller"); a name with PID in it takes process ids; with FILE, PATH, .json
+ * or .sqlite in it a file; anything else (N, SECONDS, HOST:PORT) is typed by hand.
+ */
 struct cli_subcommand {
 	const char *name;
 	const char *prog;    /* "heaptap NAME": argp's name in usage lines and messages */
-	const char *summary; /* its line in heaptap --help */
+	const char *summary; /* its line in heaptap --help, its man page's NAME */
+	int man_section;     /* its man page: heaptap-NAME(8) traces, (1) reads files */
 	enum subcommand cmd;
 	/* Its options; its parser is cli_parse_option, with heaptap's global options as child. */
 	const struct argp_option *options;
@@ -82,6 +89,12 @@ struct cli_subcommand {
 };
 
 extern const struct cli_subcommand cli_subcommands[];
+/* heaptap's exit statuses and what each means; ends with a NULL status. */
+struct cli_exit_status {
+	const char *status;
+	const char *meaning;
+};
+extern const struct cli_exit_status cli_exit_statuses[];
 extern const size_t cli_nr_subcommands;
 
 /* heaptap's options that are valid before and after any subcommand (-v). */
@@ -116,11 +129,12 @@ error_t cli_parse_cluster_option(struct cli_state *c, int key, char *arg);
 #define CLI_EXPORT_OPTIONS                                                                   \
 	{ "pprof", OPT_PPROF, "FILE", 0, "also write the allocation stacks as a pprof heap "   \
 					 "profile (gzipped profile.proto): go tool pprof FILE" }, \
-	{ "folded", OPT_FOLDED, "FILE", 0, "also write the allocation stacks as folded stacks for "  \
-					   "flame graphs (flamegraph.pl, inferno, speedscope)" },            \
-	{ "folded-weight", OPT_FOLDED_WEIGHT, "WEIGHT", 0, "what --folded weighs: outstanding " \
-							   "(default: bytes still allocated at " \
-							   "the end), peak, allocated or calls" }
+	{ "folded", OPT_FOLDED, "FILE", 0, "also write the allocation stacks as folded stacks " \
+					   "for flame graphs (flamegraph.pl, inferno, "         \
+					   "speedscope)" },                                     \
+	{ "folded-weight", OPT_FOLDED_WEIGHT, "outstanding|peak|allocated|calls", 0,            \
+	  "what --folded weighs: outstanding (default: bytes still allocated at the end), "    \
+	  "peak, allocated or calls" }
 #define CLI_REPORT_RANK_OPTION                                                               \
 	{ "rank", OPT_RANK, "R", 0, "--pprof, --folded, or a database's report: only MPI rank " \
 				    "R (default: every process of the report)" }

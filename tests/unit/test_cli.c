@@ -285,7 +285,7 @@ Test(cli, budgets_default_and_options_change_them)
 	cr_expect(eq(u64, o.table_budget.per_file, 512 << 10));
 	cli_free(&o);
 
-	expect_usage("--table-budget wants FILE[,TOTAL]",
+	expect_usage("--table-budget wants SIZE[,TOTAL]",
 		     &o, parse(&o, "run", "--table-budget", "lots", "--", "prog", NULL));
 	expect_usage("not '1G'", &o, parse(&o, "run", "--table-budget", "1G", "--", "p", NULL));
 	expect_usage("--symbol-budget", &o, parse(&o, "run", "--symbol-budget", "0", "--", "p",
