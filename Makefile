@@ -81,8 +81,11 @@ PROTO_OBJ := $(OUTPUT)/proto/heaptap.pb-c.o
 # pprof's profile format, which --pprof writes (user/report/profile_pprof.c).
 PROFILE_PROTO_H := $(OUTPUT)/proto/profile.pb-c.h
 PROFILE_PROTO_OBJ := $(OUTPUT)/proto/profile.pb-c.o
+# The web pages' scripts and styles (tools/report/, uPlot vendored there), built in.
+HTML_ASSETS := $(wildcard tools/report/*.js tools/report/*.css tools/report/vendor/*/*)
+HTML_ASSETS_OBJ := $(OUTPUT)/user/report/html_assets.o
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS)) $(PROTO_OBJ) \
-	$(PROFILE_PROTO_OBJ)
+	$(PROFILE_PROTO_OBJ) $(HTML_ASSETS_OBJ)
 # Everything but main(), for the unit tests to link against.
 LIB_OBJS := $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
 SKEL := $(OUTPUT)/heaptap.skel.h
@@ -151,6 +154,11 @@ $(OUTPUT)/version_string.h: FORCE | $(OUTPUT)
 	$(Q)echo '#define HEAPTAP_VERSION "$(VERSION)"' > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 $(OUTPUT)/user/version.o: $(OUTPUT)/version_string.h
+
+$(HTML_ASSETS_OBJ): user/report/html_assets.S $(HTML_ASSETS)
+	$(call msg,AS,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -c $< -o $@
 
 heaptap: $(USER_OBJS)
 	$(call msg,BINARY,$@)

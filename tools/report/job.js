@@ -1,0 +1,295 @@
+/* heaptap report --html: draws the job's page from its data blocks. SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+"use strict";
+(function () {
+	var H = heaptap, el = H.el, bytes = H.bytes;
+	/* Beyond this many ranks the plot over time shows bands, not a line per rank. */
+	var BAND_ABOVE = 50;
+	var TOP_BARS = 25;
+	var job = H.data("heaptap-job");
+	var S = job.summary || {};
+	var outliers = {};
+	(S.outliers || []).forEach(function (o) {
+		outliers[typeof o === "object" ? o.rank : o] = true;
+	});
+	function section(id) {
+		return document.getElementById(id);
+	}
+	function how(id, text) {
+		section(id).querySelector(".how").textContent = text;
+	}
+
+	function drawSummary() {
+		var body = section("summary").querySelector(".body");
+		var facts = [];
+		function fact(name, v) {
+			if (v != null && v !== "")
+				facts.push([name, v]);
+		}
+		fact("ranks", S.ranks);
+		fact("world size", S.world_size);
+		fact("job", S.job);
+		fact("hosts", S.hosts && S.hosts.length ?
+		     S.hosts.length + ": " + S.hosts.slice(0, 12).join(", ") +
+		     (S.hosts.length > 12 ? ", \u2026" : "") : null);
+		fact("duration", S.duration != null ? S.duration.toFixed(1) + " s" : null);
+		fact("attribution", S.attribution);
+		fact("lost events", S.lost_events);
+		fact("incomplete stacks", S.incomplete_stacks);
+		fact("other processes", S.other_processes);
+		fact("files", S.files && S.files.length);
+		var t = el("table");
+		facts.forEach(function (f) {
+			t.appendChild(el("tr", {}, el("th", { class: "t" }, f[0]),
+					 el("td", { class: "t" }, f[1])));
+		});
+		body.appendChild(t);
+		if (S.total) {
+			body.appendChild(el("h3", {}, "Each rank's total (min / median / max over ranks)"));
+			body.appendChild(H.table(["current", "max", "calls"].map(function (k) {
+				var s = S.total[k] || {};
+				return { figure: k, min: s.min, median: s.median, max: s.max,
+					 "rank of max": s.rank_of_max };
+			})));
+		}
+		body.appendChild(el("h3", {}, "Outliers"));
+		var rule = S.outlier_rule;
+		if (rule)
+			body.appendChild(el("p", { class: "how" }, "Ranks whose " + rule.figure +
+				" is far above the median rank's (" + bytes(rule.median) +
+				"): modified z-score above " + rule.z + " and more than " +
+				Math.round(rule.min_ratio * 100) + "% above the median."));
+		body.appendChild((S.outliers || []).length ? H.table(S.outliers) :
+				 el("p", {}, "None."));
+		if (S.untraced && S.untraced.length) {
+			body.appendChild(el("h3", {}, "Not traced"));
+			body.appendChild(H.table(S.untraced));
+		}
+	}
+
+	/* The ranks' values at each time: min, percentiles, median, max (null: no rank). */
+	function bands(series, n) {
+		var qs = [0, 0.1, 0.5, 0.9, 1], out = qs.map(function () { return new Array(n); });
+		for (var i = 0; i < n; i++) {
+			var col = [];
+			for (var r = 0; r < series.length; r++)
+				if (series[r][i] != null)
+					col.push(series[r][i]);
+			col.sort(function (a, b) { return a - b; });
+			qs.forEach(function (q, k) {
+				out[k][i] = col.length ? col[Math.round(q * (col.length - 1))] : null;
+			});
+		}
+		return out;
+	}
+
+	function drawTime() {
+		var node = section("time").querySelector(".plot");
+		var ranks = job.ranks, series = job.series, time = job.time;
+		var data = [time], sers = [{ label: "seconds" }], bandList = [];
+		var lineOf = function (i) {
+			var r = ranks[i].rank, out = outliers[r];
+			return { label: "rank " + r, stroke: out ? H.OUTLIER : "hsla(210,60%,40%,0.6)",
+				 width: out ? 2.5 : 1, points: { show: false }, spanGaps: false };
+		};
+		var mode = ranks.length > BAND_ABOVE ? "bands" : "lines";
+		if (mode === "lines") {
+			how("time", "Each rank's heap (usable bytes held) over time, one line per rank; " +
+			    "outliers in red. Hover to read a rank's value.");
+			series.forEach(function (s, i) {
+				data.push(s);
+				sers.push(lineOf(i));
+			});
+		} else {
+			how("time", "The ranks' heap (usable bytes held) over time: " + ranks.length +
+			    " ranks are too many for a line each, so the light band spans min to " +
+			    "max, the darker one the 10th to 90th percentile, the line is the median; " +
+			    "outliers are drawn in red, each as its own line.");
+			var b = bands(series, time.length);
+			var names = ["min", "p10", "median", "p90", "max"];
+			b.forEach(function (col, k) {
+				data.push(col);
+				sers.push({ label: names[k], points: { show: false },
+					    stroke: k === 2 ? "#1565c0" : "rgba(21,101,192,0.35)",
+					    width: k === 2 ? 2 : 1 });
+			});
+			bandList = [{ series: [5, 1], fill: "rgba(21,101,192,0.12)" },
+				    { series: [4, 2], fill: "rgba(21,101,192,0.25)" }];
+			ranks.forEach(function (r, i) {
+				if (outliers[r.rank]) {
+					data.push(series[i]);
+					sers.push(lineOf(i));
+				}
+			});
+		}
+		var plot = new uPlot({
+			width: H.width(node), height: 360,
+			legend: { show: sers.length <= 17, live: true },
+			scales: { x: { time: false } },
+			axes: [{ label: "seconds since tracing began" },
+			       { size: 80, values: function (u, v) { return v.map(bytes); } }],
+			series: sers, bands: bandList,
+		}, data, node);
+		node.setAttribute("data-mode", mode);
+		node.setAttribute("data-series", plot.series.length - 1);
+	}
+
+	function barItems(rows, name) {
+		return rows.filter(function (f) { return f.max; }).slice(0, TOP_BARS).map(function (f) {
+			return { name: name(f), median: f.max.median, min: f.max.min, max: f.max.max };
+		});
+	}
+
+	function groupTable(rows, withShare) {
+		var total = 0;
+		rows.forEach(function (r) { total += r.max ? r.max.median : 0; });
+		return H.table(rows.map(function (r) {
+			var row = {};
+			if (r.function != null)
+				row["function"] = r.function;
+			row.library = H.baseName(r.library);
+			if (withShare)
+				row["share"] = total > 0 ? (100 * r.max.median / total).toFixed(1) + "%" : "";
+			row.ranks = r.ranks;
+			row["max: min / median / max (rank)"] = H.cell("max", r.max);
+			row["current: min / median / max (rank)"] = H.cell("current", r.current);
+			row["calls: median"] = r.calls ? r.calls.median : "";
+			return row;
+		}));
+	}
+
+	function drawFunctions() {
+		var s = section("functions"), fs = S.functions || [];
+		how("functions", "Each function's max (the most its calls held at once, DMATP's " +
+		    "mem_max) across ranks: the bar is the median rank's, the whisker spans the " +
+		    "smallest to the largest rank's. The " + Math.min(TOP_BARS, fs.length) +
+		    " largest by max are drawn; the table lists them all.");
+		var items = barItems(fs, function (f) {
+			return f.function + " (" + H.baseName(f.library) + ")";
+		});
+		if (items.length)
+			H.whiskerBars(s.querySelector(".plot"), items, { label: "median of max" });
+		s.querySelector(".body").appendChild(groupTable(fs, false));
+	}
+
+	function drawLibraries() {
+		var s = section("libraries"), ls = S.libraries || [];
+		how("libraries", "Each library's max across ranks (bar: the median rank's, whisker: " +
+		    "min to max), and its share of the libraries' median maxes added up.");
+		var plot = el("div", { class: "plot" });
+		s.querySelector(".body").appendChild(plot);
+		var items = barItems(ls, function (l) { return H.baseName(l.library); });
+		if (items.length)
+			H.whiskerBars(plot, items, { label: "median of max", labelWidth: 200 });
+		s.querySelector(".body").appendChild(groupTable(ls, true));
+	}
+
+	function drawTree() {
+		var s = section("tree"), tree = job.tree || { nodes: [], libraries: [] };
+		var nodes = tree.nodes, kids = nodes.map(function () { return []; });
+		var best = {};
+		nodes.forEach(function (n, i) {
+			if (n[0] >= 0)
+				kids[n[0]].push(i);
+			if (!(n[1] in best) || n[5] > best[n[1]])
+				best[n[1]] = n[5];
+		});
+		kids.forEach(function (k) { k.sort(function (a, b) { return nodes[b][5] - nodes[a][5]; }); });
+		how("tree", "The calls below a function, merged over the ranks: each line is a path " +
+		    "some rank took, with its max (inclusive) over the ranks that took it: min / " +
+		    "median / max, the rank of the max, and how many ranks. Click a line to open " +
+		    "it.");
+		if (!nodes.length) {
+			s.querySelector(".body").appendChild(el("p", {}, "The reports hold no call tree " +
+				"(heaptap writes one with --tree)."));
+			return;
+		}
+		var names = Object.keys(best).sort(function (a, b) { return best[b] - best[a]; });
+		var select = el("select", { id: "tree-function" });
+		names.forEach(function (n) {
+			select.appendChild(el("option", { value: n }, n + " (" + bytes(best[n]) + ")"));
+		});
+		var holder = el("div", { class: "tree" });
+		function line(i) {
+			var n = nodes[i];
+			return [el("b", {}, n[1]), " ", el("span", { class: "lib" },
+				H.baseName(tree.libraries[n[2]])), " \u2014 max ",
+				el("span", { class: "bytes" }, bytes(n[3]) + " / " + bytes(n[4]) + " / " +
+				   bytes(n[5])), " (rank " + n[6] + "), " + n[7] + " rank" +
+				(n[7] === 1 ? "" : "s")];
+		}
+		/* A node's children are made when it is first opened: trees can be large. */
+		function detail(i, open) {
+			var d = el("details", { class: kids[i].length ? "" : "leaf" });
+			var sum = el("summary");
+			line(i).forEach(function (c) { sum.appendChild(typeof c === "object" ? c : document.createTextNode(c)); });
+			d.appendChild(sum);
+			var filled = false;
+			function fill() {
+				if (filled || !d.open)
+					return;
+				filled = true;
+				kids[i].forEach(function (k) { d.appendChild(detail(k, false)); });
+			}
+			d.addEventListener("toggle", fill);
+			if (open && kids[i].length) {
+				d.open = true;
+				fill();
+			}
+			return d;
+		}
+		function show() {
+			holder.textContent = "";
+			var f = select.value;
+			nodes.forEach(function (n, i) {
+				/* Where f calls itself, its outermost occurrence holds the inner ones. */
+				for (var p = n[0]; p >= 0; p = nodes[p][0])
+					if (nodes[p][1] === f)
+						return;
+				if (n[1] === f)
+					holder.appendChild(detail(i, true));
+			});
+		}
+		select.addEventListener("change", show);
+		var body = s.querySelector(".body");
+		body.appendChild(el("label", {}, "Below ", select));
+		body.appendChild(holder);
+		show();
+	}
+
+	function drawRanks() {
+		var s = section("ranks"), pre = s.querySelector("pre.text"), texts = null;
+		var shown = null;
+		how("ranks", "Each rank's own report, as heaptap prints it (DMATP's sections: " +
+		    "overall, threads, libraries, functions): click a rank. Outliers are in red.");
+		var box = el("div", { class: "ranks" });
+		job.ranks.forEach(function (r, i) {
+			var b = el("button", { class: outliers[r.rank] ? "outlier" : "",
+					       "data-rank": r.rank, title: "pid " + r.pid +
+					       (r.host ? " on " + r.host : "") }, r.rank);
+			b.addEventListener("click", function () {
+				texts = texts || H.data("heaptap-texts");
+				if (shown)
+					shown.classList.remove("shown");
+				if (shown === b) {
+					pre.hidden = true;
+					shown = null;
+					return;
+				}
+				b.classList.add("shown");
+				shown = b;
+				pre.textContent = texts[i];
+				pre.hidden = false;
+			});
+			box.appendChild(b);
+		});
+		s.querySelector(".body").appendChild(box);
+	}
+
+	H.guard("summary", drawSummary);
+	H.guard("time", drawTime);
+	H.guard("functions", drawFunctions);
+	H.guard("libraries", drawLibraries);
+	H.guard("tree", drawTree);
+	H.guard("ranks", drawRanks);
+	document.body.setAttribute("data-render-ms", Math.round(performance.now()));
+})();

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* report --html: a job's page, its data built here and drawn by tools/report/job.js. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "html_page.h"
+#include "job_tree.h"
+#include "rank_text.h"
+#include "report_html.h"
+
+struct page_process {
+	int rank; /* the report's rank, or its place among the processes without one */
+	bool has_rank;
+	int pid;
+	char *host;
+	char *text;		/* DMATP's text report */
+	double *t;		/* sample times, seconds, increasing */
+	long long *current;	/* bytes at each */
+	size_t nr_samples;
+	json_object *calltree; /* without a rank: added to the tree once the page knows if it
+				* has ranks */
+};
+
+struct job_page {
+	struct page_process *procs;
+	size_t nr, cap;
+	struct job_tree *tree;
+	size_t nr_rankless; /* processes without a rank, numbered 0, 1... in order */
+	bool mpi;	    /* some process has a rank: those without one are left out */
+	double t_end; /* the last sample's time over all processes */
+};
+
+static json_object *field(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+struct job_page *job_page__new(void)
+{
+	struct job_page *p = calloc(1, sizeof(*p));
+
+	if (p && !(p->tree = job_tree__new())) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* The [t, current, max] samples; out of order ones (there should be none) are dropped. */
+static int read_samples(struct page_process *pp, json_object *samples)
+{
+	size_t n = samples && json_object_is_type(samples, json_type_array) ?
+			   json_object_array_length(samples) :
+			   0;
+
+	pp->t = malloc((n ? n : 1) * sizeof(*pp->t));
+	pp->current = malloc((n ? n : 1) * sizeof(*pp->current));
+	if (!pp->t || !pp->current)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *s = json_object_array_get_idx(samples, i);
+		double t = json_object_get_double(json_object_array_get_idx(s, 0));
+
+		if (pp->nr_samples && t < pp->t[pp->nr_samples - 1])
+			continue;
+		pp->t[pp->nr_samples] = t;
+		pp->current[pp->nr_samples++] = json_object_get_int64(json_object_array_get_idx(s, 1));
+	}
+	return 0;
+}
+
+int job_page__add_process(struct job_page *p, json_object *process)
+{
+	json_object *rank = field(process, "rank"), *host = field(process, "host");
+	struct page_process *pp;
+	size_t len = 0;
+	FILE *text;
+
+	if (p->nr == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		struct page_process *procs = realloc(p->procs, cap * sizeof(*procs));
+
+		if (!procs)
+			return -ENOMEM;
+		p->procs = procs;
+		p->cap = cap;
+	}
+	pp = &p->procs[p->nr++];
+	*pp = (struct page_process){
+		.has_rank = rank && json_object_is_type(rank, json_type_int),
+		.pid = json_object_get_int(field(process, "pid")),
+	};
+	pp->rank = pp->has_rank ? json_object_get_int(rank) : (int)p->nr_rankless++;
+	p->mpi |= pp->has_rank;
+	if (host && json_object_is_type(host, json_type_string) &&
+	    !(pp->host = strdup(json_object_get_string(host))))
+		return -ENOMEM;
+	text = open_memstream(&pp->text, &len);
+	if (!text)
+		return -ENOMEM;
+	rank_text(text, process);
+	if (fclose(text))
+		return -ENOMEM;
+	if (read_samples(pp, field(process, "samples")))
+		return -ENOMEM;
+	if (pp->nr_samples && pp->t[pp->nr_samples - 1] > p->t_end)
+		p->t_end = pp->t[pp->nr_samples - 1];
+	if (!pp->has_rank) {
+		pp->calltree = json_object_get(field(process, "calltree"));
+		return 0;
+	}
+	return job_tree__add(p->tree, field(process, "calltree"), pp->rank);
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct page_process *x = *(struct page_process *const *)a;
+	const struct page_process *y = *(struct page_process *const *)b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The times every rank's series is given at: all the samples' times when there are at most
+ * JOB_PAGE_MAX_POINTS of them, else that many evenly spaced. *nr: how many.
+ */
+static double *time_grid(const struct job_page *p, size_t *nr)
+{
+	size_t all = 0, n = 0;
+	double *t;
+
+	for (size_t i = 0; i < p->nr; i++)
+		all += p->procs[i].nr_samples;
+	t = malloc((all > JOB_PAGE_MAX_POINTS ? all : JOB_PAGE_MAX_POINTS) * sizeof(*t) + 1);
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < p->nr; i++) {
+		memcpy(t + n, p->procs[i].t, p->procs[i].nr_samples * sizeof(*t));
+		n += p->procs[i].nr_samples;
+	}
+	qsort(t, n, sizeof(*t), by_double);
+	*nr = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!*nr || t[i] != t[*nr - 1])
+			t[(*nr)++] = t[i];
+	}
+	if (*nr > JOB_PAGE_MAX_POINTS) {
+		for (size_t i = 0; i < JOB_PAGE_MAX_POINTS; i++)
+			t[i] = p->t_end * i / (JOB_PAGE_MAX_POINTS - 1);
+		*nr = JOB_PAGE_MAX_POINTS;
+	}
+	return t;
+}
+
+/*
+ * A process's bytes at each time of the grid: those of its last sample at or before it
+ * (memory is a step function between samples); null before its first sample and after
+ * its last.
+ */
+static json_object *series_json(const struct page_process *pp, const double *grid, size_t nr)
+{
+	json_object *a = json_object_new_array_ext(nr);
+	size_t s = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		while (s + 1 < pp->nr_samples && pp->t[s + 1] <= grid[i])
+			s++;
+		if (!pp->nr_samples || grid[i] < pp->t[0] || grid[i] > pp->t[pp->nr_samples - 1])
+			json_object_array_add(a, NULL);
+		else
+			json_object_array_add(a, json_object_new_int64(pp->current[s]));
+	}
+	return a;
+}
+
+/*
+ * The summary but its ranks' samples, which the page has as series: a new object sharing
+ * the summary's others.
+ */
+static json_object *summary_without_samples(json_object *summary)
+{
+	json_object *copy = json_object_new_object();
+
+	if (!summary || !json_object_is_type(summary, json_type_object))
+		return copy;
+	json_object_object_foreach(summary, key, v) {
+		json_object *detail;
+
+		if (strcmp(key, "ranks_detail") || !json_object_is_type(v, json_type_array)) {
+			json_object_object_add(copy, key, json_object_get(v));
+			continue;
+		}
+		detail = json_object_new_array();
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *r = json_object_array_get_idx(v, i), *c = json_object_new_object();
+
+			json_object_object_foreach(r, k, x) {
+				if (strcmp(k, "samples"))
+					json_object_object_add(c, k, json_object_get(x));
+			}
+			json_object_array_add(detail, c);
+		}
+		json_object_object_add(copy, key, detail);
+	}
+	return copy;
+}
+
+/* Everything job.js draws from, in one block; the texts in another, parsed on a click. */
+static void write_data(FILE *out, struct job_page *p, struct page_process **order, size_t nr,
+		       json_object *summary)
+{
+	json_object *data = json_object_new_object(), *ranks = json_object_new_array();
+	json_object *series = json_object_new_array(), *times = json_object_new_array();
+	json_object *texts = json_object_new_array(), *tree = job_tree__json(p->tree);
+	size_t nr_grid = 0;
+	double *grid = time_grid(p, &nr_grid);
+
+	for (size_t i = 0; grid && i < nr_grid; i++)
+		json_object_array_add(times, json_object_new_double(grid[i]));
+	for (size_t i = 0; i < nr; i++) {
+		json_object *r = json_object_new_object();
+
+		json_object_object_add(r, "rank", json_object_new_int(order[i]->rank));
+		json_object_object_add(r, "pid", json_object_new_int(order[i]->pid));
+		json_object_object_add(r, "host", order[i]->host ?
+							  json_object_new_string(order[i]->host) :
+							  NULL);
+		json_object_array_add(ranks, r);
+		json_object_array_add(series, grid ? series_json(order[i], grid, nr_grid) :
+						     json_object_new_array());
+		json_object_array_add(texts, json_object_new_string(order[i]->text));
+	}
+	free(grid);
+	json_object_object_add(data, "summary", summary_without_samples(summary));
+	json_object_object_add(data, "ranks", ranks);
+	json_object_object_add(data, "time", times);
+	json_object_object_add(data, "series", series);
+	json_object_object_add(data, "tree", tree);
+	html_page__data(out, "heaptap-job", data);
+	html_page__data(out, "heaptap-texts", texts);
+	json_object_put(data);
+	json_object_put(texts);
+}
+
+void job_page__write(FILE *out, struct job_page *p, const char *title, json_object *summary)
+{
+	struct page_process **order = malloc((p->nr ? p->nr : 1) * sizeof(*order));
+	size_t nr = 0;
+	int tree_err = 0;
+
+	if (!order) {
+		fputs("out of memory\n", out);
+		return;
+	}
+	for (size_t i = 0; i < p->nr; i++) {
+		if (p->procs[i].has_rank || !p->mpi)
+			order[nr++] = &p->procs[i];
+		if (!p->procs[i].has_rank && !p->mpi && !tree_err)
+			tree_err = job_tree__add(p->tree, p->procs[i].calltree, p->procs[i].rank);
+		json_object_put(p->procs[i].calltree);
+		p->procs[i].calltree = NULL;
+	}
+	qsort(order, nr, sizeof(*order), by_rank);
+
+	html_page__begin(out, title);
+	fputs("<h1>", out);
+	html_text(out, title);
+	fputs("</h1>\n<noscript>This page draws its plots and tables with JavaScript: allow "
+	      "scripts for this file.</noscript>\n"
+	      "<section id=\"summary\"><h2>Summary</h2><div class=\"body\"></div></section>\n"
+	      "<section id=\"time\"><h2>Memory over time</h2><p class=\"how\"></p>"
+	      "<div class=\"plot\"></div></section>\n"
+	      "<section id=\"functions\"><h2>Functions: max across ranks</h2><p class=\"how\">"
+	      "</p><div class=\"plot\"></div><div class=\"body\"></div></section>\n"
+	      "<section id=\"libraries\"><h2>Libraries</h2><p class=\"how\"></p>"
+	      "<div class=\"body\"></div></section>\n"
+	      "<section id=\"tree\"><h2>Call tree</h2><p class=\"how\"></p>"
+	      "<div class=\"body\"></div></section>\n"
+	      "<section id=\"ranks\"><h2>Each rank's report</h2><p class=\"how\"></p>"
+	      "<div class=\"body\"></div><pre class=\"text\" hidden></pre></section>\n", out);
+	if (tree_err)
+		fputs("<p class=\"error\">Out of memory: the call tree is partial.</p>\n", out);
+	write_data(out, p, order, nr, summary);
+	html_page__end(out, HTML_SCRIPT_JOB);
+	free(order);
+}
+
+int job_page__add_file(struct job_page *p, const char *path)
+{
+	json_object *root = json_object_from_file(path), *procs = field(root, "processes");
+	int err = 0;
+
+	if (!procs || !json_object_is_type(procs, json_type_array)) {
+		json_object_put(root);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < json_object_array_length(procs) && !err; i++)
+		err = job_page__add_process(p, json_object_array_get_idx(procs, i));
+	json_object_put(root);
+	return err;
+}
+
+void job_page__free(struct job_page *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nr; i++) {
+		free(p->procs[i].host);
+		free(p->procs[i].text);
+		free(p->procs[i].t);
+		free(p->procs[i].current);
+		json_object_put(p->procs[i].calltree);
+	}
+	free(p->procs);
+	job_tree__free(p->tree);
+	free(p);
+}
