@@ -190,7 +190,7 @@ Test(calltree, mpi_init_scaling)
 		  "grow");
 	cr_expect(json_object_get_double(get(row, "bytes_per_process")) == 0);
 	json_object_put(c);
-	cr_expect(count_text(html, "<svg") == 3, "one plot per growing function (app_init, "
+	cr_expect(count_text(html, "<div class=\"plot\"") == 3, "one plot per growing function (app_init, "
 		  "peer_table, peer_matrix)");
 	cr_expect(count_text(out, "peer_table") == 1, "the text table: %s", slurp(out));
 

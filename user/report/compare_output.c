@@ -4,6 +4,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "compare.h"
+#include "html_page.h"
 
 static const char *base_name(const char *path)
 {
@@ -114,20 +115,6 @@ void comparison__json(FILE *out, const struct comparison *c)
 	fflush(out);
 }
 
-/* Names may hold C++'s < > &. */
-static void html_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
-		}
-	}
-}
-
 static void html_path(FILE *out, const struct compare_row *r)
 {
 	for (size_t i = 0; i < r->depth; i++) {
@@ -139,80 +126,39 @@ static void html_path(FILE *out, const struct compare_row *r)
 	fputc(')', out);
 }
 
-/* max against p: each count's median (dot), the ranks' range (bar), and the line. */
-static void plot(FILE *out, const struct compare_row *r, size_t n)
-{
-	const double w = 360, h = 180, left = 70, bottom = 30, top = 10, right = 10;
-	double p_max = r->points[n - 1].world_size, y_max = 0, y_min = 0;
-
-#define X(p) (left + (p) / p_max * (w - left - right))
-#define Y(v) (h - bottom - ((v) - y_min) / (y_max - y_min) * (h - bottom - top))
-	for (size_t i = 0; i < n; i++) {
-		if (r->points[i].max_max > y_max)
-			y_max = r->points[i].max_max;
-		if (r->points[i].max_min < y_min)
-			y_min = r->points[i].max_min;
-	}
-	if (r->fit.a < y_min)
-		y_min = r->fit.a;
-	if (y_max <= y_min)
-		y_max = y_min + 1;
-	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		     "font-size=\"10\" font-family=\"sans-serif\">\n", w, h);
-	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>\n",
-		left, h - bottom, w - right, h - bottom);
-	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\"/>\n",
-		left, top, left, h - bottom);
-	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n", left - 4,
-		top + 8, y_max);
-	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>\n", left - 4,
-		h - bottom, y_min);
-	for (size_t i = 0; i < n; i++) {
-		const struct compare_point *p = &r->points[i];
-
-		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n",
-			X(p->world_size), h - bottom + 14, p->world_size);
-		fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			     "stroke=\"#888\"/>\n",
-			X(p->world_size), Y(p->max_min), X(p->world_size), Y(p->max_max));
-		fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#c00\"/>\n",
-			X(p->world_size), Y(p->max));
-	}
-	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#06c\" "
-		     "stroke-dasharray=\"4 2\"/>\n",
-		X(0), Y(r->fit.a), X(p_max), Y(r->fit.a + r->fit.b * p_max));
-	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">processes</text>\n",
-		w - right, h - 2);
-	fprintf(out, "</svg>\n");
-#undef X
-#undef Y
-}
-
+/*
+ * The page (html_page.h): a plot per growing function, drawn by tools/report/compare.js
+ * from the data block (the JSON output's rows): max against p, each count's median over
+ * the ranks, their range, and the fitted line.
+ */
 void comparison__html(FILE *out, const struct comparison *c)
 {
-	fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-		     "<title>heaptap compare</title>\n<style>body{font-family:sans-serif}"
-		     "td,th{padding:2px 8px;text-align:right}td.f{text-align:left}"
-		     "</style></head><body>\n<h1>heaptap compare</h1>\n<p>");
+	json_object *rows = json_object_new_array();
+
+	html_page__begin(out, "heaptap compare");
+	fputs("<h1>heaptap compare</h1>\n<p>", out);
 	print_heading(out, c);
 	fprintf(out, "A function grows when b&middot;p at the largest p is at least %.0f%% of its "
 		     "max there and R&sup2; &ge; %.2f. Values: the median over ranks of max "
-		     "(usable bytes, inclusive).</p>\n",
+		     "(usable bytes, inclusive). In each plot the dots are those medians, the "
+		     "band spans the ranks' smallest to largest max, the dashed line is the "
+		     "fitted max = a + b&middot;p.</p>\n",
 		COMPARE_GROWTH_SHARE * 100, COMPARE_MIN_R2);
 	for (size_t k = 0; k < c->nr && c->rows[k].grows; k++) {
 		const struct compare_row *r = &c->rows[k];
 
+		json_object_array_add(rows, row_json(r, c->nr_sizes));
 		fputs("<h3>", out);
 		html_path(out, r);
-		fprintf(out, "</h3>\n<p>%.1f bytes per process, R&sup2; %.3f</p>\n", r->fit.b,
-			r->fit.r2);
-		plot(out, r, c->nr_sizes);
+		fprintf(out, "</h3>\n<p>%.1f bytes per process, R&sup2; %.3f</p>\n"
+			     "<div class=\"plot\" data-row=\"%zu\"></div>\n",
+			r->fit.b, r->fit.r2, k);
 	}
 	fprintf(out, "<h2>All functions</h2>\n<table>\n<tr><th>grows</th><th>bytes/process</th>"
 		     "<th>R&sup2;</th>");
 	for (size_t i = 0; i < c->nr_sizes; i++)
 		fprintf(out, "<th>p=%d</th>", c->world_size[i]);
-	fprintf(out, "<th>function</th></tr>\n");
+	fprintf(out, "<th class=\"t\">function</th></tr>\n");
 	for (size_t k = 0; k < c->nr; k++) {
 		const struct compare_row *r = &c->rows[k];
 
@@ -220,10 +166,12 @@ void comparison__html(FILE *out, const struct comparison *c)
 			r->fit.b, r->fit.r2);
 		for (size_t i = 0; i < c->nr_sizes; i++)
 			fprintf(out, "<td>%.0f</td>", r->points[i].max);
-		fputs("<td class=\"f\">", out);
+		fputs("<td class=\"t\">", out);
 		html_path(out, r);
 		fputs("</td></tr>\n", out);
 	}
-	fprintf(out, "</table>\n</body></html>\n");
-	fflush(out);
+	fputs("</table>\n", out);
+	html_page__data(out, "heaptap-compare", rows);
+	json_object_put(rows);
+	html_page__end(out, HTML_SCRIPT_COMPARE);
 }
