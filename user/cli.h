@@ -58,7 +58,7 @@ struct options {
 	const char *under;	 /* --under: the function it starts at */
 	const char **inputs;	 /* report, compare: the report files named */
 	size_t nr_inputs;
-	const char *html_path;	 /* compare --html */
+	const char *html_path;	 /* report, compare: --html */
 	bool verbose;
 	/* The cluster's commands (cli_cluster.c). */
 	const char *collector;	   /* agent, top: --collector HOST:PORT */

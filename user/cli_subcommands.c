@@ -134,6 +134,9 @@ static const struct argp_option report_options[] = {
 	{ "count", 'n', "N", 0, "the summary's tables: the N libraries and functions of largest "
 				"max (default 20; with --json, all unless -n)" },
 	{ "full", OPT_FULL, NULL, 0, "each process's own report instead of the job's summary" },
+	{ "html", OPT_HTML, "FILE", 0, "also write the job as one self-contained web page: the "
+				       "summary, memory over time per rank, functions and "
+				       "libraries across ranks, the call tree, each rank's report" },
 	CLI_EXPORT_OPTIONS,
 	CLI_REPORT_RANK_OPTION,
 	CLI_REPORT_DB_OPTIONS,
@@ -577,6 +580,10 @@ static int check_report(struct options *o)
 		return cli_usage_error(sub, "%s", "--tree, --full, --pprof, --folded and --list "
 					     "read one file: name one, or drop them for the job's "
 					     "summary of several");
+	if (o->html_path && (o->tree || o->full || o->rank >= 0 || o->pprof_path ||
+			     o->folded_path || o->list_runs))
+		return cli_usage_error(sub, "%s", "--html writes the job's page: drop --tree, "
+					     "--full, --rank, --pprof, --folded and --list");
 	return check_tree_options(sub, o) || cli_check_exports(sub, o) ? EINVAL : 0;
 }
 

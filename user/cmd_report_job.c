@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* heaptap report FILE... | DB.sqlite: the job's summary across its ranks, text and --json. */
+/*
+ * heaptap report FILE... | DB.sqlite: the job's summary across its ranks, text, --json and
+ * --html.
+ */
 #include <errno.h>
 #include <string.h>
 #include "commands.h"
@@ -21,7 +24,7 @@ static int write_json(struct report_file *rf, json_object *summary)
 
 int cmd_report_job(const struct options *opts)
 {
-	struct report_file text = {}, json = {};
+	struct report_file text = {}, json = {}, html = {};
 	struct job_summary_opts top = { .top = opts->count > 0 ? (size_t)opts->count : DEFAULT_TOP };
 	struct job_summary_opts all = { .top = opts->count > 0 ? (size_t)opts->count : 0 };
 	json_object *summary = NULL, *whole = NULL;
@@ -38,12 +41,17 @@ int cmd_report_job(const struct options *opts)
 		status = EXIT_USAGE;
 		goto cleanup;
 	}
+	if (opts->html_path && (err = report_file__open(&html, opts->html_path))) {
+		log_error("cannot write --html %s: %s", opts->html_path, strerror(-err));
+		status = EXIT_USAGE;
+		goto cleanup;
+	}
 	if ((err = job__read(opts->inputs, opts->nr_inputs, opts->run_id, &j))) {
 		status = err == -ENOMEM ? EXIT_FAILURE_INTERNAL : EXIT_USAGE;
 		goto cleanup;
 	}
 	if (!(summary = job_summary_build(&j, &top)) ||
-	    (json.f && !(whole = job_summary_build(&j, &all)))) {
+	    ((json.f || html.f) && !(whole = job_summary_build(&j, &all)))) {
 		log_error("out of memory summing up the job");
 		status = EXIT_FAILURE_INTERNAL;
 		goto cleanup;
@@ -59,11 +67,14 @@ int cmd_report_job(const struct options *opts)
 		log_error("cannot write %s", opts->json_path);
 		status = EXIT_FAILURE_INTERNAL;
 	}
+	if (html.f && report_job_html(opts, &j, whole, &html))
+		status = EXIT_FAILURE_INTERNAL;
 cleanup:
 	json_object_put(summary);
 	json_object_put(whole);
 	job__clear(&j);
 	report_file__close(&text);
 	report_file__close(&json);
+	report_file__close(&html);
 	return status;
 }

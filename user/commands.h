@@ -22,6 +22,10 @@ int cmd_collect(const struct options *opts);
  * --list: the job's summary across its ranks.
  */
 int cmd_report_job(const struct options *opts);
+struct job;
+/* Its --html page (cmd_report_html.c) into html, open: EXIT_OK or EXIT_FAILURE_INTERNAL. */
+int report_job_html(const struct options *opts, const struct job *j, json_object *summary,
+		    struct report_file *html);
 /* heaptap report DB.sqlite */
 int cmd_report_db(const struct options *opts);
 /* top --collector */

@@ -231,8 +231,14 @@ Test(cli, tree_report_and_compare_options)
 	expect_usage("two or more reports", &o, parse(&o, "compare", "a.json", NULL));
 	expect_usage("--by must be world_size", &o,
 		     parse(&o, "compare", "a.json", "b.json", "--by", "rank", NULL));
-	expect_usage("report has no option --html", &o,
-		     parse(&o, "report", "a.json", "--html", "x.html", NULL));
+	cr_assert(eq(int, parse(&o, "report", "a.json", "b.json", "--html", "x.html", NULL),
+		     EXIT_OK), "%s", errors);
+	cr_expect(eq(str, (char *)o.html_path, "x.html"));
+	cli_free(&o);
+	expect_usage("--html writes the job's page", &o,
+		     parse(&o, "report", "a.json", "--html", "x.html", "--tree", NULL));
+	expect_usage("--html writes the job's page", &o,
+		     parse(&o, "report", "a.json", "--html", "x.html", "--rank", "1", NULL));
 	cr_assert(eq(int, parse(&o, "run", "--tree", "--depth", "3", "--under", "MPI_Init", "--",
 				"x", NULL),
 		     EXIT_OK), "%s", errors);

@@ -13,7 +13,8 @@
 				width: 480, height: 240,
 				scales: { x: { time: false } },
 				axes: [{ label: "processes" },
-				       { size: 80, values: function (u, v) { return v.map(H.bytes); } }],
+				       { size: 80, incrs: H.BYTE_INCRS,
+					 values: function (u, v) { return v.map(H.bytes); } }],
 				series: [
 					{ label: "processes" },
 					{ label: "ranks' min", stroke: "rgba(0,0,0,0.3)", points: { show: false } },

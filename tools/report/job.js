@@ -126,7 +126,8 @@
 			legend: { show: sers.length <= 17, live: true },
 			scales: { x: { time: false } },
 			axes: [{ label: "seconds since tracing began" },
-			       { size: 80, values: function (u, v) { return v.map(bytes); } }],
+			       { size: 80, incrs: H.BYTE_INCRS,
+				 values: function (u, v) { return v.map(bytes); } }],
 			series: sers, bands: bandList,
 		}, data, node);
 		node.setAttribute("data-mode", mode);

@@ -112,6 +112,11 @@ var heaptap = (function () {
 		}
 	}
 
+	/* Tick steps of whole bytes: 1, 2, 5, 10... */
+	var BYTE_INCRS = [];
+	for (var e = 1; e < 1e16; e *= 10)
+		BYTE_INCRS.push(e, 2 * e, 5 * e);
+
 	function width(node) {
 		return Math.max(400, Math.min(1200, (node.clientWidth || 900) - 10));
 	}
@@ -168,7 +173,7 @@ var heaptap = (function () {
 					});
 				  },
 				  grid: { show: false } },
-				{ side: 2, space: 90,
+				{ side: 2, space: 90, incrs: BYTE_INCRS,
 				  values: function (u, v) { return v.map(opts.format || bytes); } },
 			],
 			series: [
@@ -185,5 +190,5 @@ var heaptap = (function () {
 	}
 
 	return { OUTLIER: OUTLIER, bytes: bytes, data: data, el: el, baseName: baseName,
-		 cell: cell, table: table, guard: guard, width: width, whiskerBars: whiskerBars };
+		 BYTE_INCRS: BYTE_INCRS, cell: cell, table: table, guard: guard, width: width, whiskerBars: whiskerBars };
 })();
