@@ -7,6 +7,7 @@
 # make fuzz       fuzz every parser of a target's bytes, FUZZ_SECONDS (30) each
 # make install    install the binary, its man pages and bash completion (PREFIX=/usr/local)
 # make deb        build the Debian package .output/heaptap_VERSION_amd64.deb
+# make report-screenshot  redraw tools/docs/report-page.png, the picture of report --html
 # V=1 shows full commands.
 
 OUTPUT ?= .output
@@ -54,6 +55,9 @@ LIBS_PKG += libmicrohttpd
 # The allocators heaptap knows the size classes of (user/trace/size_classes.c), validated
 # against the real libraries by the unit tests, and traced by the integration tests.
 DEB_PACKAGES += libjemalloc2 libtcmalloc-minimal4 libgoogle-perftools4 libmimalloc2.0 libtbbmalloc2
+
+# The web pages' tests open them in a real browser, headless (tests/integration/browser.c).
+DEB_PACKAGES += chromium
 
 # MUNGE credentials for agents at sites that run munged (agent/collect --munge).
 DEB_PACKAGES += libmunge-dev

@@ -39,3 +39,13 @@ unit-test: $(UNIT_BIN)
 
 integration-test: heaptap $(INTEG_BIN) $(TEST_TARGETS) docs deb
 	$(Q)HEAPTAP=$(abspath heaptap) TARGETS=$(abspath $(TARGET_DIR)) $(INTEG_BIN) --jobs 1
+
+# The picture of report --html in tools/docs/reports.md: the screenshot html/job_page takes
+# of its synthetic 8-rank job in headless chromium.
+.PHONY: report-screenshot
+report-screenshot: heaptap $(INTEG_BIN)
+	$(Q)mkdir -p tools/docs
+	$(Q)HEAPTAP=$(abspath heaptap) TARGETS=$(abspath $(TARGET_DIR)) \
+		HEAPTAP_SCREENSHOT=$(abspath tools/docs/report-page.png) \
+		$(INTEG_BIN) --jobs 1 --filter 'html/job_page'
+	@echo "  SHOT     tools/docs/report-page.png"

@@ -89,8 +89,11 @@
 		var lineOf = function (i) {
 			var r = ranks[i].rank, out = outliers[r];
 			return { label: "rank " + r, stroke: out ? H.OUTLIER : "hsla(210,60%,40%,0.6)",
-				 width: out ? 2.5 : 1, points: { show: false }, spanGaps: false };
+				 width: out ? 2.5 : 1, points: { show: false }, spanGaps: false,
+				 paths: step };
 		};
+		/* Memory holds its value from one sample to the next. */
+		var step = uPlot.paths.stepped({ align: 1 });
 		var mode = ranks.length > BAND_ABOVE ? "bands" : "lines";
 		if (mode === "lines") {
 			how("time", "Each rank's heap (usable bytes held) over time, one line per rank; " +
@@ -108,7 +111,7 @@
 			var names = ["min", "p10", "median", "p90", "max"];
 			b.forEach(function (col, k) {
 				data.push(col);
-				sers.push({ label: names[k], points: { show: false },
+				sers.push({ label: names[k], points: { show: false }, paths: step,
 					    stroke: k === 2 ? "#1565c0" : "rgba(21,101,192,0.35)",
 					    width: k === 2 ? 2 : 1 });
 			});
