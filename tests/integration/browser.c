@@ -72,6 +72,7 @@ double browser_dump_dom(const char *page, const char *dom, const char *log, int 
 				 "--no-first-run", "--enable-logging=stderr", "--v=0", user_dir,
 				 "--dump-dom", url, NULL };
 
+
 		return run_chromium(argv, dom, log, timeout_s);
 	}
 }

@@ -288,6 +288,25 @@ Test(html, job_page)
 		    s.ranks, file_size(html), secs, attr_of(d, "<body", "data-render-ms"));
 	free(d);
 
+	/* page#rank-N: rank N's report shown, as a click on its button shows it. */
+	{
+		char url[300], *shown;
+
+		snprintf(url, sizeof(url), "%s#rank-%d", html, s.outlier);
+		browser_dump_dom(url, dom, log, 60);
+		expect_no_console(log, "the job's page, #rank-N");
+		d = slurp(dom);
+		shown = d ? strstr(d, "<pre class=\"text\">") : NULL;
+		cr_expect(shown != NULL, "no rank's report shown");
+		snprintf(want, sizeof(want), "PID: %d, rank: %d of %d", 10000 + s.outlier,
+			 s.outlier, s.world_size);
+		cr_expect(shown && strstr(shown, want) && strstr(shown, want) < strstr(shown, "</pre>"),
+			  "the report shown is not rank %d's", s.outlier);
+		cr_expect(shown && strstr(shown, "Function: solver_alloc") != NULL,
+			  "the rank's report has no function section");
+		free(d);
+	}
+
 	browser_screenshot(html, scratch_file("job.png", png, sizeof(png)), 1200, 2000,
 			   scratch_file("shot.log", log, sizeof(log)), 60);
 	expect_no_console(log, "the job's page, screenshot");

@@ -264,7 +264,8 @@
 		var s = section("ranks"), pre = s.querySelector("pre.text"), texts = null;
 		var shown = null;
 		how("ranks", "Each rank's own report, as heaptap prints it (DMATP's sections: " +
-		    "overall, threads, libraries, functions): click a rank. Outliers are in red.");
+		    "overall, threads, libraries, functions): click a rank. Outliers are in red. " +
+		    "A link to this page ending in #rank-N opens rank N's.");
 		var box = el("div", { class: "ranks" });
 		job.ranks.forEach(function (r, i) {
 			var b = el("button", { class: outliers[r.rank] ? "outlier" : "",
@@ -287,6 +288,13 @@
 			box.appendChild(b);
 		});
 		s.querySelector(".body").appendChild(box);
+		/* page.html#rank-N opens rank N's report: a link to one rank. */
+		var want = /^#rank-(-?\d+)$/.exec(location.hash);
+		var b = want && box.querySelector("button[data-rank=\"" + want[1] + "\"]");
+		if (b) {
+			b.click();
+			s.scrollIntoView();
+		}
 	}
 
 	H.guard("summary", drawSummary);
