@@ -47,7 +47,8 @@
 			body.appendChild(el("h3", {}, "Each rank's total (min / median / max over ranks)"));
 			body.appendChild(H.table(["current", "max", "calls"].map(function (k) {
 				var s = S.total[k] || {};
-				return { figure: k, min: s.min, median: s.median, max: s.max,
+				var f = k === "calls" ? String : bytes;
+				return { figure: k, min: f(s.min), median: f(s.median), max: f(s.max),
 					 "rank of max": s.rank_of_max };
 			})));
 		}
@@ -85,6 +86,12 @@
 	function drawTime() {
 		var node = section("time").querySelector(".plot");
 		var ranks = job.ranks, series = job.series, time = job.time;
+		if (!time.length) {
+			how("time", "The reports hold no samples over time: run and attach take one " +
+			    "every -i seconds (and one at each process's end); older reports have " +
+			    "none.");
+			return;
+		}
 		var data = [time], sers = [{ label: "seconds" }], bandList = [];
 		var lineOf = function (i) {
 			var r = ranks[i].rank, out = outliers[r];
@@ -156,7 +163,7 @@
 			row.ranks = r.ranks;
 			row["max: min / median / max (rank)"] = H.cell("max", r.max);
 			row["current: min / median / max (rank)"] = H.cell("current", r.current);
-			row["calls: median"] = r.calls ? r.calls.median : "";
+			row["calls: min / median / max"] = H.cell("calls", r.calls);
 			return row;
 		}));
 	}
@@ -207,7 +214,15 @@
 				"(heaptap writes one with --tree)."));
 			return;
 		}
-		var names = Object.keys(best).sort(function (a, b) { return best[b] - best[a]; });
+		/* Functions that call others first, largest max first: the default shows a tree. */
+		var calls = {};
+		nodes.forEach(function (n, i) {
+			if (kids[i].length)
+				calls[n[1]] = true;
+		});
+		var names = Object.keys(best).sort(function (a, b) {
+			return (calls[b] ? 1 : 0) - (calls[a] ? 1 : 0) || best[b] - best[a];
+		});
 		var select = el("select", { id: "tree-function" });
 		names.forEach(function (n) {
 			select.appendChild(el("option", { value: n }, n + " (" + bytes(best[n]) + ")"));

@@ -46,6 +46,9 @@ var heaptap = (function () {
 		return s.slice(s.lastIndexOf("/") + 1);
 	}
 
+	/* The summary's fields that are bytes (calls, ranks, z are counts). */
+	var BYTE_KEYS = /^(bytes|current|max|min|median|held|size|peak|mad)$/;
+
 	/* A cell of a generic table: {min, median, max, ...} objects as "min / median / max". */
 	function cell(key, v) {
 		if (v == null)
@@ -56,7 +59,7 @@ var heaptap = (function () {
 			var parts = [];
 			["min", "median", "max"].forEach(function (k) {
 				if (k in v)
-					parts.push(cell(k, v[k]));
+					parts.push(key === "calls" ? String(v[k]) : cell(k, v[k]));
 			});
 			if ("rank_of_max" in v)
 				parts.push("(rank " + v.rank_of_max + ")");
@@ -66,8 +69,7 @@ var heaptap = (function () {
 				return k + ": " + cell(k, v[k]);
 			}).join(", ");
 		}
-		if (typeof v === "number" && /bytes|current|max|min|median|held|size|peak/.test(key) &&
-		    Math.abs(v) >= 1024)
+		if (typeof v === "number" && BYTE_KEYS.test(key) && Math.abs(v) >= 1024)
 			return bytes(v);
 		if (typeof v === "string" && v.charAt(0) === "/")
 			return baseName(v);
@@ -128,7 +130,7 @@ var heaptap = (function () {
 	function whiskerBars(node, items, opts) {
 		var xs = items.map(function (_, i) { return i; });
 		var mid = items.map(function (it) { return it.median; });
-		var height = 40 + 22 * items.length;
+		var height = Math.max(100, 40 + 22 * items.length);
 		function whiskers(u) {
 			var ctx = u.ctx;
 			ctx.save();
