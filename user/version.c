@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * heaptap --version. The kernel features are those heaptap needs (README "Set up"); each
+ * heaptap --version. The kernel features are those heaptap needs (README "Install"); each
  * is looked up without loading anything into the kernel but libbpf's probe programs, so
  * that an administrator can see why heaptap would refuse to run before running it.
  */

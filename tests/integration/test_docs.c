@@ -365,3 +365,34 @@ Test(docs, bash_completion_offers_each_subcommands_options)
 	}
 	free(subs);
 }
+
+/*
+ * The README's examples: each ```sh block whose first line is "# example" runs as it
+ * stands, with sh -e from the source tree and this heaptap first in PATH, and succeeds.
+ */
+Test(docs, readme_examples)
+{
+	char readme[4200], *text, *p, *out;
+	int ran = 0;
+
+	require_bpf();
+	snprintf(readme, sizeof(readme), "%s/README.md", source_dir());
+	text = slurp(readme);
+	cr_assert(text != NULL, "cannot read %s", readme);
+	for (p = text; (p = strstr(p, "\n```sh\n# example\n")); ran++) {
+		char *body = p + strlen("\n```sh\n"), *end = strstr(body, "\n```\n"), dir[4200];
+
+		cr_assert(end != NULL, "README: an example block without its end");
+		snprintf(dir, sizeof(dir), "%s", heaptap_path());
+		*strrchr(dir, '/') = '\0';
+		cr_expect(eq(int, sh(&out, 60, "cd '%s' && PATH='%s':$PATH && set -e\n%.*s",
+				     source_dir(), dir, (int)(end - body), body),
+			     0),
+			  "README's example failed:\n%.*s\n--- its output:\n%s", (int)(end - body),
+			  body, out);
+		free(out);
+		p = end;
+	}
+	cr_expect(ran >= 3, "README has only %d examples marked '# example'", ran);
+	free(text);
+}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * heaptap installed as a site would for a group of users: a copy of the binary with
- * exactly the file capabilities the README gives (cap_bpf,cap_perfmon=ep), run by an
+ * exactly the file capabilities tools/docs/security.md gives (cap_bpf,cap_perfmon=ep), run by an
  * unprivileged user. That user traces their own program exactly (run and attach), and is
  * refused a root process and another user's process: one line, exit 2, before any BPF is
  * loaded (so no probe), and the process is never stopped and finishes its work.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* The database's schema (README "Cluster" documents it), shared by writer and readers. */
+/* The database's schema (tools/docs/cluster.md documents it), shared by writer and readers. */
 #ifndef HEAPTAP_STORE_SCHEMA_H
 #define HEAPTAP_STORE_SCHEMA_H
 

@@ -104,7 +104,7 @@ static void add_i64(json_object *o, const char *key, int64_t v)
 	json_object_object_add(o, key, json_object_new_int64(v));
 }
 
-/* MBAL in the README's schema. */
+/* MBAL in the JSON schema (tools/docs/figures.md). */
 static void map_balance_json(json_object *o, const struct map_balance *b)
 {
 	json_object *calls = json_object_new_object(), *released = json_object_new_object();

@@ -6,7 +6,7 @@
  * move past a short prefix that changes nothing heaptap's programs read, onto the first
  * emulated instruction: the programs then see the registers and stack of the entry.
  *
- * The rule (README, "How it works"): the site is the first instruction the kernel
+ * The rule (tools/docs/how-it-works.md, "Where the probes sit"): the site is the first instruction the kernel
  * emulates (push of a register, jmp/jcc/call with a relative target, a one-byte nop) when
  *   1. every instruction before it writes only flags, rax, rbx or r10-r15 (never an
  *      argument register, rsp or rbp), writes no memory and does not branch;
