@@ -18,6 +18,24 @@ void report_json_balance(json_object *o, const struct balance *b)
 	json_object_object_add(o, "calls", calls);
 }
 
+/* [[t_seconds, current, max], ...]: t to the millisecond. */
+static json_object *samples_json(const struct total_series *s)
+{
+	json_object *list = json_object_new_array();
+
+	for (uint32_t i = 0; i < s->nr; i++) {
+		json_object *row = json_object_new_array();
+		char t[32];
+
+		snprintf(t, sizeof(t), "%.3f", s->items[i].t);
+		json_object_array_add(row, json_object_new_double_s(s->items[i].t, t));
+		json_object_array_add(row, json_object_new_int64(s->items[i].current));
+		json_object_array_add(row, json_object_new_int64(s->items[i].max));
+		json_object_array_add(list, row);
+	}
+	return list;
+}
+
 static json_object *process_json(const struct target *t, const struct process_facts *pf)
 {
 	json_object *p = json_object_new_object(), *total = json_object_new_object();
@@ -85,6 +103,8 @@ static json_object *process_json(const struct target *t, const struct process_fa
 		report_json_balance(o, &f->bal);
 		json_object_array_add(functions, o);
 	}
+	if (t->samples.nr)
+		json_object_object_add(p, "samples", samples_json(&t->samples));
 	json_object_object_add(p, "threads", threads);
 	json_object_object_add(p, "libraries", libraries);
 	json_object_object_add(p, "functions", functions);

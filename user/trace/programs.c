@@ -189,6 +189,7 @@ forget:
 	accountant__clear(&t->stats);
 	owner__clear(&t->owner);
 	mapping_stats__clear(&t->mappings);
+	total_series__clear(&t->samples);
 	stack_records__clear(&t->stacks);
 	free(t);
 cleanup:

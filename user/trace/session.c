@@ -48,6 +48,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 	s->sample_interval = opts->sample_interval > 0 ? opts->sample_interval : 1.0;
 	s->clock = monotonic_ns() / 1e9;
 	s->next_sample = s->clock + s->sample_interval;
+	s->started = s->clock;
 	if (opts->nr_allocators) {
 		s->allocators = calloc(opts->nr_allocators, sizeof(*s->allocators));
 		if (!s->allocators) {
@@ -103,6 +104,7 @@ static void free_target(struct target *t)
 	stack_records__clear(&t->stacks);
 	calltree__clear(&t->tree);
 	mapping_stats__clear(&t->mappings);
+	total_series__clear(&t->samples);
 	stack_ids__clear(&t->stack_ids);
 	free(t);
 }
@@ -367,6 +369,9 @@ void session__stop(struct session *s)
 	HASH_ITER(hh, s->targets, t, tmp)
 		tracer__detach(s->tracer, t->pid);
 	tracer__drain(s->tracer);
+	s->clock = monotonic_ns() / 1e9;
+	HASH_ITER(hh, s->targets, t, tmp)
+		sample_total_now(s, t);
 }
 
 size_t session__live_targets(const struct session *s)
@@ -421,6 +426,7 @@ static void keep_ended_trees_within_budget(struct session *s)
 void end_target(struct session *s, struct target *t)
 {
 	forget_program(s, t);
+	sample_total_now(s, t);
 	owner__end(&t->owner);
 	mapping_stats__end(&t->mappings);
 	tracer__take_losses(s->tracer, t->pid, &t->kernel_losses);

@@ -24,6 +24,7 @@
 #include "stack_ids.h"
 #include "stack_records.h"
 #include "symbolizer.h"
+#include "total_series.h"
 #include "unwind_maps.h"
 
 struct target {
@@ -51,6 +52,7 @@ struct target {
 	uint64_t usable_unknown; /* blocks whose usable size the allocator's classes cannot tell */
 	double owner_since;  /* when its blocks began to be tracked (session clock) */
 	struct mapping_stats mappings; /* the OS view: mmap, munmap, mremap, brk, madvise */
+	struct total_series samples;   /* its total every -i seconds (processes[].samples) */
 	uint64_t incomplete_stacks;
 	uint64_t unsupported_unwinds; /* of those, cut at an unwind rule heaptap cannot follow */
 	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */

@@ -34,6 +34,7 @@ struct session {
 	double sample_interval;	  /* seconds between samples of outstanding bytes (-i) */
 	double clock;		  /* monotonic seconds, as of the last poll */
 	double next_sample;
+	double started;		  /* the clock when tracing started: samples' t = 0 */
 	struct stack_cache_stats stack_cache; /* read when tracing stops */
 };
 
@@ -56,8 +57,13 @@ struct stack_records *stack_records_of(struct session *s, struct target *t);
  */
 void track_owner(struct session *s, struct target *t, const struct ht_call_event *ev,
 		 enum ht_func func, struct stack_record *site, struct movement *moved);
-/* Every interval: each live target's sites' outstanding bytes, for the leak test. */
+/*
+ * Every interval: each live target's sites' outstanding bytes, for the leak test, and its
+ * total (processes[].samples).
+ */
 void sample_owners(struct session *s);
+/* t's total now, as its series' last sample so far (it ended, or tracing stops). */
+void sample_total_now(struct session *s, struct target *t);
 
 /* programs.c: a target's program changes (exec, loader events) and new processes. */
 void handle_exec(struct session *s, const struct ht_libs_event *ev);

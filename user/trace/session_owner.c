@@ -68,6 +68,13 @@ void track_owner(struct session *s, struct target *t, const struct ht_call_event
 	}
 }
 
+void sample_total_now(struct session *s, struct target *t)
+{
+	if (!t->untraced)
+		total_series__add(&t->samples, s->clock - s->started, t->stats.total.current,
+				  t->stats.total.max, true);
+}
+
 void sample_owners(struct session *s)
 {
 	struct target *t, *tmp;
@@ -77,6 +84,9 @@ void sample_owners(struct session *s)
 	HASH_ITER(hh, s->targets, t, tmp) {
 		if (t->owner.live)
 			owner__sample(&t->owner, s->clock - t->owner_since);
+		if (!t->untraced)
+			total_series__add(&t->samples, s->clock - s->started, t->stats.total.current,
+					  t->stats.total.max, false);
 	}
 	s->next_sample += s->sample_interval;
 	if (s->next_sample < s->clock) /* heaptap was stopped: start the beat again */
