@@ -22,6 +22,33 @@ static int write_json(struct report_file *rf, json_object *summary)
 	return !f || report_file__close(rf) ? -EIO : 0;
 }
 
+/* --rank R: its own report, text and --json. */
+static int report_rank(const struct options *opts, const struct job *j,
+		       struct report_file *text, struct report_file *json)
+{
+	const struct job_rank *r = job__rank(j, opts->rank);
+	int status = EXIT_OK;
+	FILE *f;
+
+	if (!r) {
+		log_error("%s no %s %d: heaptap report %s lists them", opts->nr_inputs > 1 ?
+			  "these reports have" : "this report has", j->mpi ? "rank" : "process",
+			  opts->rank, opts->nr_inputs > 1 ? "FILE..." : opts->inputs[0]);
+		return EXIT_USAGE;
+	}
+	f = text->f ? report_file__begin(text) : stdout;
+	if (!f || job_rank_report(f, j, r, false) || (text->f && report_file__close(text))) {
+		log_error("cannot write %s", opts->text_path ? opts->text_path : "the report");
+		status = EXIT_FAILURE_INTERNAL;
+	}
+	if (json->f && (!(f = report_file__begin(json)) || job_rank_report(f, j, r, true) ||
+			report_file__close(json))) {
+		log_error("cannot write %s", opts->json_path);
+		status = EXIT_FAILURE_INTERNAL;
+	}
+	return status;
+}
+
 int cmd_report_job(const struct options *opts)
 {
 	struct report_file text = {}, json = {}, html = {};
@@ -48,6 +75,10 @@ int cmd_report_job(const struct options *opts)
 	}
 	if ((err = job__read(opts->inputs, opts->nr_inputs, opts->run_id, &j))) {
 		status = err == -ENOMEM ? EXIT_FAILURE_INTERNAL : EXIT_USAGE;
+		goto cleanup;
+	}
+	if (opts->rank >= 0) {
+		status = report_rank(opts, &j, &text, &json);
 		goto cleanup;
 	}
 	if (!(summary = job_summary_build(&j, &top)) ||

@@ -18,8 +18,8 @@ int cmd_compare(const struct options *opts);
 int cmd_agent(const struct options *opts);
 int cmd_collect(const struct options *opts);
 /*
- * heaptap report FILE... or DB.sqlite without --full, --rank, --tree, --pprof, --folded or
- * --list: the job's summary across its ranks.
+ * heaptap report FILE... or DB.sqlite without --full, --tree, --pprof, --folded or --list:
+ * the job's summary across its ranks; of JSON reports with --rank R, that rank's report.
  */
 int cmd_report_job(const struct options *opts);
 struct job;

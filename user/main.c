@@ -18,8 +18,9 @@ int main(int argc, char **argv)
 		return status;
 	log_verbose = opts.verbose;
 	/* Reading reports needs neither privileges nor BPF: a JSON file, or a database. */
-	if (opts.cmd == CMD_REPORT && !opts.full && opts.rank < 0 && !opts.tree &&
-	    !opts.pprof_path && !opts.folded_path && !opts.list_runs) {
+	if (opts.cmd == CMD_REPORT && !opts.full && !opts.tree && !opts.pprof_path &&
+	    !opts.folded_path && !opts.list_runs &&
+	    (opts.rank < 0 || !store_is_database(opts.inputs[0]))) {
 		/* A job's reports are parsed whole, one after the other: millions of small
 		 * objects made and freed, which without it fault the heap in and out again. */
 		own_heap_in_huge_pages();

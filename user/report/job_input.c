@@ -77,6 +77,31 @@ static bool number(json_object *v, double *out)
 	return true;
 }
 
+/* threads[]: tid, name and BAL. 0, -EINVAL or -ENOMEM. */
+static int read_threads(json_object *list, struct job_rank *r)
+{
+	size_t n;
+
+	if (!list)
+		return 0;
+	if (!json_object_is_type(list, json_type_array))
+		return -EINVAL;
+	n = json_object_array_length(list);
+	if (!(r->threads = calloc(n ? n : 1, sizeof(*r->threads))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(list, i);
+		struct job_thread *th = &r->threads[i];
+
+		r->nr_threads = i + 1;
+		if (!int_field(o, "tid", &th->tid) || !report_input_balance(o, &th->bal))
+			return -EINVAL;
+		if (!(th->name = string_field(o, "name")) && !(th->name = strdup("?")))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* samples: [[t, current, max], ...]. 0, -EINVAL or -ENOMEM. */
 static int read_samples(json_object *list, struct job_rank *r)
 {
@@ -112,7 +137,7 @@ static int read_samples(json_object *list, struct job_rank *r)
 static int read_rank(json_object *o, struct job_rank *r, const char **what)
 {
 	json_object *total = field(o, "total"), *peak = field(o, "peak"), *exited;
-	int64_t pid, rank, world, lost, incomplete;
+	int64_t pid, rank, world, lost, incomplete, local, status, sig;
 	int err;
 
 	*what = "pid, rank or world_size";
@@ -135,6 +160,17 @@ static int read_rank(json_object *o, struct job_rank *r, const char **what)
 	r->host = string_field(o, "host");
 	if (!(r->command = string_field(o, "command")) && !(r->command = strdup("?")))
 		return -ENOMEM;
+	r->job = string_field(o, "job");
+	*what = "local_rank, exit_status or signal";
+	if (!int_field(o, "local_rank", &local) || !int_field(o, "exit_status", &status) ||
+	    !int_field(o, "signal", &sig))
+		return -EINVAL;
+	r->local_rank = (int)local;
+	r->exit_status = (int)status;
+	r->signal = (int)sig;
+	*what = "threads";
+	if ((err = read_threads(field(o, "threads"), r)))
+		return err;
 	*what = "libraries";
 	if ((err = read_groups(field(o, "libraries"), false, &r->libraries, &r->nr_libraries)))
 		return err;
@@ -161,6 +197,10 @@ static void rank_clear(struct job_rank *r)
 		free(r->functions[i].library);
 		free(r->functions[i].function);
 	}
+	for (size_t i = 0; i < r->nr_threads; i++)
+		free(r->threads[i].name);
+	free(r->threads);
+	free(r->job);
 	free(r->libraries);
 	free(r->functions);
 	free(r->samples);

@@ -11,12 +11,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <json-c/json.h>
 #include "accountant.h"
 
 /* A library's (function NULL) or a function's balance in one rank. */
 struct job_group {
 	char *library, *function;
+	struct balance bal;
+};
+
+/* A thread's balance in one rank. */
+struct job_thread {
+	int64_t tid;
+	char *name;
 	struct balance bal;
 };
 
@@ -35,7 +43,11 @@ struct job_rank {
 	struct balance total;
 	uint64_t lost_events, incomplete_stacks;
 	bool exited;
-	size_t nr_libraries, nr_functions, nr_samples;
+	int exit_status, signal; /* how it ended; -1: not known */
+	char *job;	     /* the launcher's job id; NULL: none */
+	int local_rank;	     /* -1: not said */
+	size_t nr_threads, nr_libraries, nr_functions, nr_samples;
+	struct job_thread *threads;
 	struct job_group *libraries, *functions;
 	struct job_sample *samples; /* in time order */
 	/* The owner view: {"bytes", "blocks", "sites": [{"frames", "blocks", "bytes"}]}, the
@@ -71,5 +83,11 @@ int job__read(const char *const *paths, size_t n, int64_t run_id, struct job *ou
 void job__clear(struct job *j);
 /* The rank numbered rank, or NULL. */
 const struct job_rank *job__rank(const struct job *j, int rank);
+/*
+ * The rank's own full report (DMATP's sections: overall, threads, libraries, functions),
+ * as heaptap report --rank prints it; json: the report's JSON (schema "heaptap": 1, that
+ * process only). 0 or -ENOMEM.
+ */
+int job_rank_report(FILE *out, const struct job *j, const struct job_rank *r, bool json);
 
 #endif

@@ -93,6 +93,8 @@ struct report_run {
 };
 
 void report_text_run(FILE *out, const struct report_run *run);
+/* One process of a report read back, as its text section (heaptap report --rank). */
+void report_text_process(FILE *out, const struct target *t, const struct process_facts *pf);
 /* The run as JSON in the report's schema, pretty or on one line. */
 void report_json_run(FILE *out, const struct report_run *run, bool one_line);
 /* The same as an object (the caller puts it). */

@@ -177,6 +177,11 @@ void report_text_processes(FILE *out, struct session *s)
 	fflush(out);
 }
 
+void report_text_process(FILE *out, const struct target *t, const struct process_facts *pf)
+{
+	print_process(out, t, pf);
+}
+
 void report_text_run(FILE *out, const struct report_run *run)
 {
 	fprintf(out, "heaptap report (attribution: %s)\n", attribution_rule_name(run->rule));
