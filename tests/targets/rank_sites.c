@@ -7,11 +7,12 @@
  *   {"rank": R, "leak_site": {"blocks", "bytes"}, "burst_site": {"blocks", "bytes"}}
  * bytes as malloc_usable_size counts them. At the peak both sites hold all their blocks;
  * at the end leak_site holds its own and burst_site nothing.
- * Usage: rank_sites --truth-dir DIR [--go FILE] [--hold FILE [--drip]]
+ * Usage: rank_sites --truth-dir DIR [--go FILE] [--hold FILE [--drip]] [--big-rank R]
  *   --go: wait until FILE exists before the sites (for heaptap to be in place)
  *   --hold: then keep running (leak_site's blocks held) until FILE exists
  *   --drip: meanwhile drip_site leaks a block every DRIP_MS, steadily: its truth has
  *           "drip_site": {"bytes_per_second"}
+ *   --big-rank: rank R's burst blocks are 20 times larger (a job's outlier)
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -56,12 +57,12 @@ __attribute__((noinline)) static void leak_site(int n, struct site_truth *t)
 }
 
 /* Blocks of 48 KiB and more: the peak, well above anything else the process holds. */
-__attribute__((noinline)) static void burst_site(int n, struct site_truth *t)
+__attribute__((noinline)) static void burst_site(int n, int scale, struct site_truth *t)
 {
 	void *held[MAX_BLOCKS];
 
 	for (int i = 0; i < n; i++) {
-		held[i] = malloc(48000 + 1000 * i);
+		held[i] = malloc((48000 + 1000 * i) * (size_t)scale);
 		if (!held[i])
 			exit(1);
 		memset(held[i], 1, 64);
@@ -131,7 +132,7 @@ int main(int argc, char **argv)
 	struct site_truth leak = { 0 }, burst = { 0 };
 	int rank = rank_from_environment();
 	const char *dir = ".", *stop = NULL, *go = NULL;
-	int drip = 0;
+	int drip = 0, big_rank = -1;
 	char path[4096];
 	FILE *f;
 
@@ -146,6 +147,8 @@ int main(int argc, char **argv)
 			stop = argv[++i];
 		else if (!strcmp(argv[i], "--go"))
 			go = argv[++i];
+		else if (!strcmp(argv[i], "--big-rank"))
+			big_rank = atoi(argv[++i]);
 	}
 	if (rank < 0 || rank > 9) {
 		fprintf(stderr, "rank_sites: no rank 0-9 in the environment\n");
@@ -157,7 +160,7 @@ int main(int argc, char **argv)
 		wait_for_probes();
 	/* Each rank's figures differ: a mix-up between ranks shows. */
 	leak_site(10 + 5 * rank, &leak);
-	burst_site(8 + 4 * rank, &burst);
+	burst_site(8 + 4 * rank, rank == big_rank ? 20 : 1, &burst);
 	snprintf(path, sizeof(path), "%s/owner-%d.json", dir, rank);
 	f = fopen(path, "w");
 	if (!f)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "job_input_internal.h"
 #include "log.h"
 #include "report_input.h"
@@ -298,9 +299,11 @@ static int add_file(struct job *j, const char *path)
 	int err;
 
 	if (!root) {
-		log_error("cannot read %s: %s", path, json_util_get_last_err() ?
-							  json_util_get_last_err() :
-							  "not JSON");
+		if (access(path, R_OK))
+			log_error("cannot read %s: %s", path, strerror(errno));
+		else
+			log_error("cannot read %s: not JSON, or cut short: give a report heaptap "
+				  "finished writing", path);
 		return -EINVAL;
 	}
 	version = field(root, "heaptap");
