@@ -184,6 +184,14 @@ Test(package, install_trace_remove)
 		     0));
 	cr_expect(eq(str, out, "2\n"), "the units run another heaptap: %s", out);
 	free(out);
+	/* The units as systemd reads them: the binary and the man page they name exist. */
+	cr_expect(eq(int, sh(&out, 30, "systemd-analyze verify "
+				       "/lib/systemd/system/heaptap-agent.service "
+				       "/lib/systemd/system/heaptap-collect.service"),
+		     0),
+		  "%s", out);
+	cr_expect(eq(str, out, ""), "systemd-analyze verify: %s", out);
+	free(out);
 
 	/* Asked, it gives the group heaptap_users the capabilities; asked again, it takes them. */
 	reconfigure(true);
@@ -217,4 +225,32 @@ Test(package, install_trace_remove)
 	free(out);
 	cr_expect(exists(CONFFILE) == false, "%s left after purge", CONFFILE);
 	free(files);
+}
+
+/* make install: the binary, every man page in its section, the completion, under PREFIX. */
+Test(package, make_install)
+{
+	char dest[512], *out;
+
+	scratch_file("destdir", dest, sizeof(dest));
+	cr_assert(eq(int, sh(&out, 120, "make -s -C '%s' install DESTDIR='%s' PREFIX=/usr",
+			     source_dir(), dest),
+		  0),
+		  "%s", out);
+	free(out);
+	cr_expect(eq(int, sh(&out, 10, "cd '%s' && find . -type f | LC_ALL=C sort", dest), 0));
+	cr_expect(eq(str, out,
+		     "./usr/sbin/heaptap\n"
+		     "./usr/share/bash-completion/completions/heaptap\n"
+		     "./usr/share/man/man1/heaptap-compare.1\n"
+		     "./usr/share/man/man1/heaptap-report.1\n"
+		     "./usr/share/man/man1/heaptap-sites.1\n"
+		     "./usr/share/man/man8/heaptap-agent.8\n"
+		     "./usr/share/man/man8/heaptap-attach.8\n"
+		     "./usr/share/man/man8/heaptap-collect.8\n"
+		     "./usr/share/man/man8/heaptap-run.8\n"
+		     "./usr/share/man/man8/heaptap-top.8\n"
+		     "./usr/share/man/man8/heaptap.8\n"),
+		  "installed: %s", out);
+	free(out);
 }
