@@ -28,7 +28,6 @@ struct job_page {
 	struct job_tree *tree;
 	size_t nr_rankless; /* processes without a rank, numbered 0, 1... in order */
 	bool mpi;	    /* some process has a rank: those without one are left out */
-	double t_end; /* the last sample's time over all processes */
 };
 
 static json_object *field(json_object *o, const char *key)
@@ -106,8 +105,6 @@ int job_page__add_process(struct job_page *p, json_object *process)
 		return -ENOMEM;
 	if (read_samples(pp, field(process, "samples")))
 		return -ENOMEM;
-	if (pp->nr_samples && pp->t[pp->nr_samples - 1] > p->t_end)
-		p->t_end = pp->t[pp->nr_samples - 1];
 	if (!pp->has_rank) {
 		pp->calltree = json_object_get(field(process, "calltree"));
 		return 0;
@@ -134,19 +131,19 @@ static int by_double(const void *a, const void *b)
  * The times every rank's series is given at: all the samples' times when there are at most
  * JOB_PAGE_MAX_POINTS of them, else that many evenly spaced. *nr: how many.
  */
-static double *time_grid(const struct job_page *p, size_t *nr)
+static double *time_grid(struct page_process *const *order, size_t nr_procs, size_t *nr)
 {
 	size_t all = 0, n = 0;
-	double *t;
+	double *t, end = 0;
 
-	for (size_t i = 0; i < p->nr; i++)
-		all += p->procs[i].nr_samples;
+	for (size_t i = 0; i < nr_procs; i++)
+		all += order[i]->nr_samples;
 	t = malloc((all > JOB_PAGE_MAX_POINTS ? all : JOB_PAGE_MAX_POINTS) * sizeof(*t) + 1);
 	if (!t)
 		return NULL;
-	for (size_t i = 0; i < p->nr; i++) {
-		memcpy(t + n, p->procs[i].t, p->procs[i].nr_samples * sizeof(*t));
-		n += p->procs[i].nr_samples;
+	for (size_t i = 0; i < nr_procs; i++) {
+		memcpy(t + n, order[i]->t, order[i]->nr_samples * sizeof(*t));
+		n += order[i]->nr_samples;
 	}
 	qsort(t, n, sizeof(*t), by_double);
 	*nr = 0;
@@ -155,8 +152,9 @@ static double *time_grid(const struct job_page *p, size_t *nr)
 			t[(*nr)++] = t[i];
 	}
 	if (*nr > JOB_PAGE_MAX_POINTS) {
+		end = t[*nr - 1];
 		for (size_t i = 0; i < JOB_PAGE_MAX_POINTS; i++)
-			t[i] = p->t_end * i / (JOB_PAGE_MAX_POINTS - 1);
+			t[i] = end * i / (JOB_PAGE_MAX_POINTS - 1);
 		*nr = JOB_PAGE_MAX_POINTS;
 	}
 	return t;
@@ -223,7 +221,7 @@ static void write_data(FILE *out, struct job_page *p, struct page_process **orde
 	json_object *series = json_object_new_array(), *times = json_object_new_array();
 	json_object *texts = json_object_new_array(), *tree = job_tree__json(p->tree);
 	size_t nr_grid = 0;
-	double *grid = time_grid(p, &nr_grid);
+	double *grid = time_grid(order, nr, &nr_grid);
 
 	for (size_t i = 0; grid && i < nr_grid; i++)
 		json_object_array_add(times, json_object_new_double(grid[i]));
