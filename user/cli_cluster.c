@@ -27,8 +27,8 @@ const struct argp_option cli_agent_options[] = {
 	{ "follow", OPT_FOLLOW, NULL, 0, "trace COMMAND and every process it starts" },
 	{ "buffer", OPT_BUFFER, "SIZE", 0, "keep up to SIZE bytes of updates the collector has "
 					   "not acknowledged (default 64M; K, M, G)" },
-	{ "attribution", 'a', "entry|caller", 0, "entry (default) or caller, as for run" },
-	{ "unwind", OPT_UNWIND, "tables|fp", 0, "tables (default) or fp, as for run" },
+	OPTION_ATTRIBUTION,
+	OPTION_UNWIND,
 	{ "metrics", OPT_METRICS, "ADDR:PORT", 0, "also serve the traced processes' figures "
 						  "at http://ADDR:PORT/metrics (Prometheus)" },
 	OPTION_LIVE_BLOCKS,
@@ -135,9 +135,8 @@ error_t cli_parse_cluster_option(struct cli_state *c, int key, char *arg)
 	}
 }
 
-int cli_check_agent(struct options *o)
+int cli_check_agent(const struct cli_subcommand *sub, struct options *o)
 {
-	const struct cli_subcommand *sub = cli_sub_of(CMD_AGENT);
 	int sources = !!o->nr_pids + !!o->command + (o->mpi_only && !o->command);
 
 	if (!o->collector)
@@ -152,10 +151,10 @@ int cli_check_agent(struct options *o)
 	return 0;
 }
 
-int cli_check_collect(struct options *o)
+int cli_check_collect(const struct cli_subcommand *sub, struct options *o)
 {
 	if (!o->db_path)
-		return cli_usage_error(cli_sub_of(CMD_COLLECT), "%s",
+		return cli_usage_error(sub, "%s",
 				       "collect needs --db FILE.sqlite to store runs in");
 	if (!o->listen)
 		o->listen = "127.0.0.1:7400";

@@ -11,20 +11,11 @@
 /* The kernel's PID_MAX_LIMIT on 64-bit: no PID is larger. */
 #define PID_LIMIT (1 << 22)
 
-#define OPTION_ATTRIBUTION                                                                  \
-	{ "attribution", 'a', "entry|caller", 0,                                             \
-	  "entry (default: the first library function the program called) or caller (the "  \
-	  "innermost function outside the allocator)" }
 #define OPTION_JSON_FILE { "json", OPT_JSON, "FILE", 0, "also write the report as JSON " \
 							"(schema \"heaptap\": 1)" }
 #define OPTION_STACKS                                                                       \
 	{ "stacks", OPT_STACKS, "FILE", 0, "also write every distinct stack that called the " \
 					   "allocator, as JSON lines with its calls" }
-#define OPTION_UNWIND                                                                        \
-	{ "unwind", OPT_UNWIND, "tables|fp", 0, "tables (default: .eh_frame rows, through code "   \
-					   "built without frame pointers) or fp (frame "       \
-					   "pointers only: cheaper, wrong where they are missing)" }
-
 /* The call tree in the text report (report_tree.c). */
 #define OPTION_TREE                                                                          \
 	{ "tree", OPT_TREE, NULL, 0, "also print each process's inclusive call tree, sorted by " \
@@ -159,13 +150,13 @@ static const struct argp_option compare_options[] = {
 	{},
 };
 
-static int check_run(struct options *o);
+static int check_run(const struct cli_subcommand *sub, struct options *o);
 static int check_tree_options(const struct cli_subcommand *sub, struct options *o);
-static int check_attach(struct options *o);
-static int check_top(struct options *o);
-static int check_sites(struct options *o);
-static int check_report(struct options *o);
-static int check_compare(struct options *o);
+static int check_attach(const struct cli_subcommand *sub, struct options *o);
+static int check_top(const struct cli_subcommand *sub, struct options *o);
+static int check_sites(const struct cli_subcommand *sub, struct options *o);
+static int check_report(const struct cli_subcommand *sub, struct options *o);
+static int check_compare(const struct cli_subcommand *sub, struct options *o);
 
 /* To add a subcommand: its options, a check, and a line here; main() runs it. */
 const struct cli_subcommand cli_subcommands[] = {
@@ -524,7 +515,7 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:
-		return c->sub->check(o);
+		return c->sub->check(c->sub, o);
 	case OPT_PPROF:
 	case OPT_FOLDED:
 	case OPT_FOLDED_WEIGHT:
@@ -535,26 +526,12 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct cli_subcommand *sub_of(enum subcommand cmd)
-{
-	for (size_t i = 0; i < cli_nr_subcommands; i++) {
-		if (cli_subcommands[i].cmd == cmd)
-			return &cli_subcommands[i];
-	}
-	return NULL;
-}
-
-const struct cli_subcommand *cli_sub_of(enum subcommand cmd)
-{
-	return sub_of(cmd);
-}
-
-static int check_run(struct options *o)
+static int check_run(const struct cli_subcommand *sub, struct options *o)
 {
 	if (!o->command)
-		return cli_usage_error(sub_of(CMD_RUN), "%s",
+		return cli_usage_error(sub, "%s",
 				       "run needs a command: heaptap run [OPTION...] -- COMMAND");
-	return check_tree_options(sub_of(CMD_RUN), o) || cli_check_exports(sub_of(CMD_RUN), o) ?
+	return check_tree_options(sub, o) || cli_check_exports(sub, o) ?
 		       EINVAL :
 		       0;
 }
@@ -568,10 +545,8 @@ static int check_tree_options(const struct cli_subcommand *sub, struct options *
 	return 0;
 }
 
-static int check_report(struct options *o)
+static int check_report(const struct cli_subcommand *sub, struct options *o)
 {
-	const struct cli_subcommand *sub = sub_of(CMD_REPORT);
-
 	if (!o->nr_inputs)
 		return cli_usage_error(sub, "%s", "report reads JSON reports of one job, or a "
 					     "database: heaptap report FILE.json..., or DB.sqlite");
@@ -587,29 +562,29 @@ static int check_report(struct options *o)
 	return check_tree_options(sub, o) || cli_check_exports(sub, o) ? EINVAL : 0;
 }
 
-static int check_compare(struct options *o)
+static int check_compare(const struct cli_subcommand *sub, struct options *o)
 {
 	if (o->nr_inputs < 2)
-		return cli_usage_error(sub_of(CMD_COMPARE), "%s", "compare needs two or more "
+		return cli_usage_error(sub, "%s", "compare needs two or more "
 				       "reports, of runs at different process counts");
 	if (!o->depth)
 		o->depth = 3;
 	return 0;
 }
 
-static int check_attach(struct options *o)
+static int check_attach(const struct cli_subcommand *sub, struct options *o)
 {
 	if (!o->nr_pids && !o->mpi_only)
-		return cli_usage_error(sub_of(CMD_ATTACH), "%s", "attach needs -p PID or --mpi");
-	return check_tree_options(sub_of(CMD_ATTACH), o) ||
-			       cli_check_exports(sub_of(CMD_ATTACH), o) ?
+		return cli_usage_error(sub, "%s", "attach needs -p PID or --mpi");
+	return check_tree_options(sub, o) ||
+			       cli_check_exports(sub, o) ?
 		       EINVAL :
 		       0;
 }
 
-static int check_top(struct options *o)
+static int check_top(const struct cli_subcommand *sub, struct options *o)
 {
-	const struct cli_subcommand *top = sub_of(CMD_TOP);
+	const struct cli_subcommand *top = sub;
 
 	if (o->nr_pids && o->command)
 		return cli_usage_error(top, "%s", "top watches -p PID... or a COMMAND, not both");
@@ -633,9 +608,9 @@ static int check_top(struct options *o)
 	return 0;
 }
 
-static int check_sites(struct options *o)
+static int check_sites(const struct cli_subcommand *sub, struct options *o)
 {
-	const struct cli_subcommand *sites = sub_of(CMD_SITES);
+	const struct cli_subcommand *sites = sub;
 
 	if (o->file && o->nr_pids)
 		return cli_usage_error(sites, "%s", "sites reads -p PID or a FILE, not both");

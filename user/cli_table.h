@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * The subcommands' table, shared by the command-line files only: each subcommand is its
- * own argp (so --help lists only its options) and a check of the whole once parsed.
+ * own argp (so --help lists only its options) and a check of the whole once parsed. Its
+ * option tables are the one place an option is described: --help, the man pages and the
+ * bash completion (tools/man/gendoc.c) are all made from them. cli_subcommands.c holds the
+ * table and the tracing subcommands' options, cli_cluster.c the cluster's, cli_exports.c
+ * the exports'; they call each other only through this header, one way.
  */
 #ifndef HEAPTAP_CLI_TABLE_H
 #define HEAPTAP_CLI_TABLE_H
@@ -48,6 +52,16 @@ enum {
 	OPT_FULL,
 };
 
+/* The attribution rule and the unwinder of every subcommand that traces. */
+#define OPTION_ATTRIBUTION                                                                  \
+	{ "attribution", 'a', "entry|caller", 0,                                             \
+	  "entry (default: the first library function the program called) or caller (the "  \
+	  "innermost function outside the allocator)" }
+#define OPTION_UNWIND                                                                       \
+	{ "unwind", OPT_UNWIND, "tables|fp", 0,                                              \
+	  "tables (default: .eh_frame rows, through code built without frame pointers) or "  \
+	  "fp (frame pointers only: cheaper, wrong where they are missing)" }
+
 /* Allocator APIs beyond the malloc family (alloc_spec.h). */
 #define OPTION_ALLOCATOR                                                                     \
 	{ "allocator", OPT_ALLOCATOR, "NAME|FILE", 0, "also trace this allocator API: tbb "   \
@@ -85,7 +99,7 @@ struct cli_subcommand {
 	/* Its arguments are files (report, compare), kept in opts->inputs. */
 	bool takes_files;
 	/* The options as a whole, once all are parsed: 0, or cli_usage_error()'s value. */
-	int (*check)(struct options *o);
+	int (*check)(const struct cli_subcommand *sub, struct options *o);
 };
 
 extern const struct cli_subcommand cli_subcommands[];
@@ -140,9 +154,8 @@ error_t cli_parse_cluster_option(struct cli_state *c, int key, char *arg);
 				    "R (default: every process of the report)" }
 error_t cli_parse_export_option(struct cli_state *c, int key, char *arg);
 int cli_check_exports(const struct cli_subcommand *sub, struct options *o);
-int cli_check_agent(struct options *o);
-int cli_check_collect(struct options *o);
-const struct cli_subcommand *cli_sub_of(enum subcommand cmd);
+int cli_check_agent(const struct cli_subcommand *sub, struct options *o);
+int cli_check_collect(const struct cli_subcommand *sub, struct options *o);
 
 /* The argp parser of every subcommand; state->input is a struct cli_state. */
 error_t cli_parse_option(int key, char *arg, struct argp_state *state);
