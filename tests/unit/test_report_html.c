@@ -122,68 +122,51 @@ Test(report_html, the_ranks_trees_merge_by_path)
 	job_tree__free(t);
 }
 
-static json_object *process(json_object *rank, const double *t, const long long *cur, int n)
-{
-	json_object *p = json_object_new_object(), *s = json_object_new_array();
-
-	for (int i = 0; i < n; i++) {
-		json_object *x = json_object_new_array();
-
-		json_object_array_add(x, json_object_new_double(t[i]));
-		json_object_array_add(x, json_object_new_int64(cur[i]));
-		json_object_array_add(x, json_object_new_int64(cur[i]));
-		json_object_array_add(s, x);
-	}
-	json_object_object_add(p, "pid", json_object_new_int(100));
-	json_object_object_add(p, "rank", rank);
-	json_object_object_add(p, "command", json_object_new_string("./app"));
-	json_object_object_add(p, "samples", s);
-	return p;
-}
-
 Test(report_html, every_rank_on_one_time_grid)
 {
-	const double t1[] = { 0, 1, 2 }, t0[] = { 0.5, 1.5 }, tm[] = { 0, 3 };
-	const long long c1[] = { 10, 20, 30 }, c0[] = { 7, 9 }, cm[] = { 1, 1 };
-	/* mpirun (no rank) beside ranks 1 and 0, added in that order. */
-	json_object *procs[] = { process(NULL, tm, cm, 2),
-				 process(json_object_new_int(1), t1, c1, 3),
-				 process(json_object_new_int(0), t0, c0, 2) };
-	struct job_page *p = job_page__new();
-	json_object *data, *time, *series, *ranks, *s0, *s1;
+	const struct job_sample s1[] = { { 0, 10, 10 }, { 1, 20, 20 }, { 2, 30, 30 } };
+	const struct job_sample s0[] = { { 0.5, 7, 7 }, { 1.5, 9, 9 } };
+	/* Added out of order: the page lists them by rank. */
+	const struct job_page_rank ranks_in[] = {
+		{ .rank = 1, .pid = 11, .text = "one", .samples = s1, .nr_samples = 3 },
+		{ .rank = 0, .pid = 10, .text = "zero", .samples = s0, .nr_samples = 2 },
+	};
+	struct job_page *p = job_page__new(true);
+	json_object *data, *time, *series, *ranks, *texts, *s_0, *s_1;
 	const double want_t[] = { 0, 0.5, 1, 1.5, 2 };
 	char *page = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&page, &len);
 
-	for (int i = 0; i < 3; i++)
-		cr_assert(eq(int, job_page__add_process(p, procs[i]), 0));
+	for (int i = 0; i < 2; i++)
+		cr_assert(eq(int, job_page__add_rank(p, &ranks_in[i]), 0));
 	job_page__write(f, p, "t", NULL);
 	fclose(f);
 	data = data_block(page, "heaptap-job");
+	texts = data_block(page, "heaptap-texts");
 	time = json_object_object_get(data, "time");
 	series = json_object_object_get(data, "series");
 	ranks = json_object_object_get(data, "ranks");
-	cr_assert(eq(sz, json_object_array_length(ranks), 2), "mpirun is not a rank");
+	cr_assert(eq(sz, json_object_array_length(ranks), 2));
 	cr_expect(eq(int, json_object_get_int(json_object_object_get(
 				  json_object_array_get_idx(ranks, 0), "rank")), 0), "by rank");
-	/* mpirun's samples count in no rank's grid: only the ranks' times, up to 2 s. */
+	cr_expect(eq(str, (char *)json_object_get_string(json_object_array_get_idx(texts, 0)),
+		     "zero"));
 	cr_assert(eq(sz, json_object_array_length(time), 5));
 	for (int i = 0; i < 5; i++)
 		cr_expect(eq(dbl, json_object_get_double(json_object_array_get_idx(time, i)),
 			     want_t[i]));
-	s0 = json_object_array_get_idx(series, 0);
-	s1 = json_object_array_get_idx(series, 1);
+	s_0 = json_object_array_get_idx(series, 0);
+	s_1 = json_object_array_get_idx(series, 1);
 	/* Rank 0: nothing before its first sample nor after its last; its last value between. */
-	cr_expect(json_object_array_get_idx(s0, 0) == NULL);
-	cr_expect(eq(i64, json_object_get_int64(json_object_array_get_idx(s0, 2)), 7));
-	cr_expect(eq(i64, json_object_get_int64(json_object_array_get_idx(s0, 3)), 9));
-	cr_expect(json_object_array_get_idx(s0, 4) == NULL);
-	cr_expect(eq(i64, json_object_get_int64(json_object_array_get_idx(s1, 1)), 10));
-	cr_expect(eq(i64, json_object_get_int64(json_object_array_get_idx(s1, 4)), 30));
+	cr_expect(json_object_array_get_idx(s_0, 0) == NULL);
+	cr_expect(eq(i64, json_object_get_int64(json_object_array_get_idx(s_0, 2)), 7));
+	cr_expect(eq(i64, json_object_get_int64(json_object_array_get_idx(s_0, 3)), 9));
+	cr_expect(json_object_array_get_idx(s_0, 4) == NULL);
+	cr_expect(eq(i64, json_object_get_int64(json_object_array_get_idx(s_1, 1)), 10));
+	cr_expect(eq(i64, json_object_get_int64(json_object_array_get_idx(s_1, 4)), 30));
 	json_object_put(data);
-	for (int i = 0; i < 3; i++)
-		json_object_put(procs[i]);
+	json_object_put(texts);
 	job_page__free(p);
 	free(page);
 }

@@ -6,28 +6,24 @@
 #include <string.h>
 #include "html_page.h"
 #include "job_tree.h"
-#include "rank_text.h"
 #include "report_html.h"
 
 struct page_process {
-	int rank; /* the report's rank, or its place among the processes without one */
-	bool has_rank;
+	int rank;
 	int pid;
 	char *host;
-	char *text;		/* DMATP's text report */
+	char *text;		/* its own report, as heaptap report --rank prints it */
 	double *t;		/* sample times, seconds, increasing */
 	long long *current;	/* bytes at each */
 	size_t nr_samples;
-	json_object *calltree; /* without a rank: added to the tree once the page knows if it
-				* has ranks */
 };
 
 struct job_page {
 	struct page_process *procs;
 	size_t nr, cap;
 	struct job_tree *tree;
-	size_t nr_rankless; /* processes without a rank, numbered 0, 1... in order */
-	bool mpi;	    /* some process has a rank: those without one are left out */
+	bool mpi;	    /* the ranks are MPI ranks: processes without one are left out */
+	size_t nr_rankless; /* else: processes numbered 0, 1... in the reports' order */
 };
 
 static json_object *field(json_object *o, const char *key)
@@ -37,7 +33,7 @@ static json_object *field(json_object *o, const char *key)
 	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
-struct job_page *job_page__new(void)
+struct job_page *job_page__new(bool mpi)
 {
 	struct job_page *p = calloc(1, sizeof(*p));
 
@@ -45,38 +41,14 @@ struct job_page *job_page__new(void)
 		free(p);
 		return NULL;
 	}
+	if (p)
+		p->mpi = mpi;
 	return p;
 }
 
-/* The [t, current, max] samples; out of order ones (there should be none) are dropped. */
-static int read_samples(struct page_process *pp, json_object *samples)
+int job_page__add_rank(struct job_page *p, const struct job_page_rank *r)
 {
-	size_t n = samples && json_object_is_type(samples, json_type_array) ?
-			   json_object_array_length(samples) :
-			   0;
-
-	pp->t = malloc((n ? n : 1) * sizeof(*pp->t));
-	pp->current = malloc((n ? n : 1) * sizeof(*pp->current));
-	if (!pp->t || !pp->current)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		json_object *s = json_object_array_get_idx(samples, i);
-		double t = json_object_get_double(json_object_array_get_idx(s, 0));
-
-		if (pp->nr_samples && t < pp->t[pp->nr_samples - 1])
-			continue;
-		pp->t[pp->nr_samples] = t;
-		pp->current[pp->nr_samples++] = json_object_get_int64(json_object_array_get_idx(s, 1));
-	}
-	return 0;
-}
-
-int job_page__add_process(struct job_page *p, json_object *process)
-{
-	json_object *rank = field(process, "rank"), *host = field(process, "host");
 	struct page_process *pp;
-	size_t len = 0;
-	FILE *text;
 
 	if (p->nr == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 16;
@@ -88,28 +60,44 @@ int job_page__add_process(struct job_page *p, json_object *process)
 		p->cap = cap;
 	}
 	pp = &p->procs[p->nr++];
-	*pp = (struct page_process){
-		.has_rank = rank && json_object_is_type(rank, json_type_int),
-		.pid = json_object_get_int(field(process, "pid")),
-	};
-	pp->rank = pp->has_rank ? json_object_get_int(rank) : (int)p->nr_rankless++;
-	p->mpi |= pp->has_rank;
-	if (host && json_object_is_type(host, json_type_string) &&
-	    !(pp->host = strdup(json_object_get_string(host))))
+	*pp = (struct page_process){ .rank = r->rank, .pid = r->pid };
+	if ((r->host && !(pp->host = strdup(r->host))) || !(pp->text = strdup(r->text ?: "")))
 		return -ENOMEM;
-	text = open_memstream(&pp->text, &len);
-	if (!text)
+	pp->t = malloc((r->nr_samples ? r->nr_samples : 1) * sizeof(*pp->t));
+	pp->current = malloc((r->nr_samples ? r->nr_samples : 1) * sizeof(*pp->current));
+	if (!pp->t || !pp->current)
 		return -ENOMEM;
-	rank_text(text, process);
-	if (fclose(text))
-		return -ENOMEM;
-	if (read_samples(pp, field(process, "samples")))
-		return -ENOMEM;
-	if (!pp->has_rank) {
-		pp->calltree = json_object_get(field(process, "calltree"));
-		return 0;
+	/* Out of order samples (there should be none) are dropped. */
+	for (size_t i = 0; i < r->nr_samples; i++) {
+		if (pp->nr_samples && r->samples[i].t < pp->t[pp->nr_samples - 1])
+			continue;
+		pp->t[pp->nr_samples] = r->samples[i].t;
+		pp->current[pp->nr_samples++] = r->samples[i].current;
 	}
-	return job_tree__add(p->tree, field(process, "calltree"), pp->rank);
+	return 0;
+}
+
+int job_page__add_trees(struct job_page *p, const char *path)
+{
+	json_object *root = json_object_from_file(path), *procs = field(root, "processes");
+	int err = 0;
+
+	if (!procs || !json_object_is_type(procs, json_type_array)) {
+		json_object_put(root);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < json_object_array_length(procs) && !err; i++) {
+		json_object *proc = json_object_array_get_idx(procs, i);
+		json_object *rank = field(proc, "rank");
+		bool has_rank = rank && json_object_is_type(rank, json_type_int);
+
+		if (p->mpi && !has_rank)
+			continue; /* mpirun, a shell: not a rank */
+		err = job_tree__add(p->tree, field(proc, "calltree"),
+				    p->mpi ? json_object_get_int(rank) : (int)p->nr_rankless++);
+	}
+	json_object_put(root);
+	return err;
 }
 
 static int by_rank(const void *a, const void *b)
@@ -254,20 +242,13 @@ void job_page__write(FILE *out, struct job_page *p, const char *title, json_obje
 {
 	struct page_process **order = malloc((p->nr ? p->nr : 1) * sizeof(*order));
 	size_t nr = 0;
-	int tree_err = 0;
 
 	if (!order) {
 		fputs("out of memory\n", out);
 		return;
 	}
-	for (size_t i = 0; i < p->nr; i++) {
-		if (p->procs[i].has_rank || !p->mpi)
-			order[nr++] = &p->procs[i];
-		if (!p->procs[i].has_rank && !p->mpi && !tree_err)
-			tree_err = job_tree__add(p->tree, p->procs[i].calltree, p->procs[i].rank);
-		json_object_put(p->procs[i].calltree);
-		p->procs[i].calltree = NULL;
-	}
+	for (size_t i = 0; i < p->nr; i++)
+		order[nr++] = &p->procs[i];
 	qsort(order, nr, sizeof(*order), by_rank);
 
 	html_page__begin(out, title);
@@ -286,26 +267,9 @@ void job_page__write(FILE *out, struct job_page *p, const char *title, json_obje
 	      "<div class=\"body\"></div></section>\n"
 	      "<section id=\"ranks\"><h2>Each rank's report</h2><p class=\"how\"></p>"
 	      "<div class=\"body\"></div><pre class=\"text\" hidden></pre></section>\n", out);
-	if (tree_err)
-		fputs("<p class=\"error\">Out of memory: the call tree is partial.</p>\n", out);
 	write_data(out, p, order, nr, summary);
 	html_page__end(out, HTML_SCRIPT_JOB);
 	free(order);
-}
-
-int job_page__add_file(struct job_page *p, const char *path)
-{
-	json_object *root = json_object_from_file(path), *procs = field(root, "processes");
-	int err = 0;
-
-	if (!procs || !json_object_is_type(procs, json_type_array)) {
-		json_object_put(root);
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < json_object_array_length(procs) && !err; i++)
-		err = job_page__add_process(p, json_object_array_get_idx(procs, i));
-	json_object_put(root);
-	return err;
 }
 
 void job_page__free(struct job_page *p)
@@ -317,7 +281,6 @@ void job_page__free(struct job_page *p)
 		free(p->procs[i].text);
 		free(p->procs[i].t);
 		free(p->procs[i].current);
-		json_object_put(p->procs[i].calltree);
 	}
 	free(p->procs);
 	job_tree__free(p->tree);
