@@ -25,7 +25,7 @@ DEB_PACKAGES := clang llvm make pkg-config bpftool libbpf-dev libelf-dev libdw-d
 # go tool pprof reads back what --pprof writes (the exports' tests).
 DEB_PACKAGES += golang-go
 # make deb and its tests: dpkg-shlibdeps, lintian, man's --warnings (groff), bash completion.
-DEB_PACKAGES += dpkg-dev fakeroot lintian man-db groff-base bash-completion debconf libcap2-bin
+DEB_PACKAGES += dpkg-dev lintian man-db groff-base bash-completion debconf libcap2-bin
 
 ifeq ($(V),1)
 	Q =

@@ -396,3 +396,39 @@ Test(docs, readme_examples)
 	cr_expect(ran >= 3, "README has only %d examples marked '# example'", ran);
 	free(text);
 }
+
+/* heaptap --version: the version git describes, the libbpf it runs with, what it found. */
+Test(docs, version)
+{
+	char *out, *want, *libbpf;
+	bool btf = access("/sys/kernel/btf/vmlinux", F_OK) == 0;
+
+	cr_assert(eq(int, sh(&want, 10, "cd '%s' && tools/version.sh", source_dir()), 0));
+	cr_assert(eq(int, sh(&libbpf, 10, "pkg-config --modversion libbpf"), 0));
+	cr_assert(eq(int, sh(&out, 10, "'%s' --version", heaptap_path()), 0), "%s", out);
+	/* "heaptap 0.1+259.g1070873\nlibbpf v1.1 (built with 1.1)\n" */
+	cr_expect(strncmp(out, "heaptap ", 8) == 0 &&
+			  strncmp(out + 8, want, strlen(want)) == 0,
+		  "want heaptap %s, got: %s", want, out);
+	libbpf[strcspn(libbpf, ".")] = '\0'; /* its major version: "1" */
+	{
+		char line[64];
+
+		snprintf(line, sizeof(line), "\nlibbpf v%s.", libbpf);
+		cr_expect(strstr(out, line) != NULL, "want '%s' in: %s", line + 1, out);
+	}
+	cr_expect(strstr(out, btf ? "BTF (/sys/kernel/btf/vmlinux)                    yes" :
+				    "BTF (/sys/kernel/btf/vmlinux)                    no") != NULL,
+		  "%s", out);
+	/* The same from any subcommand, as argp's --version is. */
+	{
+		char *again;
+
+		cr_expect(eq(int, sh(&again, 10, "'%s' run --version", heaptap_path()), 0));
+		cr_expect(eq(str, again, out));
+		free(again);
+	}
+	free(out);
+	free(libbpf);
+	free(want);
+}
