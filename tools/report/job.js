@@ -61,6 +61,25 @@
 				Math.round(rule.min_ratio * 100) + "% above the median."));
 		body.appendChild((S.outliers || []).length ? H.table(S.outliers) :
 				 el("p", {}, "None."));
+		if (S.peaks && S.peaks.length) {
+			body.appendChild(el("h3", {}, "What held each rank's peak"));
+			body.appendChild(el("p", { class: "how" }, "Ranks with the owner view: the " +
+				"allocation sites that held most when the rank's heap peaked, " +
+				"innermost frame first."));
+			var rows = [];
+			S.peaks.forEach(function (pk) {
+				(pk.sites || []).slice(0, 3).forEach(function (site, k) {
+					rows.push({ rank: k ? "" : pk.rank,
+						    "peak": k ? "" : bytes(pk.bytes),
+						    "site's bytes": bytes(site.bytes),
+						    blocks: site.blocks,
+						    site: (site.frames || []).slice(0, 6).map(function (f) {
+							return f.function;
+						    }).join(" \u2190 ") });
+				});
+			});
+			body.appendChild(H.table(rows.slice(0, 60)));
+		}
 		if (S.untraced && S.untraced.length) {
 			body.appendChild(el("h3", {}, "Not traced"));
 			body.appendChild(H.table(S.untraced));
@@ -134,7 +153,9 @@
 		var plot = new uPlot({
 			width: H.width(node), height: 360,
 			legend: { show: sers.length <= 17, live: true },
-			scales: { x: { time: false } },
+			scales: { x: { time: false, range: function (u, lo, hi) {
+				return [Math.min(0, lo), hi > 0 ? hi : 1];
+			} } },
 			axes: [{ label: "seconds since tracing began" },
 			       { size: 80, incrs: H.BYTE_INCRS,
 				 values: function (u, v) { return v.map(bytes); } }],
