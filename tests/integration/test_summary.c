@@ -13,6 +13,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include "browser.h"
 #include "cluster.h"
 #include "driver.h"
 
@@ -301,6 +302,36 @@ Test(summary, one_run_mpi_report)
 	json_object_put(summary);
 }
 
+/*
+ * report --html of a database's run, opened in headless chromium: a line per rank over
+ * time from the samples the agent sent, each rank's own report, no console message.
+ */
+static void expect_page_of_database(const char *db)
+{
+	char page[256], dom[256], log[256], err[256], want[64], *d;
+	char *argv[] = { (char *)heaptap_path(), "report", (char *)db, "--html", page, NULL };
+
+	scratch_file("job.html", page, sizeof(page));
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("html.err", err, sizeof(err))),
+				      30), 0), "report --html: %s", slurp(err));
+	browser_dump_dom(page, scratch_file("job.dom", dom, sizeof(dom)),
+			 scratch_file("job.log", log, sizeof(log)), 60);
+	cr_expect(eq(sz, browser_console_lines(log, NULL, 0), 0), "console: %s", slurp(log));
+	d = slurp(dom);
+	cr_assert(d != NULL);
+	snprintf(want, sizeof(want), "data-mode=\"lines\" data-series=\"%d\"", RANKS);
+	cr_expect(strstr(d, want) != NULL, "the page's plot over time has not %d lines", RANKS);
+	for (int r = 0; r < RANKS; r++) {
+		snprintf(want, sizeof(want), "data-rank=\"%d\"", r);
+		cr_expect(strstr(d, want) != NULL, "no button for rank %d", r);
+	}
+	free(d);
+	d = slurp(page);
+	snprintf(want, sizeof(want), "rank: %s of %d", BIG_RANK, RANKS);
+	cr_expect(strstr(d, want) != NULL, "rank %s's own report is not in the page", BIG_RANK);
+	free(d);
+}
+
 Test(summary, a_collectors_run)
 {
 	struct collector_proc c;
@@ -338,6 +369,7 @@ Test(summary, a_collectors_run)
 		  "the agent's host");
 	free(text);
 	json_object_put(summary);
+	expect_page_of_database(db);
 }
 
 /* heaptap report ARGV...: status 2 and one line on standard error holding want. */
