@@ -43,9 +43,10 @@ static const char *package(char *version, size_t size)
 static int dpkg(char **out, const char *args)
 {
 	return sh(out, 200,
-		  "for i in $(seq 60); do DEBIAN_FRONTEND=noninteractive dpkg %s && exit 0; "
-		  "s=$?; fuser /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock >/dev/null 2>&1 "
-		  "|| exit $s; sleep 2; done; exit 1",
+		  "for i in $(seq 60); do "
+		  "o=$(DEBIAN_FRONTEND=noninteractive dpkg %s 2>&1) && { echo \"$o\"; exit 0; }; "
+		  "s=$?; echo \"$o\" | grep -q 'dpkg.* lock' || { echo \"$o\"; exit $s; }; "
+		  "sleep 2; done; echo \"$o\"; exit 1",
 		  args);
 }
 
