@@ -71,11 +71,17 @@ static __always_inline void stack_cache_count(__u32 which)
  * Each word the cached walk read can still be read, and those whose values it used hold
  * them still. The words near the start (most of them: a stack's inner frames are small)
  * come in one read of user memory, which costs about what one frame of a walk does; the
- * others, past a big frame, one by one.
+ * others, past a big frame, one by one. A global function: verified once, not once for
+ * each slot of stack_cache_find() inlined.
  */
-static __always_inline bool same_reads(struct stack_cache *cache, const struct stack_cache_slot *c)
+__weak __noinline bool stack_cache_same_reads(struct stack_cache *cache,
+					      const struct stack_cache_slot *c)
 {
-	__u32 len = c->span_len;
+	__u32 len;
+
+	if (!cache || !c)
+		return false;
+	len = c->span_len;
 
 	if (len < 8 || len > STACK_SPAN_BYTES ||
 	    bpf_probe_read_user(cache->span, len, (void *)c->span_start))
@@ -120,7 +126,7 @@ static __always_inline void find_span(struct stack_cache_slot *c)
 
 /*
  * The slot whose walk started where this one does (pc, sp, rbp where used, tables) holds
- * its stack if the words it read are unchanged (same_reads): then *stack_id, *nr,
+ * its stack if the words it read are unchanged (stack_cache_same_reads): then *stack_id, *nr,
  * *caller and *flags are that stack's. Otherwise the slot a walk is to fill is the one cache->next names.
  */
 static __always_inline bool stack_cache_find(struct stack_cache *cache, __u64 pc, __u64 sp,
@@ -133,7 +139,7 @@ static __always_inline bool stack_cache_find(struct stack_cache *cache, __u64 pc
 		if (!c->stack_id || c->pc != pc || c->sp != sp ||
 		    (c->log.bp_used && c->bp != bp) || c->generation != generation)
 			continue;
-		if (!same_reads(cache, c)) {
+		if (!stack_cache_same_reads(cache, c)) {
 			cache->next = i; /* its stack changed: the walk replaces it */
 			return false;
 		}

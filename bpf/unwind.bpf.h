@@ -81,13 +81,14 @@ struct user_unwind_state {
 	struct return_slots slots; /* return addresses uretprobes replaced */
 };
 
-static __always_inline const struct ht_mapping *
-mapping_of(const struct ht_process_mappings *pm, __u64 pc)
+/* The mapping holding pc: its index in pm->maps plus one, 0 when none (global: as below). */
+__weak __noinline __u32 unwind_mapping_of(const struct ht_process_mappings *pm, __u64 pc)
 {
-	__u32 lo = 0, hi = pm->nr, mid;
+	__u32 lo = 0, hi, mid;
 
-	if (hi > HT_MAX_MAPPINGS)
-		return NULL;
+	if (!pm || pm->nr > HT_MAX_MAPPINGS)
+		return 0;
+	hi = pm->nr;
 	/* The last mapping starting at or before pc. */
 	for (int i = 0; i < MAPPING_SEARCH_STEPS && lo < hi; i++) {
 		mid = (lo + hi) / 2;
@@ -97,9 +98,17 @@ mapping_of(const struct ht_process_mappings *pm, __u64 pc)
 			hi = mid;
 	}
 	if (lo == 0)
-		return NULL;
+		return 0;
 	mid = (lo - 1) & (HT_MAX_MAPPINGS - 1);
-	return pc < pm->maps[mid].end ? &pm->maps[mid] : NULL;
+	return pc < pm->maps[mid].end ? mid + 1 : 0;
+}
+
+static __always_inline const struct ht_mapping *
+mapping_of(const struct ht_process_mappings *pm, __u64 pc)
+{
+	__u32 found = unwind_mapping_of(pm, pc);
+
+	return found ? &pm->maps[(found - 1) & (HT_MAX_MAPPINGS - 1)] : NULL;
 }
 
 /* Word i of the page index whose first slot is first; false when it cannot be read. */
@@ -134,31 +143,46 @@ static __always_inline void narrow_by_page(const struct ht_mapping *m, __u64 off
 	*hi = m->first_row + upto;
 }
 
-static __always_inline const struct ht_unwind_row *row_of(const struct ht_mapping *m, __u64 pc)
+/*
+ * The row covering pc in m's file: its index in unwind_rows plus one, 0 when none. A
+ * function of its own (global: verified once, whatever its callers' states), where inlined
+ * in each frame's step the search's two dozen iterations were verified again for each.
+ */
+__weak __noinline __u32 unwind_row_of(const struct ht_mapping *m, __u64 pc)
 {
-	__u64 offset = pc - m->start + m->file_offset;
-	__u32 lo = m->first_row, hi = m->first_row + m->nr_rows, mid;
+	__u32 lo, hi, mid;
+	__u64 offset;
 	const struct ht_unwind_row *row;
 
-	if (m->nr_rows == 0)
-		return NULL;
+	if (!m || m->nr_rows == 0)
+		return 0;
+	offset = pc - m->start + m->file_offset;
+	lo = m->first_row;
+	hi = m->first_row + m->nr_rows;
 	narrow_by_page(m, offset, &lo, &hi);
 	/* The last row of the file starting at or before offset. */
 	for (int i = 0; i < ROW_SEARCH_STEPS && lo < hi; i++) {
 		mid = (lo + hi) / 2;
 		row = bpf_map_lookup_elem(&unwind_rows, &mid);
 		if (!row)
-			return NULL;
+			return 0;
 		if (row->pc <= offset)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == m->first_row)
-		return NULL;
+		return 0;
 	mid = lo - 1;
 	row = bpf_map_lookup_elem(&unwind_rows, &mid);
-	return row && row->cfa_rule != HT_CFA_NONE ? row : NULL;
+	return row && row->cfa_rule != HT_CFA_NONE ? lo : 0;
+}
+
+static __always_inline const struct ht_unwind_row *row_of(const struct ht_mapping *m, __u64 pc)
+{
+	__u32 found = unwind_row_of(m, pc), index = found - 1;
+
+	return found ? bpf_map_lookup_elem(&unwind_rows, &index) : NULL;
 }
 
 /* Log a read; used: the walk uses its value now (a saved rbp: only if a frame uses bp). */

@@ -34,6 +34,7 @@ static void raise_fd_limit(void)
 int session__new(const struct session_opts *opts, struct session **out)
 {
 	struct session *s = calloc(1, sizeof(*s));
+	struct tracer_options tracer_opts;
 	struct warmup *warm;
 	int err;
 
@@ -66,10 +67,13 @@ int session__new(const struct session_opts *opts, struct session **out)
 	}
 	symcache__set_limits(s->cache, &opts->symbol_budget);
 	warm = opts->warm_own_libraries ? warmup__start(s->cache) : NULL;
-	err = tracer__new(on_event, s, opts->follow,
-			  opts->unwind_tables ?
-				  opts->table_budget.total / sizeof(struct ht_unwind_row) : 1,
-			  &s->tracer);
+	tracer_opts = (struct tracer_options){
+		.follow_children = opts->follow,
+		.custom_apis = opts->nr_allocators > 0,
+		.unwind_rows = opts->unwind_tables ?
+				       opts->table_budget.total / sizeof(struct ht_unwind_row) : 1,
+	};
+	err = tracer__new(on_event, s, &tracer_opts, &s->tracer);
 	warmup__join(warm);
 	if (err)
 		goto cleanup;

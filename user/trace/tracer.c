@@ -141,10 +141,32 @@ static void disable_holds(struct tracer *t)
 	hold_end_all(t->held_fd, 0);
 }
 
-int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
-		uint32_t unwind_rows, struct tracer **out)
+/*
+ * heaptap -v: what loading took, and each program's work for the verifier (the
+ * instructions it processed; every kernel refuses a program past 1,000,000, and older
+ * verifiers may need more for the same program: the margin says how far it is).
+ */
+static void log_load(struct heaptap_bpf *skel, uint64_t started_ns)
+{
+	struct bpf_program *prog;
+
+	log_debug("BPF programs loaded in %.0f ms", (monotonic_ns() - started_ns) / 1e6);
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (bpf_program__fd(prog) >= 0 &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+			log_debug("program %s: %u instructions verified", bpf_program__name(prog),
+				  info.verified_insns);
+	}
+}
+
+int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options *opts,
+		struct tracer **out)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
+	uint64_t started_ns = monotonic_ns();
 	int err;
 
 	if (!t)
@@ -158,9 +180,9 @@ int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
 		err = -errno;
 		goto cleanup;
 	}
-	t->skel->rodata->follow_children = follow_children;
+	t->skel->rodata->follow_children = opts->follow_children;
 	/* Preallocated kernel memory: the total unwind table budget (--table-budget). */
-	bpf_map__set_max_entries(t->skel->maps.unwind_rows, unwind_rows);
+	bpf_map__set_max_entries(t->skel->maps.unwind_rows, opts->unwind_rows);
 	/* A test hook: few hash bits make stacks collide, which must not merge them. */
 	if (getenv("HEAPTAP_STACK_HASH_BITS"))
 		t->skel->rodata->stack_hash_bits = atoi(getenv("HEAPTAP_STACK_HASH_BITS"));
@@ -170,9 +192,12 @@ int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
 	bpf_program__set_expected_attach_type(t->skel->progs.loader_changed, HT_ATTACH_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(t->skel->progs.custom_entry, HT_ATTACH_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(t->skel->progs.custom_return, HT_ATTACH_UPROBE_MULTI);
+	bpf_program__set_autoload(t->skel->progs.custom_entry, opts->custom_apis);
+	bpf_program__set_autoload(t->skel->progs.custom_return, opts->custom_apis);
 	err = heaptap_bpf__load(t->skel);
 	if (err)
 		goto cleanup;
+	log_load(t->skel, started_ns);
 	if (!privilege_unrestricted()) {
 		t->skel->data->own_uid = getuid();
 		t->skel->data->own_gid = getgid();

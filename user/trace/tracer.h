@@ -17,13 +17,18 @@ struct tracer;
 /* Called for every event, in ring-buffer order; a non-zero return stops the poll. */
 typedef int (*tracer_event_fn)(void *ctx, const void *data, size_t size);
 
+struct tracer_options {
+	bool follow_children; /* processes that targets start become targets */
+	bool custom_apis;     /* --allocator APIs will be probed (tracer__attach_custom) */
+	uint32_t unwind_rows; /* rows the unwind row map holds */
+};
+
 /*
- * Load and verify the programs; with follow_children, processes that targets start
- * become targets; the unwind row map holds unwind_rows rows. 0 or -errno (-EPERM: not
- * privileged enough).
+ * Load and verify the programs (those of --allocator APIs only when asked: they cost the
+ * verifier a third of the load). 0 or -errno (-EPERM: not privileged enough).
  */
-int tracer__new(tracer_event_fn on_event, void *ctx, bool follow_children,
-		uint32_t unwind_rows, struct tracer **out);
+int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options *opts,
+		struct tracer **out);
 void tracer__free(struct tracer *t);
 
 /* Trace pid: report its exits, and with hold, stop it at its exec and loader events. */
