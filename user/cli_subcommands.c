@@ -225,15 +225,18 @@ const struct cli_subcommand cli_subcommands[] = {
 		.name = "report",
 		.prog = "heaptap report",
 		.man_section = 1,
-		.summary = "print a report heaptap wrote (--json), its call trees with --tree",
+		.summary = "a job's memory across its ranks, from JSON reports or a database",
 		.cmd = CMD_REPORT,
 		.options = report_options,
-		.args_doc = "FILE.json\nDB.sqlite",
-		.doc = "Read a JSON report heaptap wrote and print each process's totals, and with "
-		       "--tree its call tree; or print a run stored by heaptap collect (the "
-		       "newest, or --run ID) as the text report, or --json; --list lists the "
-		       "stored runs. --pprof and --folded export a JSON report's allocation "
-		       "stacks, of every process or of --rank R. Needs no privileges.",
+		.args_doc = "FILE.json...\nDB.sqlite",
+		.doc = "Read a job's JSON reports (one, or one per rank) or a run stored by "
+		       "heaptap collect (the newest, or --run ID) and print the job's summary: "
+		       "each rank's current and peak as min/median/max, the outlier ranks, and "
+		       "each library and function across the ranks; --json writes it as JSON. "
+		       "--rank R prints rank R's own report, --full every process's, --tree the "
+		       "call trees of one file; --list lists the stored runs. --pprof and "
+		       "--folded export the allocation stacks, of every process or of --rank R. "
+		       "Needs no privileges.",
 		.takes_files = true,
 		.check = check_report,
 	},

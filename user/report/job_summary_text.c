@@ -141,8 +141,8 @@ static void print_groups(FILE *out, json_object *list, bool functions)
 {
 	size_t n = json_object_array_length(list);
 
-	fprintf(out, "\n%s by largest max over the ranks (%zu shown):\n",
-		functions ? "Functions" : "Libraries", n);
+	fprintf(out, "\n%s by largest max over the ranks (%zu shown; RANK: the rank of the "
+		     "largest max):\n", functions ? "Functions" : "Libraries", n);
 	fprintf(out, "%-29s %-29s %5s %-20s %s\n", "CURRENT min/median/max",
 		"MAX min/median/max", "RANK", "CALLS min/med/max", functions ? "FUNCTION (LIBRARY)" :
 										 "LIBRARY");
@@ -167,30 +167,59 @@ static void print_groups(FILE *out, json_object *list, bool functions)
 	}
 }
 
-/* A site's frames, innermost first, as "f < g < main". */
+/* Frames a site's short stack leaves out: the allocator's entry points, the start-up. */
+static bool plain_frame(const char *function)
+{
+	static const char *const skipped[] = {
+		"malloc", "calloc", "realloc", "reallocarray", "free", "memalign",
+		"posix_memalign", "aligned_alloc", "valloc", "pvalloc", "_start",
+		"__libc_start_main", "__libc_start_call_main", "start_thread", "clone", "clone3",
+	};
+
+	for (size_t i = 0; i < sizeof(skipped) / sizeof(skipped[0]); i++) {
+		if (!strcmp(function, skipped[i]))
+			return false;
+	}
+	return true;
+}
+
+/* A site's frames, innermost first, as "f < g < main" (SITE_FRAMES of them at most). */
+#define SITE_FRAMES 6
 static void print_frames(FILE *out, json_object *frames)
 {
 	size_t n = frames ? json_object_array_length(frames) : 0;
+	int shown = 0;
 
-	for (size_t i = 0; i < n && i < 6; i++)
-		fprintf(out, "%s%s", i ? " < " : "",
-			json_object_get_string(get(json_object_array_get_idx(frames, i), "function")));
-	if (n > 6)
-		fprintf(out, " < ...");
+	for (size_t i = 0; i < n; i++) {
+		const char *fn = json_object_get_string(
+			get(json_object_array_get_idx(frames, i), "function"));
+
+		if (!fn || !plain_frame(fn))
+			continue;
+		if (shown == SITE_FRAMES) {
+			fprintf(out, " < ...");
+			break;
+		}
+		fprintf(out, "%s%s", shown++ ? " < " : "", fn);
+	}
 }
 
+/* The ranks of largest peak shown, with PEAK_SITES sites each (--json has them all). */
+#define PEAK_RANKS 5
+#define PEAK_SITES 3
 static void print_peaks(FILE *out, json_object *peaks)
 {
 	size_t n = json_object_array_length(peaks);
 
-	fprintf(out, "\nAt each rank's peak, the sites that held most (largest peak first):\n");
-	for (size_t i = 0; i < n; i++) {
+	fprintf(out, "\nAt the largest rank peaks, the sites that held most (%s):\n",
+		n > PEAK_RANKS ? "the 5 largest peaks; --json has every rank's" : "largest first");
+	for (size_t i = 0; i < n && i < PEAK_RANKS; i++) {
 		json_object *p = json_object_array_get_idx(peaks, i), *sites = get(p, "sites");
 		char b[32];
 
 		fprintf(out, "  rank %" PRId64 ": peak %s in %" PRId64 " blocks\n", num(p, "rank"),
 			bytes(num(p, "bytes"), b, sizeof(b)), num(p, "blocks"));
-		for (size_t s = 0; s < json_object_array_length(sites); s++) {
+		for (size_t s = 0; s < json_object_array_length(sites) && s < PEAK_SITES; s++) {
 			json_object *site = json_object_array_get_idx(sites, s);
 
 			fprintf(out, "    %10s in %6" PRId64 " blocks: ",
