@@ -140,7 +140,7 @@ Test(docs, man_pages_render_without_warnings)
 		cr_expect(eq(str, out, ""), "%s: %s", pages[i], out);
 		free(out);
 		text = rendered(pages[i]);
-		for (const char *s = "NAME\0SYNOPSIS\0DESCRIPTION\0OPTIONS\0EXIT STATUS\0FILES\0"
+		for (const char *s = "NAME\0SYNOPSIS\0DESCRIPTION\0OPTIONS\0EXIT STATUS\0ENVIRONMENT\0FILES\0"
 				     "EXAMPLES\0SEE ALSO\0";
 		     *s; s += strlen(s) + 1)
 			cr_expect(strstr(text, s) != NULL, "%s has no %s section", pages[i], s);
