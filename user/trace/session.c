@@ -390,7 +390,7 @@ size_t session__live_targets(const struct session *s)
 
 /*
  * What an ended process keeps for the report: its call tree, its allocation sites, its
- * mapping calls' stacks.
+ * mapping calls' stacks, its samples.
  */
 static size_t ended_bytes(const struct target *t)
 {
@@ -398,7 +398,8 @@ static size_t ended_bytes(const struct target *t)
 	size_t records = t->stacks.detailed ? 0 : t->stacks.bytes;
 
 	return t->tree.bytes + records + owner__sites_bytes(&t->owner) +
-	       mapping_stats__stacks_bytes(&t->mappings);
+	       mapping_stats__stacks_bytes(&t->mappings) +
+	       (size_t)t->samples.cap * sizeof(*t->samples.items);
 }
 
 /*
@@ -421,6 +422,7 @@ static void keep_ended_trees_within_budget(struct session *s)
 		calltree__clear(&oldest->tree);
 		owner__drop_sites(&oldest->owner);
 		mapping_stats__drop_stacks(&oldest->mappings);
+		total_series__clear(&oldest->samples);
 		if (!oldest->stacks.detailed) /* with --stacks they are the report */
 			stack_records__clear(&oldest->stacks);
 		oldest->tree_dropped = true;
