@@ -241,6 +241,47 @@ static long file_size(const char *path)
 	return stat(path, &st) ? -1 : st.st_size;
 }
 
+/*
+ * A click near a line of the plot over time opens that rank's report. A copy of the page
+ * moves the pointer down the plot at 80% of its width, the way a user would (move, press,
+ * release, click), until a rank's report is shown: the first line met from the top is the
+ * outlier's, far above the others there.
+ */
+static void expect_click_opens_outlier(const char *html, int outlier)
+{
+	static const char pointer[] =
+		"<script>\n(function () {\n"
+		"var over = document.querySelector(\"#time .u-over\");\n"
+		"var r = over.getBoundingClientRect(), x = r.left + r.width * 0.8, found = \"none\";\n"
+		"for (var y = r.top + 1; y < r.bottom && found === \"none\"; y += 2) {\n"
+		"  [\"mousemove\", \"mousedown\", \"mouseup\", \"click\"].forEach(function (t) {\n"
+		"    over.dispatchEvent(new MouseEvent(t, { clientX: x, clientY: y, bubbles: true }));\n"
+		"  });\n"
+		"  var b = document.querySelector(\"#ranks button.shown\");\n"
+		"  if (b) found = b.getAttribute(\"data-rank\");\n"
+		"}\n"
+		"document.body.setAttribute(\"data-clicked\", found);\n"
+		"})();\n</script>\n";
+	char copy[256], dom[256], log[256], want[64];
+	char *page = slurp(html), *d;
+	FILE *f = fopen(scratch_file("click.html", copy, sizeof(copy)), "w");
+
+	cr_assert(page != NULL && f != NULL);
+	fputs(page, f);
+	fputs(pointer, f);
+	fclose(f);
+	free(page);
+	browser_dump_dom(copy, scratch_file("click.dom", dom, sizeof(dom)),
+			 scratch_file("click.log", log, sizeof(log)), 60);
+	expect_no_console(log, "the job's page, clicked");
+	d = slurp(dom);
+	snprintf(want, sizeof(want), "data-clicked=\"%d\"", outlier);
+	cr_expect(d != NULL && strstr(d, want) != NULL,
+		  "a click on the outlier's line did not open rank %d's report (%.40s)", outlier,
+		  d && strstr(d, "data-clicked=") ? strstr(d, "data-clicked=") : "no click ran");
+	free(d);
+}
+
 Test(html, job_page)
 {
 	const struct job_spec s = { .ranks = 8, .world_size = 8, .outlier = 3, .samples = 24 };
@@ -306,6 +347,8 @@ Test(html, job_page)
 			  "the rank's report has no function section");
 		free(d);
 	}
+
+	expect_click_opens_outlier(html, s.outlier);
 
 	browser_screenshot(html, scratch_file("job.png", png, sizeof(png)), 1200, 2000,
 			   scratch_file("shot.log", log, sizeof(log)), 60);

@@ -111,10 +111,11 @@
 			    "none.");
 			return;
 		}
-		var data = [time], sers = [{ label: "seconds" }], bandList = [];
+		var data = [time], sers = [{ label: "seconds" }], bandList = [], focused = null;
 		var lineOf = function (i) {
 			var r = ranks[i].rank, out = outliers[r];
-			return { label: "rank " + r, stroke: out ? H.OUTLIER : "hsla(210,60%,40%,0.6)",
+			return { label: "rank " + r, rank: r,
+				 stroke: out ? H.OUTLIER : "hsla(210,60%,40%,0.6)",
 				 width: out ? 2.5 : 1, points: { show: false }, spanGaps: false,
 				 paths: step };
 		};
@@ -123,7 +124,8 @@
 		var mode = ranks.length > BAND_ABOVE ? "bands" : "lines";
 		if (mode === "lines") {
 			how("time", "Each rank's heap (usable bytes held) over time, one line per rank; " +
-			    "outliers in red. Hover to read a rank's value.");
+			    "outliers in red. Hover to read the ranks' values; click near a line " +
+			    "to open its rank's report.");
 			series.forEach(function (s, i) {
 				data.push(s);
 				sers.push(lineOf(i));
@@ -132,7 +134,8 @@
 			how("time", "The ranks' heap (usable bytes held) over time: " + ranks.length +
 			    " ranks are too many for a line each, so the light band spans min to " +
 			    "max, the darker one the 10th to 90th percentile, the line is the median; " +
-			    "outliers are drawn in red, each as its own line.");
+			    "outliers are drawn in red, each as its own line (click near one to " +
+			    "open its rank's report).");
 			var b = bands(series, time.length);
 			var names = ["min", "p10", "median", "p90", "max"];
 			b.forEach(function (col, k) {
@@ -160,7 +163,24 @@
 			       { size: 80, incrs: H.BYTE_INCRS,
 				 values: function (u, v) { return v.map(bytes); } }],
 			series: sers, bands: bandList,
+			/* The line nearest the pointer stands out; a click opens its rank's report. */
+			cursor: { focus: { prox: 12 } },
+			focus: { alpha: 0.4 },
+			hooks: { setSeries: [function (u, i, o) {
+				if (o && "focus" in o)
+					focused = o.focus ? i : null;
+			}] },
 		}, data, node);
+		plot.over.addEventListener("click", function () {
+			var rank = focused != null ? sers[focused].rank : null;
+			var b = rank != null &&
+				document.querySelector("#ranks button[data-rank=\"" + rank + "\"]");
+			if (b) {
+				if (!b.classList.contains("shown"))
+					b.click();
+				section("ranks").scrollIntoView();
+			}
+		});
 		node.setAttribute("data-mode", mode);
 		node.setAttribute("data-series", plot.series.length - 1);
 	}
