@@ -252,10 +252,12 @@ static void expect_click_opens_outlier(const char *html, int outlier)
 	static const char pointer[] =
 		"<script>\n(function () {\n"
 		"var over = document.querySelector(\"#time .u-over\");\n"
-		"var r = over.getBoundingClientRect(), x = r.left + r.width * 0.8, found = \"none\";\n"
+		"var r = over.getBoundingClientRect(), x = r.left + r.width * 0.8;\n"
+		"var found = \"none\";\n"
 		"for (var y = r.top + 1; y < r.bottom && found === \"none\"; y += 2) {\n"
 		"  [\"mousemove\", \"mousedown\", \"mouseup\", \"click\"].forEach(function (t) {\n"
-		"    over.dispatchEvent(new MouseEvent(t, { clientX: x, clientY: y, bubbles: true }));\n"
+		"    over.dispatchEvent(new MouseEvent(t, { clientX: x, clientY: y,\n"
+		"                                           bubbles: true }));\n"
 		"  });\n"
 		"  var b = document.querySelector(\"#ranks button.shown\");\n"
 		"  if (b) found = b.getAttribute(\"data-rank\");\n"
@@ -310,7 +312,8 @@ Test(html, job_page)
 				scratch_file("dom.log", log, sizeof(log)), 60);
 	expect_no_console(log, "the job's page");
 	d = slurp(dom);
-	cr_assert(d != NULL && strstr(d, "data-render-ms=") != NULL, "the page's script did not finish: %.300s",
+	cr_assert(d != NULL && strstr(d, "data-render-ms=") != NULL,
+		  "the page's script did not finish: %.300s",
 		  d ? d : "(no DOM)");
 	cr_expect(strstr(d, "<canvas") != NULL, "no plot canvas in the page");
 	cr_expect(eq(i64, attr_of(d, "<div class=\"plot\" data-mode=\"lines\"", "data-series"),
@@ -319,7 +322,8 @@ Test(html, job_page)
 		  "a bar per function");
 	cr_expect(eq(sz, count_in(d, "data-rank=\""), (size_t)s.ranks), "a button per rank");
 	snprintf(want, sizeof(want), "<button class=\"outlier\" data-rank=\"%d\"", s.outlier);
-	cr_expect(strstr(d, want) != NULL, "rank %d's button is not marked as the outlier", s.outlier);
+	cr_expect(strstr(d, want) != NULL, "rank %d's button is not marked as the outlier",
+		  s.outlier);
 	/* The call tree below main: its max over the ranks is the outlier's, in every rank. */
 	snprintf(want, sizeof(want), "(rank %d), %d ranks", s.outlier, s.ranks);
 	cr_expect(strstr(d, want) != NULL, "the call tree's top line does not say \"%s\"", want);
@@ -341,7 +345,8 @@ Test(html, job_page)
 		cr_expect(shown != NULL, "no rank's report shown");
 		snprintf(want, sizeof(want), "PID: %d, rank: %d of %d", 10000 + s.outlier,
 			 s.outlier, s.world_size);
-		cr_expect(shown && strstr(shown, want) && strstr(shown, want) < strstr(shown, "</pre>"),
+		cr_expect(shown && strstr(shown, want) &&
+				  strstr(shown, want) < strstr(shown, "</pre>"),
 			  "the report shown is not rank %d's", s.outlier);
 		cr_expect(shown && strstr(shown, "Function: solver_alloc") != NULL,
 			  "the rank's report has no function section");

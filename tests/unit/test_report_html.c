@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* report --html's data: escaped data blocks, the ranks' call trees merged, series on one time grid. */
+/*
+ * report --html's data: escaped data blocks, the ranks' call trees merged, their series on
+ * one time grid.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>

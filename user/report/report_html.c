@@ -188,7 +188,8 @@ static json_object *summary_without_samples(json_object *summary)
 		}
 		detail = json_object_new_array();
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			json_object *r = json_object_array_get_idx(v, i), *c = json_object_new_object();
+			json_object *r = json_object_array_get_idx(v, i);
+			json_object *c = json_object_new_object();
 
 			json_object_object_foreach(r, k, x) {
 				if (strcmp(k, "samples"))
