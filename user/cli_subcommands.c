@@ -232,9 +232,10 @@ const struct cli_subcommand cli_subcommands[] = {
 		.doc = "Read a job's JSON reports (one, or one per rank) or a run stored by "
 		       "heaptap collect (the newest, or --run ID) and print the job's summary: "
 		       "each rank's current and peak as min/median/max, the outlier ranks, and "
-		       "each library and function across the ranks; --json writes it as JSON. "
-		       "--rank R prints rank R's own report, --full every process's, --tree the "
-		       "call trees of one file; --list lists the stored runs. --pprof and "
+		       "each library and function across the ranks; --json writes it as JSON, "
+		       "--html as one web page. --rank R prints rank R's own report, --full "
+		       "every process's, --tree the call trees of one file; --list lists the "
+		       "stored runs. --pprof and "
 		       "--folded export the allocation stacks, of every process or of --rank R. "
 		       "Needs no privileges.",
 		.takes_files = true,
