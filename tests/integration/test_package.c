@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * The Debian package make deb builds: lintian finds no error in it; installed, its heaptap
- * says its version and traces the demo; it gives the binary capabilities only when the
- * administrator asks; removed, it leaves nothing behind but its configuration.
+ * says its version and traces the demo; it gives a group's copy of the binary capabilities
+ * only when the administrator asks; removed, it leaves nothing behind but its
+ * configuration.
  */
 #include <glob.h>
 #include <stdbool.h>
@@ -20,6 +21,7 @@ TestSuite(package, .timeout = 240);
 
 #define BINARY "/usr/sbin/heaptap"
 #define CONFFILE "/etc/default/heaptap"
+#define FOR_GROUP "/usr/bin/heaptap" /* the copy for the group heaptap_users */
 
 /* The one package make deb left in the build output, and its version. */
 static const char *package(char *version, size_t size)
@@ -194,13 +196,40 @@ Test(package, install_trace_remove)
 	cr_expect(eq(str, out, ""), "systemd-analyze verify: %s", out);
 	free(out);
 
-	/* Asked, it gives the group heaptap_users the capabilities; asked again, it takes them. */
+	/*
+	 * Asked, it gives the group heaptap_users a copy with the capabilities, the same
+	 * heaptap; root's binary keeps none. Asked again, it takes the copy away.
+	 */
 	reconfigure(true);
-	cr_expect(eq(int, sh(&out, 10, "getcap " BINARY "; stat -c '%%a %%G' " BINARY), 0));
-	cr_expect(eq(str, out, BINARY " cap_perfmon,cap_bpf=ep\n750 heaptap_users\n"), "%s", out);
+	cr_expect(eq(int, sh(&out, 10, "getcap " FOR_GROUP "; stat -c '%%a %%U %%G' " FOR_GROUP
+				       "; cmp " BINARY " " FOR_GROUP " && echo same"),
+		     0));
+	cr_expect(eq(str, out, FOR_GROUP " cap_perfmon,cap_bpf=ep\n750 root heaptap_users\nsame\n"),
+		  "%s", out);
+	free(out);
+	expect_no_capabilities("with the group's copy");
+	/*
+	 * A user of the group (nobody, given it) traces a program of its own with the copy;
+	 * with root's binary, that user has not the privileges (exit status 4).
+	 */
+	cr_expect(eq(int, sh(&out, 60, "cd / && setpriv --reuid 65534 --regid 65534 --groups "
+				       "$(getent group heaptap_users | cut -d: -f3) " FOR_GROUP
+				       " run -- /bin/ls / >/dev/null"),
+		     0),
+		  "%s", out);
+	cr_expect(strstr(out, "Statistics of overall memory usage") != NULL, "%s", out);
+	free(out);
+	cr_expect(eq(int, sh(&out, 60, "cd / && setpriv --reuid 65534 --regid 65534 "
+				       "--clear-groups " BINARY " run -- /bin/ls / >/dev/null"),
+		     4),
+		  "%s", out);
 	free(out);
 	reconfigure(false);
+	cr_expect(exists(FOR_GROUP) == false, "%s left when answered no", FOR_GROUP);
 	expect_no_capabilities("reconfigured to no");
+	/* Yes again: removing the package takes the copy too (checked below). */
+	reconfigure(true);
+	cr_expect(exists(FOR_GROUP));
 
 	files = installed_files();
 	cr_expect(lines_with(files, "/usr/share/man/man8/heaptap-collect.8.gz", NULL) == 1 &&
@@ -221,6 +250,7 @@ Test(package, install_trace_remove)
 	cr_expect(eq(int, sh(&out, 10, "dpkg-query -W -f='${db:Status-Status}' heaptap"), 0));
 	cr_expect(eq(str, out, "config-files"), "%s", out);
 	free(out);
+	cr_expect(exists(FOR_GROUP) == false, "%s left behind", FOR_GROUP);
 	/* Purged: the configuration too. */
 	cr_assert(eq(int, dpkg(&out, "--purge heaptap"), 0), "%s", out);
 	free(out);
