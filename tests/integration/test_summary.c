@@ -2,7 +2,8 @@
 /*
  * heaptap report's job summary: a 3-rank job of rank_sites (ranks from the launcher's
  * environment, rank 1's burst 20 times larger) read as per-rank JSON files, as one
- * run --mpi report, and as a collector's run. Each time the libraries' and functions'
+ * run --mpi report (of a launcher script, and of Open MPI's mpirun), and as a collector's
+ * run. Each time the libraries' and functions'
  * min/median/max and rank_of_max equal what the ranks' own truth (owner-<rank>.json)
  * implies, rank 1 is the one outlier, and the text names every rank. Bad input: one line,
  * status 2.
@@ -330,6 +331,34 @@ static void expect_page_of_database(const char *db)
 	snprintf(want, sizeof(want), "rank: %s of %d", BIG_RANK, RANKS);
 	cr_expect(strstr(d, want) != NULL, "rank %s's own report is not in the page", BIG_RANK);
 	free(d);
+}
+
+/* The same job under Open MPI's mpirun: its own processes are no ranks. */
+Test(summary, an_mpirun_job)
+{
+	char target[512], json[256], err[256], *text;
+	char *inputs[] = { json, NULL };
+	json_object *summary;
+
+	require_bpf();
+	{
+		char *argv[] = { (char *)heaptap_path(), "run", "--mpi", "-a", "caller", "-i", "0.2",
+				 "--json", (char *)scratch_file("job.json", json, sizeof(json)), "-o",
+				 "/dev/null", "--", "mpirun", "--allow-run-as-root", "--oversubscribe",
+				 "-np", "3", (char *)target_path("rank_sites", target, sizeof(target)),
+				 "--truth-dir", (char *)scratch_dir(), "--big-rank", BIG_RANK, NULL };
+
+		cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("run.err", err,
+									     sizeof(err))), 120), 0),
+			  "%s", slurp(err));
+	}
+	summary = summarize(inputs, NULL, &text);
+	expect_summary_matches_truth(summary, "mpirun");
+	expect_peaks(summary, "mpirun");
+	expect_text(text, summary);
+	cr_expect(eq(int, json_object_get_int(get(summary, "world_size")), RANKS));
+	free(text);
+	json_object_put(summary);
 }
 
 Test(summary, a_collectors_run)
