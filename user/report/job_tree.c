@@ -26,6 +26,8 @@ struct job_tree {
 	struct job_node *by_key;
 	struct job_node **nodes; /* by index: parents first, as added */
 	size_t nr, cap;
+	char *key; /* the key looked up */
+	size_t key_cap;
 };
 
 struct job_tree *job_tree__new(void)
@@ -51,44 +53,45 @@ static const char *str_field(json_object *o, const char *key)
 static struct job_node *node_of(struct job_tree *t, size_t parent, const char *library,
 				const char *function)
 {
-	size_t llen = strlen(library), flen = strlen(function), klen;
+	size_t llen = strlen(library), flen = strlen(function), hlen, klen;
 	struct job_node *n;
 	char head[24];
-	char *key;
 
-	klen = snprintf(head, sizeof(head), "%zd", (ssize_t)parent) + 1 + llen + 1 + flen;
-	key = malloc(klen + 1);
-	if (!key)
-		return NULL;
-	/* The NULs inside keep the parts apart; the key is compared by its length. */
-	memcpy(key, head, strlen(head) + 1);
-	memcpy(key + strlen(head) + 1, library, llen + 1);
-	memcpy(key + strlen(head) + 1 + llen + 1, function, flen + 1);
-	HASH_FIND(hh, t->by_key, key, klen, n);
-	if (n) {
-		free(key);
-		return n;
+	hlen = snprintf(head, sizeof(head), "%zd", (ssize_t)parent) + 1;
+	klen = hlen + llen + 1 + flen;
+	if (klen + 1 > t->key_cap) {
+		char *key = realloc(t->key, klen + 1);
+
+		if (!key)
+			return NULL;
+		t->key = key;
+		t->key_cap = klen + 1;
 	}
+	/* The NULs inside keep the parts apart; the key is compared by its length. */
+	memcpy(t->key, head, hlen);
+	memcpy(t->key + hlen, library, llen + 1);
+	memcpy(t->key + hlen + llen + 1, function, flen + 1);
+	HASH_FIND(hh, t->by_key, t->key, klen, n);
+	if (n)
+		return n;
 	if (t->nr == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
 		struct job_node **nodes = realloc(t->nodes, cap * sizeof(*nodes));
 
-		if (!nodes) {
-			free(key);
+		if (!nodes)
 			return NULL;
-		}
 		t->nodes = nodes;
 		t->cap = cap;
 	}
 	n = calloc(1, sizeof(*n));
-	if (!n) {
-		free(key);
+	if (!n || !(n->key = malloc(klen + 1))) {
+		free(n);
 		return NULL;
 	}
-	n->key = key;
+	memcpy(n->key, t->key, klen + 1);
 	n->index = t->nr;
 	n->parent = parent;
-	n->library = key + strlen(head) + 1;
+	n->library = n->key + hlen;
 	n->function = n->library + llen + 1;
 	t->nodes[t->nr++] = n;
 	HASH_ADD_KEYPTR(hh, t->by_key, n->key, klen, n);
@@ -221,5 +224,6 @@ void job_tree__free(struct job_tree *t)
 		free(n);
 	}
 	free(t->nodes);
+	free(t->key);
 	free(t);
 }
