@@ -173,3 +173,39 @@ Test(report_html, every_rank_on_one_time_grid)
 	job_page__free(p);
 	free(page);
 }
+
+Test(report_html, a_coarser_grid_keeps_the_peaks)
+{
+	struct job_sample *samples = calloc(1000, sizeof(*samples));
+	struct job_page_rank r = { .rank = 0, .text = "", .samples = samples, .nr_samples = 1000 };
+	struct job_page *p = job_page__new(true);
+	json_object *data, *time, *series;
+	long long top = 0;
+	char *page = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&page, &len);
+
+	/* 1,000 samples, more than the page's points: a one-sample spike among them. */
+	for (int i = 0; i < 1000; i++)
+		samples[i] = (struct job_sample){ .t = 0.01 * i, .current = i == 501 ? 1000000 : 10 };
+	cr_assert(eq(int, job_page__add_rank(p, &r), 0));
+	job_page__write(f, p, "t", NULL);
+	fclose(f);
+	data = data_block(page, "heaptap-job");
+	time = json_object_object_get(data, "time");
+	series = json_object_array_get_idx(json_object_object_get(data, "series"), 0);
+	cr_assert(eq(sz, json_object_array_length(time), JOB_PAGE_MAX_POINTS));
+	for (size_t i = 0; i < JOB_PAGE_MAX_POINTS; i++) {
+		long long v = json_object_get_int64(json_object_array_get_idx(series, i));
+
+		if (v > top)
+			top = v;
+	}
+	cr_expect(eq(i64, top, 1000000), "the spike is kept");
+	cr_expect(eq(i64, json_object_get_int64(json_object_array_get_idx(series,
+			  JOB_PAGE_MAX_POINTS - 1)), 10), "the last sample is the last point");
+	json_object_put(data);
+	job_page__free(p);
+	free(samples);
+	free(page);
+}

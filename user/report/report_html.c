@@ -149,22 +149,31 @@ static double *time_grid(struct page_process *const *order, size_t nr_procs, siz
 }
 
 /*
- * A process's bytes at each time of the grid: those of its last sample at or before it
- * (memory is a step function between samples); null before its first sample and after
- * its last.
+ * A process's bytes at each time of the grid: the most its samples since the grid's time
+ * before held (each sample's own value when the grid is the samples' times; a peak between
+ * two times of a coarser grid is kept), else that of its last sample before (memory holds
+ * its value between samples); null before its first sample and after its last.
  */
 static json_object *series_json(const struct page_process *pp, const double *grid, size_t nr)
 {
 	json_object *a = json_object_new_array_ext(nr);
-	size_t s = 0;
+	size_t s = 0; /* samples taken into the series so far */
 
 	for (size_t i = 0; i < nr; i++) {
-		while (s + 1 < pp->nr_samples && pp->t[s + 1] <= grid[i])
-			s++;
-		if (!pp->nr_samples || grid[i] < pp->t[0] || grid[i] > pp->t[pp->nr_samples - 1])
+		bool got = false;
+		long long v = 0;
+
+		for (; s < pp->nr_samples && pp->t[s] <= grid[i]; s++) {
+			if (!got || pp->current[s] > v)
+				v = pp->current[s];
+			got = true;
+		}
+		if (got)
+			json_object_array_add(a, json_object_new_int64(v));
+		else if (s == 0 || s == pp->nr_samples)
 			json_object_array_add(a, NULL);
 		else
-			json_object_array_add(a, json_object_new_int64(pp->current[s]));
+			json_object_array_add(a, json_object_new_int64(pp->current[s - 1]));
 	}
 	return a;
 }

@@ -14,7 +14,10 @@
 #include <json-c/json.h>
 #include "job_input.h"
 
-/* Memory over time: at most this many points per rank (the samples taken at them). */
+/*
+ * Memory over time: at most this many points per rank, evenly spaced when the samples'
+ * times are more, each the most the rank held since the point before.
+ */
 #define JOB_PAGE_MAX_POINTS 400
 
 struct job_page;
