@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -399,8 +400,14 @@ Test(no_harm, targets_go_on_while_heaptap_is_stopped)
 /* A uprobe_events line that names the target's files or one of these heaptaps; or NULL. */
 static char *leftover_uprobe_event(const char *files[], const pid_t *heaptaps, size_t nr)
 {
-	char *text = slurp("/sys/kernel/tracing/uprobe_events"), *save = NULL, *found = NULL;
+	char *text, *save = NULL, *found = NULL;
+	struct stat st;
+	/* heaptap never needs tracefs, so a fresh machine may not have it mounted yet. */
+	bool mounted = stat("/sys/kernel/tracing/uprobe_events", &st) == 0 ||
+		       mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0;
 
+	cr_assert(mounted, "cannot mount tracefs at /sys/kernel/tracing: %s", strerror(errno));
+	text = slurp("/sys/kernel/tracing/uprobe_events");
 	cr_assert(text != NULL, "cannot read /sys/kernel/tracing/uprobe_events (tracefs)");
 	for (char *l = strtok_r(text, "\n", &save); l && !found; l = strtok_r(NULL, "\n", &save)) {
 		char name[64];
