@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Jobs read back from JSON reports: which processes are ranks, and what is two jobs. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,14 @@
 #include "job_input.h"
 
 static char dir[] = "/tmp/heaptap-job-input-XXXXXX";
+static bool dir_made; /* mkdtemp's letters may be X too: the template cannot tell */
 
 /* The test's files, at its end (each test runs in its own process, with its own dir). */
 static void remove_dir(void)
 {
 	char command[64];
 
-	if (!strchr(dir, 'X')) {
+	if (dir_made) {
 		snprintf(command, sizeof(command), "rm -rf %s", dir);
 		cr_assert(eq(int, system(command), 0));
 	}
@@ -32,7 +34,7 @@ static void write_report(const char *name, const char *processes, char path[256]
 {
 	FILE *f;
 
-	if (!strchr(dir, 'X') || mkdtemp(dir)) {
+	if (dir_made || (dir_made = mkdtemp(dir) != NULL)) {
 		snprintf(path, 256, "%s/%s", dir, name);
 		f = fopen(path, "w");
 		cr_assert(f != NULL);
