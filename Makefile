@@ -5,7 +5,7 @@
 # make test       install missing Debian packages, build, run unit and integration tests
 # make bench      print the overhead figures (traced vs. empty probes vs. untraced)
 # make fuzz       fuzz every parser of a target's bytes, FUZZ_SECONDS (30) each
-# make install    install the binary, its man pages and bash completion (PREFIX=/usr/local)
+# make install    install the binary, its man pages, bash and zsh completion (PREFIX=/usr/local)
 # make deb        build the Debian package .output/heaptap_VERSION_amd64.deb
 # make report-screenshot  redraw tools/docs/report-page.png, the picture of report --html
 # V=1 shows full commands.
@@ -24,8 +24,9 @@ DEB_PACKAGES := clang llvm make pkg-config bpftool libbpf-dev libelf-dev libdw-d
 	libprotobuf-c-dev libsqlite3-dev libssl-dev
 # go tool pprof reads back what --pprof writes (the exports' tests).
 DEB_PACKAGES += golang-go
-# make deb and its tests: dpkg-shlibdeps, lintian, man's --warnings (groff), bash completion.
-DEB_PACKAGES += dpkg-dev lintian man-db groff-base bash-completion debconf libcap2-bin
+# make deb and its tests: dpkg-shlibdeps, lintian, man's --warnings (groff), bash and zsh
+# completion.
+DEB_PACKAGES += dpkg-dev lintian man-db groff-base bash-completion zsh debconf libcap2-bin
 
 ifeq ($(V),1)
 	Q =
@@ -184,6 +185,7 @@ install: heaptap docs
 	install -m 0644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -D -m 0644 $(COMPLETION) \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/heaptap
+	install -D -m 0644 $(ZSH_COMPLETION) $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_heaptap
 
 clean:
 	$(call msg,CLEAN)

@@ -432,3 +432,158 @@ Test(docs, version)
 	free(libbpf);
 	free(want);
 }
+
+/*
+ * What an interactive zsh offers when Tab is pressed after each line: a zsh on a pseudo
+ * terminal (zpty) loads _heaptap with compinit, and every compadd the completion
+ * functions make logs the words it adds (compadd -O: those that match what is typed).
+ * Each line's words follow a line "== LINE", sorted.
+ */
+static const char zsh_driver[] =
+	"zmodload zsh/zpty\n"
+	"dir=$1 scratch=$2\n"
+	"shift 2\n"
+	"zpty z 'zsh -f -i'\n"
+	"zpty -w z \"PS1='> '; fpath=($dir \\$fpath); autoload -Uz compinit; "
+	"compinit -u -d $scratch/zcompdump; unsetopt beep\"\n"
+	"zpty -w z 'compadd() { local -a o=(\"$@\") m; if [[ -z ${o[(r)-[OAD]*]} ]]; then "
+	"builtin compadd -O m \"$@\"; print -rl -- $m >> '$scratch'/words; fi; "
+	"builtin compadd \"$@\"; }'\n"
+	"zpty -w z \"print READY\\$((1+1))\"\n"
+	"zpty -r z out '*READY2*'\n"
+	"n=1000\n"
+	"for line in \"$@\"; do\n"
+	"\tn=$((n + 1))\n"
+	"\t: > $scratch/words\n"
+	/* Tab, then a line that prints a mark once the completion is done. */
+	"\tzpty -w -n z \"$line\"$'\\t\\C-u'\"print MARK\\$(($n+0))\"$'\\n'\n"
+	"\tzpty -r z out \"*MARK$n*\"\n"
+	"\tprint -r -- \"== $line\"\n"
+	"\tgrep -v '^$' $scratch/words | LC_ALL=C sort -u\n"
+	"done\n"
+	"zpty -d z\n";
+
+/* The words zsh offers for each line of lines (NULL-terminated), as "== LINE\nWORD\n...". */
+static char *zsh_complete(const char *const lines[])
+{
+	char driver[512], args[8192] = "", comp[512], *out;
+	FILE *f;
+
+	cr_assert(access("/usr/bin/zsh", X_OK) == 0, "zsh is missing: make deps installs it");
+	snprintf(comp, sizeof(comp), "%s/completion/_heaptap", output_dir());
+	cr_assert(access(comp, R_OK) == 0, "%s is missing: build it with make docs", comp);
+	scratch_file("zsh-driver.zsh", driver, sizeof(driver));
+	f = fopen(driver, "w");
+	cr_assert(f != NULL);
+	fputs(zsh_driver, f);
+	fclose(f);
+	for (int i = 0; lines[i]; i++)
+		snprintf(args + strlen(args), sizeof(args) - strlen(args), " '%s'", lines[i]);
+	cr_assert(eq(int, sh(&out, 30, "zsh -f '%s' '%s/completion' '%s' %s", driver, output_dir(),
+			     scratch_dir(), args),
+		     0),
+		  "%s", out);
+	return out;
+}
+
+/* The words offered for line, in out of zsh_complete ("" if none), malloc'ed. */
+static char *zsh_words(const char *out, const char *line)
+{
+	char head[512];
+	const char *start, *end;
+
+	snprintf(head, sizeof(head), "== %s\n", line);
+	start = strstr(out, head);
+	cr_assert(start != NULL, "no '%s' in: %s", line, out);
+	start += strlen(head);
+	if (!strncmp(start, "== ", 3))
+		return strdup(""); /* nothing offered: the next line's section follows */
+	end = strstr(start, "\n== ");
+	return strndup(start, end ? (size_t)(end - start) + 1 : strlen(start));
+}
+
+Test(docs, zsh_completion)
+{
+	char path[512], file_line[600], *out, *got, *subs = subcommands();
+	const char *lines[32] = {
+		"heaptap r",
+		"heaptap run --unwind ",
+		"heaptap attach --unwind=f",
+		"heaptap run --unw",
+		"heaptap attach --du",
+		"heaptap run --du",
+		"heaptap agent -a ",
+		"heaptap report x.json --folded-weight p",
+		"heaptap collect --listen ",
+		"heaptap run -- ech",
+		"heaptap top -p ",
+		file_line,
+	};
+	const char *const want[][2] = {
+		{ "heaptap r", "report\nrun\n" },
+		{ "heaptap run --unwind ", "fp\ntables\n" },
+		{ "heaptap attach --unwind=f", "fp\n" },
+		{ "heaptap run --unw", "--unwind\n" },
+		{ "heaptap attach --du", "--duration\n" },
+		{ "heaptap run --du", "" },
+		{ "heaptap agent -a ", "caller\nentry\n" },
+		{ "heaptap report x.json --folded-weight p", "peak\n" },
+		{ "heaptap collect --listen ", "" },
+	};
+	int nr = 12;
+
+	/* Each subcommand's options, as its --help lists them. */
+	for (char *s = subs; *s && nr < 30; s = strchr(s, ' ') + 1) {
+		char *line = malloc(64);
+
+		snprintf(line, 64, "heaptap %.*s -", (int)strcspn(s, " "), s);
+		lines[nr++] = line;
+	}
+	scratch_file("zcompletion-report.json", path, sizeof(path));
+	fclose(fopen(path, "w"));
+	snprintf(file_line, sizeof(file_line), "heaptap run --json %.*s", (int)strlen(path) - 7,
+		 path);
+	out = zsh_complete(lines);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		got = zsh_words(out, want[i][0]);
+		cr_expect(eq(str, got, (char *)want[i][1]), "zsh completing '%s'", want[i][0]);
+		free(got);
+	}
+	got = zsh_words(out, "heaptap run -- ech");
+	cr_expect(has_line(got, "echo"), "a command after --: %s", got);
+	free(got);
+	got = zsh_words(out, file_line);
+	cr_expect(eq(str, got, "zcompletion-report.json\n"), "a file for --json");
+	free(got);
+	/* PIDs: some (those of the terminal zsh runs on), nothing but PIDs. */
+	got = zsh_words(out, "heaptap top -p ");
+	cr_expect(strlen(got) > 1 && strspn(got, "0123456789\n") == strlen(got), "%s", got);
+	free(got);
+	for (int i = 12; i < nr; i++) {
+		const char *sub = lines[i] + strlen("heaptap ");
+		char name[32], *options;
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(sub, " "), sub);
+		options = help_options(name);
+		got = zsh_words(out, lines[i]);
+		for (char *o = options; *o; o = strchr(o, '\n') + 1) {
+			char word[64];
+
+			snprintf(word, sizeof(word), "%.*s", (int)strcspn(o, "\n"), o);
+			if (strcmp(word, "-?"))
+				cr_expect(has_line(got, word), "zsh: %s: %s not offered", name, word);
+		}
+		for (char *g = got; *g; g = strchr(g, '\n') + 1) {
+			char word[64];
+
+			snprintf(word, sizeof(word), "%.*s", (int)strcspn(g, "\n"), g);
+			cr_expect(has_line(options, word), "zsh: %s offers %s, which it lacks", name,
+				  word);
+		}
+		free(got);
+		free(options);
+		free((char *)lines[i]);
+	}
+	free(out);
+	free(subs);
+}

@@ -181,6 +181,7 @@ Test(package, install_trace_remove)
 		  out);
 	free(out);
 	cr_expect(exists("/usr/share/bash-completion/completions/heaptap"));
+	cr_expect(exists("/usr/share/zsh/vendor-completions/_heaptap"));
 	cr_expect(eq(int, sh(&out, 10, "grep -l 'ExecStart=" BINARY " ' "
 				       "/lib/systemd/system/heaptap-agent.service "
 				       "/lib/systemd/system/heaptap-collect.service | wc -l"),
@@ -258,7 +259,7 @@ Test(package, install_trace_remove)
 	free(files);
 }
 
-/* make install: the binary, every man page in its section, the completion, under PREFIX. */
+/* make install: the binary, every man page in its section, the completions, under PREFIX. */
 Test(package, make_install)
 {
 	char dest[512], *out;
@@ -281,7 +282,8 @@ Test(package, make_install)
 		     "./usr/share/man/man8/heaptap-collect.8\n"
 		     "./usr/share/man/man8/heaptap-run.8\n"
 		     "./usr/share/man/man8/heaptap-top.8\n"
-		     "./usr/share/man/man8/heaptap.8\n"),
+		     "./usr/share/man/man8/heaptap.8\n"
+		     "./usr/share/zsh/site-functions/_heaptap\n"),
 		  "installed: %s", out);
 	free(out);
 }

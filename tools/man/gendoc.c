@@ -6,6 +6,7 @@
  *
  *   gendoc man SUBCOMMAND|heaptap TEMPLATE VERSION DATE   the page, on standard output
  *   gendoc bash                                           bash completion
+ *   gendoc zsh                                            zsh completion (_heaptap)
  *
  * A template is roff written by hand with lines that are only a placeholder: @TH@, @NAME@,
  * @SYNOPSIS@, @DESCRIPTION@ (the subcommand's doc), @OPTIONS@, @SUBCOMMANDS@,
@@ -467,13 +468,129 @@ static int bash(void)
 	return ferror(out) ? 1 : 0;
 }
 
+/* Text for a single-quoted zsh word: a quote ends it, is escaped, and starts it again. */
+static void zsh_quoted(FILE *out, const char *text, const char *special)
+{
+	for (; *text; text++) {
+		if (*text == '\'')
+			fputs("'\\''", out);
+		else if (strchr(special, *text))
+			fprintf(out, "\\%c", *text);
+		else
+			fputc(*text, out);
+	}
+}
+
+/*
+ * One _arguments spec per option: "(-a --attribution)"{-a+,--attribution=}"[doc]:arg:action",
+ * '*' first for an option that may be repeated (its doc says so).
+ */
+static void zsh_option_specs(FILE *out, const struct argp_option *options)
+{
+	for (const struct argp_option *o = options; !is_end(o); o++) {
+		enum arg_kind kind = arg_kind(o);
+		/* -? would be a glob in the word lists: --help says it. */
+		bool short_opt = has_short(o) && o->key != '?';
+		bool both = short_opt && o->name;
+		bool repeat = o->doc && strstr(o->doc, "repeat");
+
+		if (o->flags & OPTION_HIDDEN || (!o->name && !short_opt))
+			continue;
+		fputs(" \\\n\t\t'", out);
+		if (repeat)
+			fputc('*', out);
+		else if (both)
+			fprintf(out, "(-%c --%s)", o->key, o->name);
+		fputs(both ? "'{" : "", out);
+		if (short_opt)
+			fprintf(out, "-%c%s%s", o->key, kind != ARG_NONE ? "+" : "", both ? "," : "");
+		if (o->name)
+			fprintf(out, "--%s%s", o->name, kind != ARG_NONE ? "=" : "");
+		fputs(both ? "}'[" : "[", out);
+		zsh_quoted(out, o->doc ? o->doc : "", "[]\\");
+		fputc(']', out);
+		if (kind != ARG_NONE) {
+			fputc(':', out);
+			zsh_quoted(out, o->arg, ":\\");
+			fputc(':', out);
+			if (kind == ARG_CHOICE) {
+				fputc('(', out);
+				for (const char *p = o->arg; *p; p++)
+					fputc(*p == '|' ? ' ' : *p, out);
+				fputc(')', out);
+			} else if (kind == ARG_PID) {
+				fputs("_sequence _pids", out);
+			} else if (kind == ARG_FILE) {
+				fputs("_files", out);
+			} else {
+				fputc(' ', out);
+			}
+		}
+		fputc('\'', out);
+	}
+}
+
+static int zsh(void)
+{
+	FILE *out = stdout;
+
+	fputs("#compdef heaptap\n"
+	      "# zsh completion for heaptap. Generated from heaptap's option tables\n"
+	      "# (user/cli_table.h) by tools/man/gendoc.c.\n\n"
+	      "_heaptap() {\n"
+	      "\tlocal curcontext=$curcontext state line ret=1\n"
+	      "\tlocal -a global=(", out);
+	zsh_option_specs(out, cli_global_argp.options);
+	zsh_option_specs(out, builtin_options);
+	fputs(")\n"
+	      "\t_arguments -C $global '1:subcommand:->subcommand' '*::argument:->argument' && "
+	      "ret=0\n"
+	      "\tcase $state in\n"
+	      "\tsubcommand)\n"
+	      "\t\tlocal -a subcommands=(", out);
+	for (size_t i = 0; i < cli_nr_subcommands; i++) {
+		fprintf(out, " \\\n\t\t\t'%s:", cli_subcommands[i].name);
+		zsh_quoted(out, cli_subcommands[i].summary, ":\\");
+		fputc('\'', out);
+	}
+	fputs(")\n"
+	      "\t\t_describe -t subcommands 'heaptap subcommand' subcommands && ret=0\n"
+	      "\t\t;;\n"
+	      "\targument)\n"
+	      "\t\tcurcontext=${curcontext%:*:*}:heaptap-$words[1]:\n"
+	      "\t\tcase $words[1] in\n", out);
+	for (size_t i = 0; i < cli_nr_subcommands; i++) {
+		const struct cli_subcommand *s = &cli_subcommands[i];
+
+		fprintf(out, "\t\t%s)\n\t\t\t_arguments -S -s $global", s->name);
+		zsh_option_specs(out, s->options);
+		/* What follows the options: a command and its words, files, a file. */
+		if (s->command_follows)
+			fputs(" \\\n\t\t'(-):command: _command_names -e' '*::argument: _normal'", out);
+		else if (s->takes_files)
+			fputs(" \\\n\t\t'*:file:_files'", out);
+		else if (strstr(s->args_doc, "FILE"))
+			fputs(" \\\n\t\t'1:file:_files'", out);
+		fputs(" && ret=0\n\t\t\t;;\n", out);
+	}
+	fputs("\t\tesac\n"
+	      "\t\t;;\n"
+	      "\tesac\n"
+	      "\treturn ret\n"
+	      "}\n\n"
+	      "_heaptap \"$@\"\n", out);
+	return ferror(out) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 6 && !strcmp(argv[1], "man"))
 		return man(argv[2], argv[3], argv[4], argv[5]);
 	if (argc == 2 && !strcmp(argv[1], "bash"))
 		return bash();
+	if (argc == 2 && !strcmp(argv[1], "zsh"))
+		return zsh();
 	fprintf(stderr, "usage: gendoc man SUBCOMMAND|heaptap TEMPLATE VERSION DATE\n"
-			"       gendoc bash\n");
+			"       gendoc bash|zsh\n");
 	return 2;
 }

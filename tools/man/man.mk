@@ -5,8 +5,9 @@ GENDOC := $(OUTPUT)/gendoc
 MAN_TEMPLATES := $(wildcard tools/man/*.in)
 MAN_PAGES := $(patsubst tools/man/%.in,$(OUTPUT)/man/%,$(MAN_TEMPLATES))
 COMPLETION := $(OUTPUT)/completion/heaptap
+ZSH_COMPLETION := $(OUTPUT)/completion/_heaptap
 
-docs: $(MAN_PAGES) $(COMPLETION)
+docs: $(MAN_PAGES) $(COMPLETION) $(ZSH_COMPLETION)
 
 $(GENDOC): tools/man/gendoc.c $(LIB_OBJS)
 	$(call msg,LINK,$@)
@@ -23,3 +24,8 @@ $(COMPLETION): $(GENDOC)
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(GENDOC) bash > $@
+
+$(ZSH_COMPLETION): $(GENDOC)
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(GENDOC) zsh > $@

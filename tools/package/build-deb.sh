@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # Stage heaptap's package tree and build it with dpkg-deb (make deb calls this):
-#   build-deb.sh VERSION DATE STAGE_DIR OUT.deb BINARY COMPLETION MAN_PAGE...
+#   build-deb.sh VERSION DATE STAGE_DIR OUT.deb BINARY BASH_COMPLETION ZSH_COMPLETION MAN_PAGE...
 # Its library dependencies come from dpkg-shlibdeps; the files from tools/package and
 # tools/systemd (the units run /usr/sbin/heaptap and read /etc/default/heaptap).
 set -eu
-version=$1 date=$2 stage=$3 out=$4 binary=$5 completion=$6
-shift 6
+version=$1 date=$2 stage=$3 out=$4 binary=$5 completion=$6 zsh_completion=$7
+shift 7
 here=$(dirname "$0")
 top=$here/../..
 maintainer=${DEB_MAINTAINER:-$(git -C "$top" log -1 --format='%an <%ae>' 2>/dev/null ||
@@ -17,6 +17,7 @@ root=$stage/debian/heaptap
 rm -rf "$stage"
 mkdir -p "$root/DEBIAN" "$root/usr/sbin" "$root/usr/share/man/man1" \
 	"$root/usr/share/man/man8" "$root/usr/share/bash-completion/completions" \
+	"$root/usr/share/zsh/vendor-completions" \
 	"$root/usr/share/doc/heaptap" "$root/lib/systemd/system" "$root/etc/default"
 
 # Stripped as dh_strip does it: a package carries no debug information.
@@ -28,6 +29,7 @@ for page in "$@"; do
 	gzip -9n < "$page" > "$root/usr/share/man/man$section/$(basename "$page").gz"
 done
 install -m 0644 "$completion" "$root/usr/share/bash-completion/completions/heaptap"
+install -m 0644 "$zsh_completion" "$root/usr/share/zsh/vendor-completions/_heaptap"
 for unit in "$top"/tools/systemd/*.service; do
 	sed 's|/usr/local/sbin/heaptap|/usr/sbin/heaptap|' "$unit" \
 		> "$root/lib/systemd/system/$(basename "$unit")"

@@ -7,8 +7,8 @@ PACKAGE_FILES := $(wildcard tools/package/*) $(wildcard tools/systemd/*)
 deb: $(DEB)
 	@echo "  DEB      $(DEB)"
 
-$(DEB): heaptap $(MAN_PAGES) $(COMPLETION) $(PACKAGE_FILES)
+$(DEB): heaptap $(MAN_PAGES) $(COMPLETION) $(ZSH_COMPLETION) $(PACKAGE_FILES)
 	$(call msg,DPKG,$@)
 	$(Q)rm -f $(OUTPUT)/heaptap_*_amd64.deb
 	$(Q)tools/package/build-deb.sh "$(VERSION)" "$(VERSION_DATE)" $(OUTPUT)/deb $@ heaptap \
-		$(COMPLETION) $(MAN_PAGES)
+		$(COMPLETION) $(ZSH_COMPLETION) $(MAN_PAGES)
