@@ -27,6 +27,8 @@ DEB_PACKAGES += golang-go
 # make deb and its tests: dpkg-shlibdeps, lintian, man's --warnings (groff), bash and zsh
 # completion.
 DEB_PACKAGES += dpkg-dev lintian man-db groff-base bash-completion zsh debconf libcap2-bin
+# The README's examples (docs/readme_examples): a Python loop stands in for a running rank.
+DEB_PACKAGES += python3
 
 ifeq ($(V),1)
 	Q =
