@@ -6,6 +6,7 @@
 # make bench      print the overhead figures (traced vs. empty probes vs. untraced)
 # make fuzz       fuzz every parser of a target's bytes, FUZZ_SECONDS (30) each
 # make install    install the binary, its man pages, bash and zsh completion (PREFIX=/usr/local)
+# make docs       the man pages and the bash and zsh completion, in .output/man, .output/completion
 # make deb        build the Debian package .output/heaptap_VERSION_amd64.deb
 # make report-screenshot  redraw tools/docs/report-page.png, the picture of report --html
 # V=1 shows full commands.
