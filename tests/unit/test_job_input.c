@@ -121,3 +121,27 @@ Test(job_input, a_bad_balance_is_refused)
 	cr_assert(eq(int, job__read(paths, 1, 0, &j), -EINVAL));
 	remove_dir();
 }
+
+/* top -b --json: a report per line; the last whole one counts, a line cut short does not. */
+Test(job_input, of_top_s_snapshots_the_last_whole_one)
+{
+	char a[256], line[512];
+	const char *paths[] = { a };
+	struct job j;
+	FILE *f;
+
+	write_report("top.json", "{\"pid\": 1, \"rank\": 0, \"total\": {" BAL(1, 1) "}}", a);
+	f = fopen(a, "a");
+	cr_assert(f != NULL);
+	fprintf(f, "{\"heaptap\": 1, \"processes\": [{\"pid\": 1, \"rank\": 0, \"total\": {"
+		   BAL(6, 8) "}}]}\n");
+	snprintf(line, sizeof(line), "{\"heaptap\": 1, \"processes\": [{\"pid\": 1, \"ra");
+	fputs(line, f);
+	fclose(f);
+	cr_assert(eq(int, job__read(paths, 1, 0, &j), 0));
+	cr_assert(eq(sz, j.nr, 1));
+	cr_assert(eq(i64, j.ranks[0].total.current, 6));
+	cr_assert(eq(i64, j.ranks[0].total.max, 8));
+	job__clear(&j);
+	remove_dir();
+}

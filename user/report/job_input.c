@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "job_input_internal.h"
 #include "log.h"
 #include "report_input.h"
@@ -293,19 +292,90 @@ int job_input_add_report(struct job *j, json_object *root, const char *source)
 }
 
 /* One JSON report file into j. */
+/* The whole file, NUL-terminated; NULL with errno. */
+static char *slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL, *grown;
+	size_t n = 0, cap = 0, got;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 1 >= cap) {
+			cap = cap ? cap * 2 : 1 << 16;
+			if (!(grown = realloc(text, cap))) {
+				free(text);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			text = grown;
+		}
+		got = fread(text + n, 1, cap - n - 1, f);
+		n += got;
+	} while (got);
+	if (ferror(f)) {
+		free(text);
+		fclose(f);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	text[n] = '\0';
+	*size = n;
+	return text;
+}
+
+/*
+ * The report in the file: its one JSON object, or of top -b --json's snapshots (one a line)
+ * the last whole one. NULL after one logged line.
+ */
+static json_object *read_report(const char *path)
+{
+	struct json_tokener *tok = json_tokener_new();
+	json_object *last = NULL, *o;
+	size_t size = 0, at = 0;
+	char *text = slurp(path, &size);
+	bool cut = false;
+
+	if (!text || !tok) {
+		log_error("cannot read %s: %s", path, strerror(text ? ENOMEM : errno));
+		goto cleanup;
+	}
+	while (at < size) {
+		at += strspn(text + at, " \t\r\n");
+		if (at == size)
+			break;
+		json_tokener_reset(tok);
+		o = json_tokener_parse_ex(tok, text + at, (int)(size - at < INT32_MAX ? size - at :
+									  INT32_MAX));
+		if (!o) {
+			cut = true;
+			break;
+		}
+		json_object_put(last);
+		last = o;
+		at += json_tokener_get_parse_end(tok);
+	}
+	if (!last)
+		log_error("cannot read %s: %s", path, size ? "not JSON, or cut short: give a report "
+			  "heaptap finished writing" : "empty");
+	else if (cut)
+		log_info("%s: its last snapshot is cut short; the one before it is reported", path);
+cleanup:
+	json_tokener_free(tok);
+	free(text);
+	return last;
+}
+
 static int add_file(struct job *j, const char *path)
 {
-	json_object *root = json_object_from_file(path), *version, *processes;
+	json_object *root = read_report(path), *version, *processes;
 	int err;
 
-	if (!root) {
-		if (access(path, R_OK))
-			log_error("cannot read %s: %s", path, strerror(errno));
-		else
-			log_error("cannot read %s: not JSON, or cut short: give a report heaptap "
-				  "finished writing", path);
+	if (!root)
 		return -EINVAL;
-	}
 	version = field(root, "heaptap");
 	processes = field(root, "processes");
 	if (!version || !json_object_is_type(version, json_type_int) ||

@@ -60,8 +60,9 @@ static void print_heading(FILE *out, json_object *sum)
 	else
 		fprintf(out, "%zu report file%s, ", json_object_array_length(files),
 			json_object_array_length(files) == 1 ? "" : "s");
-	fprintf(out, "%" PRId64 " %s", num(sum, "ranks"),
-		json_object_get_boolean(get(sum, "mpi")) ? "MPI ranks" : "processes");
+	fprintf(out, "%" PRId64 " %s%s", num(sum, "ranks"),
+		json_object_get_boolean(get(sum, "mpi")) ? "MPI rank" : "process",
+		num(sum, "ranks") == 1 ? "" : json_object_get_boolean(get(sum, "mpi")) ? "s" : "es");
 	if (get(sum, "world_size"))
 		fprintf(out, " of %" PRId64, num(sum, "world_size"));
 	fprintf(out, " (attribution %s)\n", json_object_get_string(get(sum, "attribution")));
