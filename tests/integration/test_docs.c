@@ -140,8 +140,8 @@ Test(docs, man_pages_render_without_warnings)
 		cr_expect(eq(str, out, ""), "%s: %s", pages[i], out);
 		free(out);
 		text = rendered(pages[i]);
-		for (const char *s = "NAME\0SYNOPSIS\0DESCRIPTION\0OPTIONS\0EXIT STATUS\0ENVIRONMENT\0FILES\0"
-				     "EXAMPLES\0SEE ALSO\0";
+		for (const char *s = "NAME\0SYNOPSIS\0DESCRIPTION\0OPTIONS\0EXIT STATUS\0"
+				     "ENVIRONMENT\0FILES\0EXAMPLES\0SEE ALSO\0";
 		     *s; s += strlen(s) + 1)
 			cr_expect(strstr(text, s) != NULL, "%s has no %s section", pages[i], s);
 		/* Every exit status heaptap --help gives, and status 4's capabilities. */
@@ -256,7 +256,8 @@ static char *complete_with(const char *fmt, ...)
 	cr_assert(eq(int, sh(&out, 10,
 			     "exec bash --norc --noprofile -c '. \"$0\"; COMP_WORDS=(%s); "
 			     "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _heaptap heaptap; "
-			     "for w in \"${COMPREPLY[@]}\"; do printf \"%%s\\n\" \"$w\"; done' '%s'",
+			     "for w in \"${COMPREPLY[@]}\"; do "
+			     "printf \"%%s\\n\" \"$w\"; done' '%s'",
 			     words, comp),
 		     0),
 		  "%s", out);
@@ -571,14 +572,15 @@ Test(docs, zsh_completion)
 
 			snprintf(word, sizeof(word), "%.*s", (int)strcspn(o, "\n"), o);
 			if (strcmp(word, "-?"))
-				cr_expect(has_line(got, word), "zsh: %s: %s not offered", name, word);
+				cr_expect(has_line(got, word), "zsh: %s: %s not offered", name,
+					  word);
 		}
 		for (char *g = got; *g; g = strchr(g, '\n') + 1) {
 			char word[64];
 
 			snprintf(word, sizeof(word), "%.*s", (int)strcspn(g, "\n"), g);
-			cr_expect(has_line(options, word), "zsh: %s offers %s, which it lacks", name,
-				  word);
+			cr_expect(has_line(options, word), "zsh: %s offers %s, which it lacks",
+				  name, word);
 		}
 		free(got);
 		free(options);

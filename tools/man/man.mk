@@ -9,9 +9,16 @@ ZSH_COMPLETION := $(OUTPUT)/completion/_heaptap
 
 docs: $(MAN_PAGES) $(COMPLETION) $(ZSH_COMPLETION)
 
-$(GENDOC): tools/man/gendoc.c $(LIB_OBJS)
+GENDOC_OBJS := $(OUTPUT)/tools/man/gendoc.o $(OUTPUT)/tools/man/complete.o
+
+$(OUTPUT)/tools/man/%.o: tools/man/%.c $(SKEL) $(PROTO_H) $(PROFILE_PROTO_H)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(GENDOC): $(GENDOC_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $^ $(PKG_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(filter %.o,$^) $(PKG_LIBS) -o $@
 
 # heaptap-run.8.in is run's page, heaptap.8.in heaptap's own.
 $(OUTPUT)/man/%: tools/man/%.in $(GENDOC) $(OUTPUT)/version_string.h
