@@ -480,3 +480,75 @@ Test(summary, bad_input)
 	expect_refused((char *[]){ empty, "--run", "12", NULL }, "has no run 12");
 	expect_refused((char *[]){ empty, rank0, NULL }, "is a database");
 }
+
+/*
+ * attach samples the total every -i seconds: a rank that leaks a block every 50 ms is
+ * seen to grow, sample after sample, and its series ends with its report's total.
+ */
+Test(summary, attach_samples_a_growing_rank)
+{
+	char target[512], truth[256], stop[256], go[256], json[256], err[256], pid_arg[16];
+	char *target_argv[] = { "env", "OMPI_COMM_WORLD_RANK=0",
+				(char *)target_path("rank_sites", target, sizeof(target)),
+				"--truth-dir", (char *)scratch_dir(), "--hold",
+				(char *)scratch_file("stop", stop, sizeof(stop)), "--drip", "--go",
+				(char *)scratch_file("go", go, sizeof(go)), NULL };
+	json_object *report, *process, *samples, *total;
+	pid_t rank, tracer;
+	size_t n;
+	FILE *f;
+
+	require_bpf();
+	/* Its sites at once (not waiting for probes): attach comes while it drips. */
+	f = fopen(go, "w");
+	cr_assert(f != NULL);
+	fclose(f);
+	rank = spawn(target_argv, NULL, NULL);
+	cr_assert(wait_for_text(scratch_file("owner-0.json", truth, sizeof(truth)), "drip_site",
+				30), "the rank never wrote its truth");
+	snprintf(pid_arg, sizeof(pid_arg), "%d", rank);
+	{
+		char *argv[] = { (char *)heaptap_path(), "attach", "-p", pid_arg, "-i", "0.2",
+				 "-d", "2", "--json",
+				 (char *)scratch_file("attach.json", json, sizeof(json)), "-o",
+				 "/dev/null", NULL };
+
+		tracer = spawn(argv, NULL, scratch_file("attach.err", err, sizeof(err)));
+	}
+	cr_assert(eq(int, wait_status(tracer, 60), 0), "%s", slurp(err));
+	f = fopen(stop, "w");
+	cr_assert(f != NULL);
+	fclose(f);
+	cr_assert(eq(int, wait_status(rank, 30), 0));
+	report = load_json(json);
+	process = json_object_array_get_idx(get(report, "processes"), 0);
+	samples = get(process, "samples");
+	total = get(process, "total");
+	n = json_object_array_length(samples);
+	/* 2 s at 0.2 s: about 10 beats once attached; a loaded machine may miss some. */
+	cr_assert(n >= 4, "%zu samples: %s", n, json_object_to_json_string(samples));
+	for (size_t i = 1; i < n; i++) {
+		json_object *a = json_object_array_get_idx(samples, i - 1);
+		json_object *b = json_object_array_get_idx(samples, i);
+
+		cr_expect(json_object_get_double(json_object_array_get_idx(b, 0)) >
+				  json_object_get_double(json_object_array_get_idx(a, 0)),
+			  "in time order");
+		cr_expect(json_object_get_int64(json_object_array_get_idx(b, 1)) >=
+				  json_object_get_int64(json_object_array_get_idx(a, 1)),
+			  "a rank that only leaks never holds less: %s",
+			  json_object_to_json_string(samples));
+	}
+	cr_expect(json_object_get_int64(json_object_array_get_idx(
+			  json_object_array_get_idx(samples, n - 1), 1)) >
+			  json_object_get_int64(json_object_array_get_idx(
+				  json_object_array_get_idx(samples, 0), 1)),
+		  "it grew: %s", json_object_to_json_string(samples));
+	cr_expect(eq(i64, json_object_get_int64(json_object_array_get_idx(
+				  json_object_array_get_idx(samples, n - 1), 1)),
+		     json_object_get_int64(get(total, "current"))), "the series ends at the total");
+	cr_expect(eq(i64, json_object_get_int64(json_object_array_get_idx(
+				  json_object_array_get_idx(samples, n - 1), 2)),
+		     json_object_get_int64(get(total, "max"))));
+	json_object_put(report);
+}

@@ -19,7 +19,8 @@ int total_series__add(struct total_series *s, double t, int64_t current, int64_t
 {
 	if (!last && ++s->beats < s->stride)
 		return 0;
-	if (s->nr && s->items[s->nr - 1].t >= t) /* twice at one time: the newest figures */
+	/* Twice within a millisecond (the reports' precision): the newest figures. */
+	if (s->nr && s->items[s->nr - 1].t > t - 0.001)
 		s->nr--;
 	if (s->nr == TOTAL_SERIES_MAX)
 		thin(s);
