@@ -145,3 +145,25 @@ Test(job_input, of_top_s_snapshots_the_last_whole_one)
 	job__clear(&j);
 	remove_dir();
 }
+
+/* The call trees are skipped unread, whatever their names hold; what follows them is read. */
+Test(job_input, call_trees_are_skipped_whatever_their_names)
+{
+	char a[256];
+	const char *paths[] = { a };
+	struct job j;
+
+	write_report("tree.json",
+		     "{\"pid\": 1, \"rank\": 0, \"command\": \"calltree\", \"calltree\": [{\"path\": "
+		     "[{\"function\": \"a]}\\\"[{\", \"library\": \"\\\\\"}], " BAL(1, 1) "}],"
+		     " \"total\": {" BAL(4, 5) "}, \"functions\": [{\"function\": \"f\\\"]\", "
+		     "\"library\": \"l\", " BAL(4, 5) "}]}",
+		     a);
+	cr_assert(eq(int, job__read(paths, 1, 0, &j), 0));
+	cr_assert(eq(str, j.ranks[0].command, "calltree"));
+	cr_assert(eq(i64, j.ranks[0].total.max, 5));
+	cr_assert(eq(sz, j.ranks[0].nr_functions, 1));
+	cr_assert(eq(str, j.ranks[0].functions[0].function, "f\"]"));
+	job__clear(&j);
+	remove_dir();
+}
