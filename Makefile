@@ -45,7 +45,7 @@ CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 
 # libpsx before libcap: then libcap changes capabilities in every thread, not just one.
 LIBS_PKG := libbpf libelf libdw zlib liblzma json-c ncurses libpsx libcap libprotobuf-c sqlite3 \
-	libcrypto
+	libcrypto libpq
 PKG_CFLAGS = $(shell pkg-config --cflags $(LIBS_PKG) 2>/dev/null)
 # libiberty (the demangler binutils and GDB use) and Zydis (probe sites' disassembler) have
 # no .pc file.
@@ -53,6 +53,8 @@ PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty -lZydis
 
 # The collector's /metrics endpoint (libmicrohttpd), and what its tests start for real: the
 # Prometheus server and promtool, a one-node Slurm cluster with MUNGE, curl to ask them.
+# The collector's PostgreSQL store (libpq), and the server its tests start (initdb, postgres).
+DEB_PACKAGES += libpq-dev postgresql
 DEB_PACKAGES += libmicrohttpd-dev prometheus munge slurmctld slurmd slurm-client curl
 LIBS_PKG += libmicrohttpd
 

@@ -54,13 +54,13 @@ static void fill(struct mapping_stats *ms, struct custom_allocs **apis)
 /* One integer of SQL on the store's database (-1: no row). */
 static long long stored_integer(struct store *st, const char *sql)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s = db__prepare(store__db(st), sql, 0);
 	long long v = -1;
 
-	cr_assert(eq(int, sqlite3_prepare_v2(store__db(st), sql, -1, &s, NULL), SQLITE_OK));
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	cr_assert(s != NULL);
+	if (db_step(s) == DB_ROW)
+		v = db_column_int64(s, 0);
+	db_stmt__finalize(s);
 	return v;
 }
 

@@ -282,9 +282,8 @@ Test(owner_wire, stored_and_read_back)
 	run_view__clear(&v);
 
 	/* A damaged site (frames not an array): the run is refused, not half read. */
-	cr_assert(eq(int, sqlite3_exec(store__db(st), "UPDATE owner_sites SET frames = "
-					"'{\"function\": 1}' WHERE position = 7", NULL, NULL,
-				       NULL), SQLITE_OK));
+	cr_assert(eq(int, db__exec(store__db(st), "UPDATE owner_sites SET frames = "
+					"'{\"function\": 1}' WHERE position = 7"), 0));
 	cr_expect(eq(int, store__load_run(st, 0, 0, false, &v), -EIO));
 	store__close(st);
 	unlink(path);

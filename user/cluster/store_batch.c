@@ -18,7 +18,7 @@ static int64_t name_id(struct store *st, const char *text)
 {
 	size_t len = strlen(text);
 	struct name_id *n;
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int64_t id = 0;
 
 	HASH_FIND(hh, st->names, text, len, n);
@@ -26,15 +26,22 @@ static int64_t name_id(struct store *st, const char *text)
 		return n->id;
 	s = store_stmt(st, NAME_FIND);
 	store_bind_text(s, 1, text);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		id = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
+	if (db_step(s) == DB_ROW)
+		id = db_column_int64(s, 0);
+	db_reset(s);
 	if (!id) {
+		/* Added by another collector meanwhile: found, not added twice. */
 		s = store_stmt(st, NAME_ADD);
 		store_bind_text(s, 1, text);
 		if (store_run(st, s, "add name"))
 			return 0;
-		id = sqlite3_last_insert_rowid(st->db);
+		s = store_stmt(st, NAME_FIND);
+		store_bind_text(s, 1, text);
+		if (db_step(s) == DB_ROW)
+			id = db_column_int64(s, 0);
+		db_reset(s);
+		if (!id)
+			return store_db_error(st, "add name"), 0;
 	}
 	n = malloc(sizeof(*n) + len + 1);
 	if (n) {
@@ -47,37 +54,37 @@ static int64_t name_id(struct store *st, const char *text)
 
 static int write_group(struct store *st, const struct pending_group *g)
 {
-	sqlite3_stmt *s = store_stmt(st, GROUP_PUT);
+	struct db_stmt *s = store_stmt(st, GROUP_PUT);
 
-	sqlite3_bind_int64(s, 1, g->process);
-	sqlite3_bind_int(s, 2, g->kind);
-	sqlite3_bind_int64(s, 3, g->a);
-	sqlite3_bind_int64(s, 4, g->b);
+	db_bind_int64(s, 1, g->process);
+	db_bind_int(s, 2, g->kind);
+	db_bind_int64(s, 3, g->a);
+	db_bind_int64(s, 4, g->b);
 	store_bind_text(s, 5, g->name);
-	sqlite3_bind_int64(s, 6, g->current);
-	sqlite3_bind_int64(s, 7, g->min);
-	sqlite3_bind_int64(s, 8, g->max);
-	sqlite3_bind_int64(s, 9, (int64_t)g->requested);
+	db_bind_int64(s, 6, g->current);
+	db_bind_int64(s, 7, g->min);
+	db_bind_int64(s, 8, g->max);
+	db_bind_int64(s, 9, (int64_t)g->requested);
 	for (int f = 0; f < HT_NR_FUNCS; f++)
-		sqlite3_bind_int64(s, 10 + f, (int64_t)g->calls[f]);
+		db_bind_int64(s, 10 + f, (int64_t)g->calls[f]);
 	return store_run(st, s, "store a group");
 }
 
 static int write_status(struct store *st, int64_t id, const struct process_status *ps)
 {
-	sqlite3_stmt *s = store_stmt(st, PROCESS_STATUS);
+	struct db_stmt *s = store_stmt(st, PROCESS_STATUS);
 
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_double(s, 2, ps->last_seen);
+	db_bind_int64(s, 1, id);
+	db_bind_double(s, 2, ps->last_seen);
 	store_bind_text(s, 3, ps->state);
 	if (ps->exit_status >= 0)
-		sqlite3_bind_int(s, 4, ps->exit_status);
+		db_bind_int(s, 4, ps->exit_status);
 	if (ps->signal >= 0)
-		sqlite3_bind_int(s, 5, ps->signal);
-	sqlite3_bind_int64(s, 6, (int64_t)ps->lost_events);
-	sqlite3_bind_int64(s, 7, (int64_t)ps->incomplete_stacks);
-	sqlite3_bind_int64(s, 8, (int64_t)ps->holds_skipped);
-	sqlite3_bind_int64(s, 9, (int64_t)ps->unsupported_unwinds);
+		db_bind_int(s, 5, ps->signal);
+	db_bind_int64(s, 6, (int64_t)ps->lost_events);
+	db_bind_int64(s, 7, (int64_t)ps->incomplete_stacks);
+	db_bind_int64(s, 8, (int64_t)ps->holds_skipped);
+	db_bind_int64(s, 9, (int64_t)ps->unsupported_unwinds);
 	return store_run(st, s, "process status");
 }
 
@@ -159,6 +166,18 @@ oom:
 	return -ENOMEM;
 }
 
+static int64_t run_find(struct store *st, const char *key)
+{
+	struct db_stmt *s = store_stmt(st, RUN_FIND);
+	int64_t id = 0;
+
+	store_bind_text(s, 1, key);
+	if (db_step(s) == DB_ROW)
+		id = db_column_int64(s, 0);
+	db_reset(s);
+	return id;
+}
+
 /*
  * The run a new process belongs to: its job's, or (no job id) its agent's. 0 on error.
  * The run's command: the job's first process's, or the agent's own command line.
@@ -167,43 +186,41 @@ static int64_t run_of(struct store *st, int64_t agent, const char *job, const ch
 		      double now)
 {
 	char key[RUN_KEY_SIZE], attribution[16] = "", agent_command[512] = "";
-	sqlite3_stmt *s = store_stmt(st, AGENT_INFO);
+	struct db_stmt *s = store_stmt(st, AGENT_INFO);
 	int64_t id = 0;
 
-	sqlite3_bind_int64(s, 1, agent);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		const char *c = (const char *)sqlite3_column_text(s, 0);
-		const char *a = (const char *)sqlite3_column_text(s, 1);
-		const char *uid = (const char *)sqlite3_column_text(s, 2);
+	db_bind_int64(s, 1, agent);
+	if (db_step(s) == DB_ROW) {
+		const char *c = db_column_text(s, 0);
+		const char *a = db_column_text(s, 1);
+		const char *uid = db_column_text(s, 2);
 
 		snprintf(agent_command, sizeof(agent_command), "%s", c ? c : "");
 		snprintf(attribution, sizeof(attribution), "%s", a ? a : "");
 		snprintf(key, sizeof(key), "agent:%s", uid ? uid : "?");
 	}
-	sqlite3_reset(s);
+	db_reset(s);
 	if (job && job[0])
 		snprintf(key, sizeof(key), "job:%s", job);
-	s = store_stmt(st, RUN_FIND);
-	store_bind_text(s, 1, key);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		id = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
-	if (id)
+	if ((id = run_find(st, key)))
 		return id;
+	/* The job's ranks may report to other collectors: their run, if one added it first. */
 	s = store_stmt(st, RUN_ADD);
 	store_bind_text(s, 1, key);
 	store_bind_text(s, 2, job && job[0] ? job : NULL);
 	store_bind_text(s, 3, job && job[0] ? command : agent_command);
-	sqlite3_bind_double(s, 4, now);
+	db_bind_double(s, 4, now);
 	store_bind_text(s, 5, attribution);
 	if (store_run(st, s, "add run"))
 		return 0;
-	return sqlite3_last_insert_rowid(st->db);
+	if (!(id = run_find(st, key)))
+		store_db_error(st, "add run");
+	return id;
 }
 
-static char *dup_column(sqlite3_stmt *s, int i)
+static char *dup_column(struct db_stmt *s, int i)
 {
-	const char *text = (const char *)sqlite3_column_text(s, i);
+	const char *text = db_column_text(s, i);
 
 	return strdup(text ? text : "");
 }
@@ -214,7 +231,7 @@ static struct known_process *process_of(struct store *st, int64_t agent, const c
 {
 	const Heaptap__Identity *who = p->identity;
 	struct known_process *kp, probe = { .k = { agent, p->key } };
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	HASH_FIND(hh, st->processes, &probe.k, sizeof(probe.k), kp);
 	if (kp)
@@ -224,45 +241,49 @@ static struct known_process *process_of(struct store *st, int64_t agent, const c
 		return NULL;
 	kp->k = probe.k;
 	s = store_stmt(st, PROCESS_FIND);
-	sqlite3_bind_int64(s, 1, agent);
-	sqlite3_bind_int64(s, 2, (int64_t)p->key);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		kp->id = sqlite3_column_int64(s, 0);
+	db_bind_int64(s, 1, agent);
+	db_bind_int64(s, 2, (int64_t)p->key);
+	if (db_step(s) == DB_ROW) {
+		kp->id = db_column_int64(s, 0);
 		kp->job = dup_column(s, 1);
 		kp->host = dup_column(s, 2);
-		kp->rank = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 3);
-		kp->pid = sqlite3_column_int(s, 4);
+		kp->rank = db_column_null(s, 3) ? -1 : db_column_int(s, 3);
+		kp->pid = db_column_int(s, 4);
 	}
-	sqlite3_reset(s);
+	db_reset(s);
 	if (!kp->id) {
 		/* No identity (an agent that lost its first message): stored as unknown. */
 		const char *job = who ? who->job : NULL;
 		int64_t run = run_of(st, agent, job, who ? who->command : NULL, now);
 
 		s = store_stmt(st, PROCESS_ADD);
-		sqlite3_bind_int64(s, 1, run);
-		sqlite3_bind_int64(s, 2, agent);
-		sqlite3_bind_int64(s, 3, (int64_t)p->key);
+		db_bind_int64(s, 1, run);
+		db_bind_int64(s, 2, agent);
+		db_bind_int64(s, 3, (int64_t)p->key);
 		store_bind_text(s, 4, host);
 		if (who) {
-			sqlite3_bind_int(s, 5, who->pid);
+			db_bind_int(s, 5, who->pid);
 			if (who->rank >= 0)
-				sqlite3_bind_int(s, 6, who->rank);
+				db_bind_int(s, 6, who->rank);
 			if (who->world_size >= 0)
-				sqlite3_bind_int(s, 7, who->world_size);
+				db_bind_int(s, 7, who->world_size);
 			if (who->local_rank >= 0)
-				sqlite3_bind_int(s, 8, who->local_rank);
+				db_bind_int(s, 8, who->local_rank);
 			store_bind_text(s, 9, who->job && who->job[0] ? who->job : NULL);
 			store_bind_text(s, 10, who->command);
 			store_bind_text(s, 11, who->allocator);
-			sqlite3_bind_int(s, 12, who->usable_known);
+			db_bind_int(s, 12, who->usable_known);
 		}
-		sqlite3_bind_double(s, 13, now);
-		if (!run || store_run(st, s, "add process")) {
+		db_bind_double(s, 13, now);
+		if (run && db_step(s) == DB_ROW)
+			kp->id = db_column_int64(s, 0);
+		db_reset(s);
+		if (!kp->id) {
+			if (run)
+				store_db_error(st, "add process");
 			free(kp);
 			return NULL;
 		}
-		kp->id = sqlite3_last_insert_rowid(st->db);
 		kp->job = strdup(job ? job : "");
 		kp->host = strdup(host ? host : "");
 		kp->rank = who ? who->rank : -1;
@@ -296,7 +317,7 @@ static int put_process(struct store *st, int64_t agent, const char *host,
 		       const Heaptap__Process *p, double t, store_on_process on_process, void *ctx)
 {
 	struct known_process *kp = process_of(st, agent, host, p, t);
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 
 	if (!kp)
 		return -EIO;
@@ -323,10 +344,10 @@ static int put_process(struct store *st, int64_t agent, const char *host,
 	/* A sample per batch: a time series, nothing to coalesce. */
 	if (p->total) {
 		s = store_stmt(st, SAMPLE_ADD);
-		sqlite3_bind_int64(s, 1, kp->id);
-		sqlite3_bind_double(s, 2, t);
-		sqlite3_bind_int64(s, 3, p->total->current);
-		sqlite3_bind_int64(s, 4, p->total->max);
+		db_bind_int64(s, 1, kp->id);
+		db_bind_double(s, 2, t);
+		db_bind_int64(s, 3, p->total->current);
+		db_bind_int64(s, 4, p->total->max);
 		if (store_run(st, s, "add sample"))
 			return -EIO;
 	}
@@ -342,14 +363,14 @@ int store__apply_batch(struct store *st, int64_t agent, const char *host,
 		       const Heaptap__Batch *b, bool *applied, store_on_process on_process,
 		       void *ctx)
 {
-	sqlite3_stmt *s = store_stmt(st, AGENT_FIND_ID);
+	struct db_stmt *s = store_stmt(st, AGENT_FIND_ID);
 	uint64_t last_seq = 0;
 
 	*applied = false;
-	sqlite3_bind_int64(s, 1, agent);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		last_seq = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
+	db_bind_int64(s, 1, agent);
+	if (db_step(s) == DB_ROW)
+		last_seq = db_column_int64(s, 0);
+	db_reset(s);
 	/* A batch sent again (its ack was lost, the collector restarted): stored already. */
 	if (b->seq <= last_seq)
 		return 0;
@@ -358,10 +379,10 @@ int store__apply_batch(struct store *st, int64_t agent, const char *host,
 			return -EIO;
 	}
 	s = store_stmt(st, AGENT_SEQ);
-	sqlite3_bind_int64(s, 1, agent);
-	sqlite3_bind_int64(s, 2, (int64_t)b->seq);
-	sqlite3_bind_double(s, 3, b->time);
-	sqlite3_bind_int64(s, 4, (int64_t)b->dropped_messages);
+	db_bind_int64(s, 1, agent);
+	db_bind_int64(s, 2, (int64_t)b->seq);
+	db_bind_double(s, 3, b->time);
+	db_bind_int64(s, 4, (int64_t)b->dropped_messages);
 	if (store_run(st, s, "agent sequence"))
 		return -EIO;
 	*applied = true;
@@ -370,13 +391,13 @@ int store__apply_batch(struct store *st, int64_t agent, const char *host,
 
 int64_t store__newest_run(struct store *st)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int64_t id = 0;
 
-	if (sqlite3_prepare_v2(st->db, "SELECT max(id) FROM runs", -1, &s, NULL) != SQLITE_OK)
+	if (!(s = db__prepare(st->db, "SELECT max(id) FROM runs", 0)))
 		return 0;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		id = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
+	if (db_step(s) == DB_ROW)
+		id = db_column_int64(s, 0);
+	db_stmt__finalize(s);
 	return id;
 }

@@ -3,7 +3,7 @@
 #ifndef HEAPTAP_STORE_INTERNAL_H
 #define HEAPTAP_STORE_INTERNAL_H
 
-#include <sqlite3.h>
+#include "db.h"
 #include <uthash.h>
 #include "store.h"
 #include "store_pending.h"
@@ -43,8 +43,8 @@ struct known_process {
 };
 
 struct store {
-	sqlite3 *db;
-	sqlite3_stmt *stmts[NR_STMTS];
+	struct db *db;
+	struct db_stmt *stmts[NR_STMTS];
 	struct name_id *names;
 	struct known_process *processes;
 	struct pending_groups pending; /* changed in the transaction, not yet written */
@@ -54,18 +54,22 @@ struct store {
 };
 
 /* The statement, reset and ready for its bindings. */
-sqlite3_stmt *store_stmt(struct store *st, enum stmt which);
+struct db_stmt *store_stmt(struct store *st, enum stmt which);
 /* Run a statement that returns no row. 0 or -EIO (logged). */
-int store_run(struct store *st, sqlite3_stmt *s, const char *what);
+int store_run(struct store *st, struct db_stmt *s, const char *what);
 int store_db_error(struct store *st, const char *what);
-void store_bind_text(sqlite3_stmt *s, int i, const char *text);
-/* Is db heaptap's, of a schema this heaptap reads? 0, or -EIO after one line. */
-int store__check_schema(sqlite3 *db, const char *path);
-/* The file's PRAGMA user_version: 0 for a new file, -1 if unreadable. */
-int store__user_version(sqlite3 *db);
+void store_bind_text(struct db_stmt *s, int i, const char *text);
+/*
+ * Each backend's own SQL: the schema created or brought up to date (or, read_only, only
+ * checked: heaptap's, of a schema this heaptap reads). 0, or -EIO after one line.
+ */
+int store_sqlite__setup(struct db *db, const char *path, bool read_only);
+int store_pg__setup(struct db *db, bool read_only);
+/* PostgreSQL's text of a statement where it differs from the common one; NULL if not. */
+const char *store_pg__sql(enum stmt which);
 /* Forget the pending groups and statuses (the transaction is rolled back). */
 void store__drop_pending(struct store *st);
-sqlite3 *store__db(struct store *st);
+struct db *store__db(struct store *st);
 /* store_owner.c: a process's Owner message replaces what was stored of it. 0 or -EIO. */
 int store_owner__put(struct store *st, int64_t process, const Heaptap__Owner *m);
 

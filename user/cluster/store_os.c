@@ -13,65 +13,66 @@
 /* Run sql on process (bound to ?1): a delete. 0 or -EIO. */
 static int clear(struct store *st, const char *sql, int64_t process)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int err;
 
-	if (sqlite3_prepare_v2(store__db(st), sql, -1, &s, NULL) != SQLITE_OK)
+	if (!(s = db__prepare(store__db(st), sql, 0)))
 		return store_db_error(st, sql);
-	sqlite3_bind_int64(s, 1, process);
+	db_bind_int64(s, 1, process);
 	err = store_run(st, s, "clear the OS view's groups");
-	sqlite3_finalize(s);
+	db_stmt__finalize(s);
 	return err;
 }
 
 /* Bind group g's key and figures into a prepared mapping_groups insert. */
-static void bind_map_group(sqlite3_stmt *s, int64_t process, int kind, const Heaptap__MapGroup *g,
+static void bind_map_group(struct db_stmt *s, int64_t process, int kind, const Heaptap__MapGroup *g,
 			   const Heaptap__MapBalance *w)
 {
 	struct map_balance b;
 
 	map_balance_from_wire(w, &b);
-	sqlite3_bind_int64(s, 1, process);
-	sqlite3_bind_int(s, 2, kind);
-	sqlite3_bind_int64(s, 3, g && kind == STORE_THREAD ? g->tid : 0);
+	db_bind_int64(s, 1, process);
+	db_bind_int(s, 2, kind);
+	db_bind_int64(s, 3, g && kind == STORE_THREAD ? g->tid : 0);
 	store_bind_text(s, 4, g && g->library ? g->library : "");
 	store_bind_text(s, 5, g && g->function ? g->function : "");
 	if (g && kind == STORE_THREAD)
 		store_bind_text(s, 6, g->name);
 	else
-		sqlite3_bind_null(s, 6);
-	sqlite3_bind_int64(s, 7, b.current);
-	sqlite3_bind_int64(s, 8, b.min);
-	sqlite3_bind_int64(s, 9, b.max);
+		db_bind_null(s, 6);
+	db_bind_int64(s, 7, b.current);
+	db_bind_int64(s, 8, b.min);
+	db_bind_int64(s, 9, b.max);
 	for (int k = 0; k < NR_MAP_KINDS; k++)
-		sqlite3_bind_int64(s, 10 + k, b.kinds[k]);
-	sqlite3_bind_int64(s, 13, b.heap);
+		db_bind_int64(s, 10 + k, b.kinds[k]);
+	db_bind_int64(s, 13, b.heap);
 	for (int c = 0; c < HT_NR_OS_CALLS; c++)
-		sqlite3_bind_int64(s, 14 + c, (int64_t)b.calls[c]);
-	sqlite3_bind_int64(s, 19, (int64_t)b.released_calls);
-	sqlite3_bind_int64(s, 20, (int64_t)b.released_bytes);
-	sqlite3_bind_int64(s, 21, (int64_t)b.before_tracing_calls);
-	sqlite3_bind_int64(s, 22, (int64_t)b.before_tracing_bytes);
+		db_bind_int64(s, 14 + c, (int64_t)b.calls[c]);
+	db_bind_int64(s, 19, (int64_t)b.released_calls);
+	db_bind_int64(s, 20, (int64_t)b.released_bytes);
+	db_bind_int64(s, 21, (int64_t)b.before_tracing_calls);
+	db_bind_int64(s, 22, (int64_t)b.before_tracing_bytes);
 }
 
 static const char map_insert[] =
-	"INSERT OR REPLACE INTO mapping_groups (process, kind, a, library, function, name, "
+	"INSERT INTO mapping_groups (process, kind, a, library, function, name, "
 	"current, min, max, anonymous, file, brk, malloc_own, mmap_calls, munmap_calls, "
 	"mremap_calls, brk_calls, madvise_calls, released_calls, released_bytes, "
 	"before_tracing_calls, before_tracing_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-	"?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
+	"?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) "
+	"ON CONFLICT DO NOTHING"; /* a message names each group once */
 
 int store_os__put_mappings(struct store *st, int64_t process, const Heaptap__Mappings *m)
 {
 	Heaptap__MapGroup *const *lists[] = { m->threads, m->libraries, m->functions };
 	const size_t counts[] = { m->n_threads, m->n_libraries, m->n_functions };
 	const int kinds[] = { STORE_THREAD, STORE_LIBRARY, STORE_FUNCTION };
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int err;
 
 	if (clear(st, "DELETE FROM mapping_groups WHERE process = ?1", process))
 		return -EIO;
-	if (sqlite3_prepare_v2(store__db(st), map_insert, -1, &s, NULL) != SQLITE_OK)
+	if (!(s = db__prepare(store__db(st), map_insert, 0)))
 		return store_db_error(st, "store the OS view");
 	bind_map_group(s, process, STORE_TOTAL, NULL, m->total);
 	err = store_run(st, s, "store the OS view");
@@ -81,53 +82,54 @@ int store_os__put_mappings(struct store *st, int64_t process, const Heaptap__Map
 			err = store_run(st, s, "store the OS view");
 		}
 	}
-	sqlite3_finalize(s);
+	db_stmt__finalize(s);
 	if (err || !m->has_rss)
 		return err ? -EIO : 0;
-	if (sqlite3_prepare_v2(store__db(st), "INSERT OR REPLACE INTO mapping_rss (process, rss, "
-				   "rss_max) VALUES (?1, ?2, ?3)", -1, &s, NULL) != SQLITE_OK)
+	if (!(s = db__prepare(store__db(st), "INSERT INTO mapping_rss (process, rss, "
+				   "rss_max) VALUES (?1, ?2, ?3) ON CONFLICT (process) DO UPDATE SET "
+				   "rss = ?2, rss_max = ?3", 0)))
 		return store_db_error(st, "store the RSS");
-	sqlite3_bind_int64(s, 1, process);
-	sqlite3_bind_int64(s, 2, (int64_t)m->rss);
-	sqlite3_bind_int64(s, 3, (int64_t)m->rss_max);
+	db_bind_int64(s, 1, process);
+	db_bind_int64(s, 2, (int64_t)m->rss);
+	db_bind_int64(s, 3, (int64_t)m->rss_max);
 	err = store_run(st, s, "store the RSS");
-	sqlite3_finalize(s);
+	db_stmt__finalize(s);
 	return err ? -EIO : 0;
 }
 
 /* An API's calls by kind, as the columns malloc, calloc, ... brk hold them. */
-static void bind_api_group(sqlite3_stmt *s, int64_t process, const char *api, int kind,
+static void bind_api_group(struct db_stmt *s, int64_t process, const char *api, int kind,
 			   uint32_t tid, const char *name, const char *library,
 			   const char *function, const Heaptap__Balance *w)
 {
 	struct balance b;
 
 	balance_from_wire(w, &b);
-	sqlite3_bind_int64(s, 1, process);
+	db_bind_int64(s, 1, process);
 	store_bind_text(s, 2, api);
-	sqlite3_bind_int(s, 3, kind);
-	sqlite3_bind_int64(s, 4, tid);
+	db_bind_int(s, 3, kind);
+	db_bind_int64(s, 4, tid);
 	store_bind_text(s, 5, library ? library : "");
 	store_bind_text(s, 6, function ? function : "");
 	if (name)
 		store_bind_text(s, 7, name);
 	else
-		sqlite3_bind_null(s, 7);
-	sqlite3_bind_int64(s, 8, b.current);
-	sqlite3_bind_int64(s, 9, b.min);
-	sqlite3_bind_int64(s, 10, b.max);
-	sqlite3_bind_int64(s, 11, (int64_t)b.requested);
+		db_bind_null(s, 7);
+	db_bind_int64(s, 8, b.current);
+	db_bind_int64(s, 9, b.min);
+	db_bind_int64(s, 10, b.max);
+	db_bind_int64(s, 11, (int64_t)b.requested);
 	for (int k = 0; k < SPEC_NR_KINDS; k++)
-		sqlite3_bind_int64(s, 12 + k, (int64_t)b.calls[custom_allocs__slot(k)]);
+		db_bind_int64(s, 12 + k, (int64_t)b.calls[custom_allocs__slot(k)]);
 }
 
 static const char api_insert[] =
-	"INSERT OR REPLACE INTO allocator_groups (process, allocator, kind, a, library, "
+	"INSERT INTO allocator_groups (process, allocator, kind, a, library, "
 	"function, name, current, min, max, requested, malloc, calloc, realloc, free, memalign, "
 	"posix_memalign, brk) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-	"?14, ?15, ?16, ?17, ?18)";
+	"?14, ?15, ?16, ?17, ?18) ON CONFLICT DO NOTHING"; /* each group once */
 
-static int put_api(struct store *st, sqlite3_stmt *s, int64_t process,
+static int put_api(struct store *st, struct db_stmt *s, int64_t process,
 		   const Heaptap__AllocatorApi *api)
 {
 	const char *name = api->allocator;
@@ -158,88 +160,87 @@ static int put_api(struct store *st, sqlite3_stmt *s, int64_t process,
 
 int store_os__put_allocators(struct store *st, int64_t process, const Heaptap__AllocatorApis *m)
 {
-	sqlite3_stmt *s, *a;
+	struct db_stmt *s, *a;
 	int err = 0;
 
 	if (clear(st, "DELETE FROM allocator_groups WHERE process = ?1", process) ||
 	    clear(st, "DELETE FROM allocators WHERE process = ?1", process))
 		return -EIO;
-	if (sqlite3_prepare_v2(store__db(st), api_insert, -1, &s, NULL) != SQLITE_OK)
+	if (!(s = db__prepare(store__db(st), api_insert, 0)))
 		return store_db_error(st, "store an allocator's account");
-	if (sqlite3_prepare_v2(store__db(st), "INSERT INTO allocators (process, allocator, "
-				   "position, library, freed_unknown) VALUES (?1, ?2, ?3, ?4, ?5)",
-			       -1, &a, NULL) != SQLITE_OK) {
-		sqlite3_finalize(s);
+	if (!(a = db__prepare(store__db(st), "INSERT INTO allocators (process, allocator, "
+				   "position, library, freed_unknown) VALUES (?1, ?2, ?3, ?4, ?5)", 0))) {
+		db_stmt__finalize(s);
 		return store_db_error(st, "store an allocator");
 	}
 	for (size_t i = 0; i < m->n_apis && !err; i++) {
-		sqlite3_bind_int64(a, 1, process);
+		db_bind_int64(a, 1, process);
 		store_bind_text(a, 2, m->apis[i]->allocator);
-		sqlite3_bind_int64(a, 3, (int64_t)i);
+		db_bind_int64(a, 3, (int64_t)i);
 		store_bind_text(a, 4, m->apis[i]->library);
-		sqlite3_bind_int64(a, 5, (int64_t)m->apis[i]->freed_unknown);
+		db_bind_int64(a, 5, (int64_t)m->apis[i]->freed_unknown);
 		err = store_run(st, a, "store an allocator") || put_api(st, s, process, m->apis[i]);
 	}
-	sqlite3_finalize(s);
-	sqlite3_finalize(a);
+	db_stmt__finalize(s);
+	db_stmt__finalize(a);
 	return err ? -EIO : 0;
 }
 
 /* A file before schema 4 has no such tables: nothing stored. */
-static int prepare_read(struct store *st, const char *sql, sqlite3_stmt **s, const char *what)
+static int prepare_read(struct store *st, const char *sql, struct db_stmt **s, const char *what)
 {
-	sqlite3 *db = store__db(st);
+	struct db *db = store__db(st);
 
-	if (sqlite3_prepare_v2(db, sql, -1, s, NULL) == SQLITE_OK)
+	if ((*s = db__prepare(db, sql, 0)))
 		return 0;
 	*s = NULL;
-	return strstr(sqlite3_errmsg(db), "no such table") ? 0 : store_db_error(st, what);
+	return strstr(db__errmsg(db), "no such table") ? 0 : store_db_error(st, what);
 }
 
-static const char *text_of(sqlite3_stmt *s, int i)
+static const char *text_of(struct db_stmt *s, int i)
 {
-	const char *t = (const char *)sqlite3_column_text(s, i);
+	const char *t = db_column_text(s, i);
 
 	return t ? t : "";
 }
 
 /* The stored groups of the OS view into ms. 0, -EINVAL (a damaged row) or -ENOMEM. */
-static int load_map_group(sqlite3_stmt *s, struct mapping_stats *ms)
+static int load_map_group(struct db_stmt *s, struct mapping_stats *ms)
 {
 	static const enum map_group_kind kinds[] = {
 		[STORE_THREAD] = MAP_GROUP_THREAD,
 		[STORE_LIBRARY] = MAP_GROUP_LIBRARY,
 		[STORE_FUNCTION] = MAP_GROUP_FUNCTION,
 	};
-	int kind = sqlite3_column_int(s, 0);
+	int kind = db_column_int(s, 0);
 	struct map_balance b = {
-		.current = sqlite3_column_int64(s, 5),
-		.min = sqlite3_column_int64(s, 6),
-		.max = sqlite3_column_int64(s, 7),
-		.heap = sqlite3_column_int64(s, 11),
-		.released_calls = sqlite3_column_int64(s, 17),
-		.released_bytes = sqlite3_column_int64(s, 18),
-		.before_tracing_calls = sqlite3_column_int64(s, 19),
-		.before_tracing_bytes = sqlite3_column_int64(s, 20),
+		.current = db_column_int64(s, 5),
+		.min = db_column_int64(s, 6),
+		.max = db_column_int64(s, 7),
+		.heap = db_column_int64(s, 11),
+		.released_calls = db_column_int64(s, 17),
+		.released_bytes = db_column_int64(s, 18),
+		.before_tracing_calls = db_column_int64(s, 19),
+		.before_tracing_bytes = db_column_int64(s, 20),
 	};
 
 	for (int k = 0; k < NR_MAP_KINDS; k++)
-		b.kinds[k] = sqlite3_column_int64(s, 8 + k);
+		b.kinds[k] = db_column_int64(s, 8 + k);
 	for (int c = 0; c < HT_NR_OS_CALLS; c++)
-		b.calls[c] = sqlite3_column_int64(s, 12 + c);
+		b.calls[c] = db_column_int64(s, 12 + c);
 	if (kind == STORE_TOTAL) {
 		ms->total = b;
 		return 0;
 	}
 	if (kind < STORE_THREAD || kind > STORE_FUNCTION)
 		return -EINVAL;
-	return mapping_stats__set(ms, kinds[kind], (uint32_t)sqlite3_column_int64(s, 1),
+	return mapping_stats__set(ms, kinds[kind], (uint32_t)db_column_int64(s, 1),
 				  text_of(s, 4), text_of(s, 2), text_of(s, 3), &b);
 }
 
 static int load_mappings(struct store *st, int64_t process, struct mapping_stats *ms)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc, err;
 
 	if ((err = prepare_read(st, "SELECT kind, a, library, function, name, current, min, max, "
@@ -249,11 +250,11 @@ static int load_mappings(struct store *st, int64_t process, struct mapping_stats
 				    "FROM mapping_groups WHERE process = ?1", &s,
 				"read the OS view")) || !s)
 		return err;
-	sqlite3_bind_int64(s, 1, process);
-	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW)
+	db_bind_int64(s, 1, process);
+	while (!err && (rc = db_step(s)) == DB_ROW)
 		err = load_map_group(s, ms);
-	sqlite3_finalize(s);
-	if (!err && rc != SQLITE_DONE)
+	db_stmt__finalize(s);
+	if (!err && rc != DB_DONE)
 		return store_db_error(st, "read the OS view");
 	return err;
 }
@@ -270,27 +271,27 @@ static struct custom_account *account_named(struct custom_allocs *c, const char 
 	return NULL;
 }
 
-static int load_api_group(sqlite3_stmt *s, struct custom_allocs *c)
+static int load_api_group(struct db_stmt *s, struct custom_allocs *c)
 {
 	struct custom_account *acct = account_named(c, text_of(s, 0));
-	int kind = sqlite3_column_int(s, 1);
+	int kind = db_column_int(s, 1);
 	struct balance b = {
-		.current = sqlite3_column_int64(s, 6),
-		.min = sqlite3_column_int64(s, 7),
-		.max = sqlite3_column_int64(s, 8),
-		.requested = sqlite3_column_int64(s, 9),
+		.current = db_column_int64(s, 6),
+		.min = db_column_int64(s, 7),
+		.max = db_column_int64(s, 8),
+		.requested = db_column_int64(s, 9),
 	};
 
 	if (!acct)
 		return -EINVAL; /* groups of an allocator the process had not */
 	for (int k = 0; k < SPEC_NR_KINDS; k++)
-		b.calls[custom_allocs__slot(k)] = sqlite3_column_int64(s, 10 + k);
+		b.calls[custom_allocs__slot(k)] = db_column_int64(s, 10 + k);
 	switch (kind) {
 	case STORE_TOTAL:
 		acct->stats.total = b;
 		return 0;
 	case STORE_THREAD:
-		return accountant__set_thread(&acct->stats, (uint32_t)sqlite3_column_int64(s, 2),
+		return accountant__set_thread(&acct->stats, (uint32_t)db_column_int64(s, 2),
 					      text_of(s, 5), &b);
 	case STORE_LIBRARY:
 		return accountant__set_library(&acct->stats, text_of(s, 3), &b);
@@ -302,37 +303,37 @@ static int load_api_group(sqlite3_stmt *s, struct custom_allocs *c)
 
 static int load_allocators(struct store *st, int64_t process, struct custom_allocs **c)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc, err;
 
 	if ((err = prepare_read(st, "SELECT allocator, library, freed_unknown FROM allocators "
 				    "WHERE process = ?1 ORDER BY position", &s,
 				"read the allocators")) || !s)
 		return err;
-	sqlite3_bind_int64(s, 1, process);
-	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *library = (const char *)sqlite3_column_text(s, 1);
+	db_bind_int64(s, 1, process);
+	while (!err && (rc = db_step(s)) == DB_ROW) {
+		const char *library = db_column_text(s, 1);
 		struct custom_account *acct =
 			custom_allocs__add_stored(c, text_of(s, 0), library);
 
 		if (acct)
-			acct->freed_unknown = sqlite3_column_int64(s, 2);
+			acct->freed_unknown = db_column_int64(s, 2);
 		else
 			err = -ENOMEM;
 	}
-	sqlite3_finalize(s);
-	if (err || rc != SQLITE_DONE)
+	db_stmt__finalize(s);
+	if (err || rc != DB_DONE)
 		return err ? err : store_db_error(st, "read the allocators");
 	if ((err = prepare_read(st, "SELECT allocator, kind, a, library, function, name, current, "
 				    "min, max, requested, malloc, calloc, realloc, free, memalign, "
 				    "posix_memalign, brk FROM allocator_groups WHERE process = ?1",
 				&s, "read the allocators' accounts")) || !s)
 		return err;
-	sqlite3_bind_int64(s, 1, process);
-	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW)
+	db_bind_int64(s, 1, process);
+	while (!err && (rc = db_step(s)) == DB_ROW)
 		err = load_api_group(s, *c);
-	sqlite3_finalize(s);
-	if (!err && rc != SQLITE_DONE)
+	db_stmt__finalize(s);
+	if (!err && rc != DB_DONE)
 		return store_db_error(st, "read the allocators' accounts");
 	return err;
 }

@@ -37,7 +37,7 @@ static int put_sites(struct store *st, int64_t process, enum store_owner_list ki
 		     Heaptap__OwnerSite *const *sites, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		sqlite3_stmt *s = store_stmt(st, OWNER_SITE_ADD);
+		struct db_stmt *s = store_stmt(st, OWNER_SITE_ADD);
 		char *frames = frames_text(sites[i]);
 		int err;
 
@@ -45,16 +45,17 @@ static int put_sites(struct store *st, int64_t process, enum store_owner_list ki
 			log_error("database: out of memory for a site's frames");
 			return -ENOMEM;
 		}
-		sqlite3_bind_int64(s, 1, process);
-		sqlite3_bind_int(s, 2, kind);
-		sqlite3_bind_int64(s, 3, (int64_t)i);
-		sqlite3_bind_text(s, 4, frames, -1, free);
-		sqlite3_bind_int64(s, 5, (int64_t)sites[i]->blocks);
-		sqlite3_bind_int64(s, 6, (int64_t)sites[i]->bytes);
+		db_bind_int64(s, 1, process);
+		db_bind_int(s, 2, kind);
+		db_bind_int64(s, 3, (int64_t)i);
+		db_bind_text(s, 4, frames);
+		free(frames);
+		db_bind_int64(s, 5, (int64_t)sites[i]->blocks);
+		db_bind_int64(s, 6, (int64_t)sites[i]->bytes);
 		if (kind == STORE_OUTSTANDING) {
-			sqlite3_bind_int64(s, 7, (int64_t)sites[i]->requested);
-			sqlite3_bind_int(s, 8, sites[i]->likely_leak);
-			sqlite3_bind_double(s, 9, sites[i]->growth_bytes_per_second);
+			db_bind_int64(s, 7, (int64_t)sites[i]->requested);
+			db_bind_int(s, 8, sites[i]->likely_leak);
+			db_bind_double(s, 9, sites[i]->growth_bytes_per_second);
 		}
 		if ((err = store_run(st, s, "store an allocation site")))
 			return err;
@@ -64,22 +65,22 @@ static int put_sites(struct store *st, int64_t process, enum store_owner_list ki
 
 int store_owner__put(struct store *st, int64_t process, const Heaptap__Owner *m)
 {
-	sqlite3_stmt *s = store_stmt(st, OWNER_PUT);
+	struct db_stmt *s = store_stmt(st, OWNER_PUT);
 
-	sqlite3_bind_int64(s, 1, process);
-	sqlite3_bind_int64(s, 2, (int64_t)m->blocks);
-	sqlite3_bind_int64(s, 3, (int64_t)m->bytes);
-	sqlite3_bind_int64(s, 4, (int64_t)m->peak_blocks);
-	sqlite3_bind_int64(s, 5, (int64_t)m->peak_bytes);
+	db_bind_int64(s, 1, process);
+	db_bind_int64(s, 2, (int64_t)m->blocks);
+	db_bind_int64(s, 3, (int64_t)m->bytes);
+	db_bind_int64(s, 4, (int64_t)m->peak_blocks);
+	db_bind_int64(s, 5, (int64_t)m->peak_bytes);
 	if (m->freed_before_tracing) { /* else NULL: an agent that did not send them */
-		sqlite3_bind_int64(s, 6, (int64_t)m->freed_before_tracing->calls);
-		sqlite3_bind_int64(s, 7, (int64_t)m->freed_before_tracing->bytes);
-		sqlite3_bind_int(s, 8, m->freed_before_tracing->bytes_known);
+		db_bind_int64(s, 6, (int64_t)m->freed_before_tracing->calls);
+		db_bind_int64(s, 7, (int64_t)m->freed_before_tracing->bytes);
+		db_bind_int(s, 8, m->freed_before_tracing->bytes_known);
 	}
 	if (store_run(st, s, "store who holds the memory"))
 		return -EIO;
 	s = store_stmt(st, OWNER_SITES_CLEAR);
-	sqlite3_bind_int64(s, 1, process);
+	db_bind_int64(s, 1, process);
 	if (store_run(st, s, "clear allocation sites") ||
 	    put_sites(st, process, STORE_OUTSTANDING, m->outstanding, m->n_outstanding) ||
 	    put_sites(st, process, STORE_PEAK, m->peak, m->n_peak) ||
@@ -116,9 +117,9 @@ bad:
 	return NULL;
 }
 
-static int load_site(sqlite3_stmt *s, struct stored_owner *o)
+static int load_site(struct db_stmt *s, struct stored_owner *o)
 {
-	int kind = sqlite3_column_int(s, 0);
+	int kind = db_column_int(s, 0);
 	uint32_t *nr = kind == STORE_OUTSTANDING ? &o->nr_outstanding :
 		       kind == STORE_PEAK	 ? &o->nr_peak :
 						   &o->nr_allocated;
@@ -135,13 +136,13 @@ static int load_site(sqlite3_stmt *s, struct stored_owner *o)
 	*sites = grown;
 	site = &grown[*nr];
 	*site = (struct stored_site){
-		.frames = frames_of((const char *)sqlite3_column_text(s, 1),
-				    sqlite3_column_bytes(s, 1)),
-		.blocks = sqlite3_column_int64(s, 2),
-		.bytes = sqlite3_column_int64(s, 3),
-		.requested = sqlite3_column_int64(s, 4),
-		.likely_leak = sqlite3_column_int(s, 5),
-		.growth_bytes_per_second = sqlite3_column_double(s, 6),
+		.frames = frames_of(db_column_text(s, 1),
+				    db_column_bytes(s, 1)),
+		.blocks = db_column_int64(s, 2),
+		.bytes = db_column_int64(s, 3),
+		.requested = db_column_int64(s, 4),
+		.likely_leak = db_column_int(s, 5),
+		.growth_bytes_per_second = db_column_double(s, 6),
 	};
 	if (!site->frames)
 		return -EINVAL;
@@ -152,9 +153,9 @@ static int load_site(sqlite3_stmt *s, struct stored_owner *o)
 int store_owner__load(struct store *st, int64_t process, bool totals_only,
 		      struct stored_owner **out)
 {
-	sqlite3 *db = store__db(st);
+	struct db *db = store__db(st);
 	struct stored_owner *o = NULL;
-	sqlite3_stmt *s = NULL;
+	struct db_stmt *s = NULL;
 	int rc, err = 0;
 
 	*out = NULL;
@@ -162,48 +163,47 @@ int store_owner__load(struct store *st, int64_t process, bool totals_only,
 	 * A schema-1 file, never opened by a collector since: nothing stored. Schema 2: no
 	 * frees before tracing (read as none sent).
 	 */
-	if (sqlite3_prepare_v2(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, freed_calls, "
-				   "freed_bytes, freed_bytes_known FROM owner WHERE process = ?1",
-			       -1, &s, NULL) != SQLITE_OK &&
-	    (!strstr(sqlite3_errmsg(db), "no such column") ||
-	     sqlite3_prepare_v2(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, NULL, NULL, "
-				    "NULL FROM owner WHERE process = ?1", -1, &s, NULL) != SQLITE_OK))
-		return strstr(sqlite3_errmsg(db), "no such table") ? 0 :
+	if (!(s = db__prepare(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, freed_calls, "
+				   "freed_bytes, freed_bytes_known FROM owner WHERE process = ?1", 0)) &&
+	    (!strstr(db__errmsg(db), "no such column") ||
+	     !(s = db__prepare(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, NULL, NULL, "
+				    "NULL FROM owner WHERE process = ?1", 0))))
+		return strstr(db__errmsg(db), "no such table") ? 0 :
 			store_db_error(st, "read who holds the memory");
-	sqlite3_bind_int64(s, 1, process);
-	if ((rc = sqlite3_step(s)) == SQLITE_ROW && (o = calloc(1, sizeof(*o)))) {
-		o->blocks = sqlite3_column_int64(s, 0);
-		o->bytes = sqlite3_column_int64(s, 1);
-		o->peak_blocks = sqlite3_column_int64(s, 2);
-		o->peak_bytes = sqlite3_column_int64(s, 3);
-		o->freed_known = sqlite3_column_type(s, 4) != SQLITE_NULL;
-		o->freed_calls = sqlite3_column_int64(s, 4);
-		o->freed_bytes = sqlite3_column_int64(s, 5);
-		o->freed_bytes_known = sqlite3_column_int(s, 6);
+	db_bind_int64(s, 1, process);
+	if ((rc = db_step(s)) == DB_ROW && (o = calloc(1, sizeof(*o)))) {
+		o->blocks = db_column_int64(s, 0);
+		o->bytes = db_column_int64(s, 1);
+		o->peak_blocks = db_column_int64(s, 2);
+		o->peak_bytes = db_column_int64(s, 3);
+		o->freed_known = !db_column_null(s, 4);
+		o->freed_calls = db_column_int64(s, 4);
+		o->freed_bytes = db_column_int64(s, 5);
+		o->freed_bytes_known = db_column_int(s, 6);
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? 0 : store_db_error(st, "read who holds the memory");
+	db_stmt__finalize(s);
+	if (rc != DB_ROW)
+		return rc == DB_DONE ? 0 : store_db_error(st, "read who holds the memory");
 	if (!o)
 		return -ENOMEM;
 	if (totals_only) {
 		*out = o;
 		return 0;
 	}
-	if (sqlite3_prepare_v2(db, "SELECT kind, frames, blocks, bytes, requested, likely_leak, "
+	if (!(s = db__prepare(db, "SELECT kind, frames, blocks, bytes, requested, likely_leak, "
 				   "growth_bytes_per_second FROM owner_sites WHERE process = ?1 "
-				   "ORDER BY kind, position", -1, &s, NULL) != SQLITE_OK) {
+				   "ORDER BY kind, position", 0))) {
 		stored_owner__free(o);
 		return store_db_error(st, "read allocation sites");
 	}
-	sqlite3_bind_int64(s, 1, process);
-	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW)
+	db_bind_int64(s, 1, process);
+	while (!err && (rc = db_step(s)) == DB_ROW)
 		err = load_site(s, o);
-	sqlite3_finalize(s);
+	db_stmt__finalize(s);
 	if (err == -EINVAL)
 		log_error("the database's allocation sites of process %ld are damaged: give the "
 			  "file heaptap collect --db wrote", (long)process);
-	else if (!err && rc != SQLITE_DONE)
+	else if (!err && rc != DB_DONE)
 		err = store_db_error(st, "read allocation sites");
 	if (err) {
 		stored_owner__free(o);

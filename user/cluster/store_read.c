@@ -17,9 +17,12 @@ bool store_is_database(const char *path)
 {
 	static const char magic[16] = "SQLite format 3";
 	char head[16];
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	bool is;
 
+	if (db__is_postgresql(path))
+		return true;
+	f = fopen(path, "rb");
 	if (!f)
 		return false;
 	is = fread(head, 1, sizeof(head), f) == sizeof(head) && !memcmp(head, magic, 16);
@@ -27,110 +30,71 @@ bool store_is_database(const char *path)
 	return is;
 }
 
-int store__user_version(sqlite3 *db)
+static const char *text_or(struct db_stmt *s, int i, const char *otherwise)
 {
-	sqlite3_stmt *s;
-	int version = -1;
-
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW)
-		version = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return version;
-}
-
-int store__check_schema(sqlite3 *db, const char *path)
-{
-	int version = store__user_version(db), tables = 0;
-	sqlite3_stmt *s;
-
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-				   "name IN ('agents', 'runs', 'processes', 'groups', 'samples')",
-			       -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW)
-		tables = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	if (version < 0) {
-		log_error("%s is not an SQLite database: give the file heaptap collect --db wrote",
-			  path);
-		return -EIO;
-	}
-	/* Schema 1 lacks the owner tables, 2 their freed_* columns: read as runs without them. */
-	if (version < 1 || version > STORE_SCHEMA_VERSION || tables != 5) {
-		log_error("%s is not a heaptap database of schema %d (user_version %d): give "
-			  "the file heaptap collect --db wrote", path, STORE_SCHEMA_VERSION,
-			  version);
-		return -EIO;
-	}
-	return 0;
-}
-
-static const char *text_or(sqlite3_stmt *s, int i, const char *otherwise)
-{
-	const char *t = (const char *)sqlite3_column_text(s, i);
+	const char *t = db_column_text(s, i);
 
 	return t ? t : otherwise;
 }
 
 int store__list_runs(struct store *st, FILE *out)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(store__db(st),
-			       "SELECT r.id, r.job, r.started, "
+	if (!(s = db__prepare(store__db(st), "SELECT r.id, r.job, r.started, "
 			       "  count(DISTINCT p.rank), count(DISTINCT p.host), count(p.id), "
 			       "  r.command FROM runs r LEFT JOIN processes p ON p.run = r.id "
-			       "GROUP BY r.id ORDER BY r.id", -1, &s, NULL) != SQLITE_OK)
+			       "GROUP BY r.id ORDER BY r.id", 0)))
 		return store_db_error(st, "list runs");
 	fprintf(out, "%-6s %-24s %-20s %6s %6s %9s  %s\n", "RUN", "JOB", "STARTED", "RANKS",
 		"HOSTS", "PROCESSES", "COMMAND");
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		time_t started = (time_t)sqlite3_column_double(s, 2);
+	while ((rc = db_step(s)) == DB_ROW) {
+		time_t started = (time_t)db_column_double(s, 2);
 		char when[32] = "?";
 		struct tm tm;
 
 		if (localtime_r(&started, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 		fprintf(out, "%-6" PRId64 " %-24s %-20s %6d %6d %9d  %s\n",
-			(int64_t)sqlite3_column_int64(s, 0), text_or(s, 1, "-"), when,
-			sqlite3_column_int(s, 3), sqlite3_column_int(s, 4),
-			sqlite3_column_int(s, 5), text_or(s, 6, ""));
+			(int64_t)db_column_int64(s, 0), text_or(s, 1, "-"), when,
+			db_column_int(s, 3), db_column_int(s, 4),
+			db_column_int(s, 5), text_or(s, 6, ""));
 	}
-	sqlite3_finalize(s);
+	db_stmt__finalize(s);
 	fflush(out);
-	return rc == SQLITE_DONE ? 0 : store_db_error(st, "list runs");
+	return rc == DB_DONE ? 0 : store_db_error(st, "list runs");
 }
 
-static void column_balance(sqlite3_stmt *s, int first, struct balance *b)
+static void column_balance(struct db_stmt *s, int first, struct balance *b)
 {
-	b->current = sqlite3_column_int64(s, first);
-	b->min = sqlite3_column_int64(s, first + 1);
-	b->max = sqlite3_column_int64(s, first + 2);
-	b->requested = sqlite3_column_int64(s, first + 3);
+	b->current = db_column_int64(s, first);
+	b->min = db_column_int64(s, first + 1);
+	b->max = db_column_int64(s, first + 2);
+	b->requested = db_column_int64(s, first + 3);
 	for (int f = 0; f < HT_NR_FUNCS; f++)
-		b->calls[f] = sqlite3_column_int64(s, first + 4 + f);
+		b->calls[f] = db_column_int64(s, first + 4 + f);
 }
 
 /* Fill p's groups (only its total with totals_only). 0 or -EIO / -ENOMEM. */
-static int load_groups(struct store *st, sqlite3_stmt *s, struct run_process *p)
+static int load_groups(struct store *st, struct db_stmt *s, struct run_process *p)
 {
 	int rc, err = 0;
 
-	sqlite3_reset(s);
-	sqlite3_bind_int64(s, 1, p->id);
-	while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(s, 2);
+	db_reset(s);
+	db_bind_int64(s, 1, p->id);
+	while (!err && (rc = db_step(s)) == DB_ROW) {
+		const char *name = db_column_text(s, 2);
 		const char *lib = text_or(s, 3, "?"), *fn = text_or(s, 4, "?");
 		struct balance b;
 
 		column_balance(s, 5, &b);
-		switch (sqlite3_column_int(s, 0)) {
+		switch (db_column_int(s, 0)) {
 		case STORE_TOTAL:
 			p->t.stats.total = b;
 			break;
 		case STORE_THREAD:
-			err = accountant__set_thread(&p->t.stats, sqlite3_column_int64(s, 1),
+			err = accountant__set_thread(&p->t.stats, db_column_int64(s, 1),
 						     name, &b);
 			break;
 		case STORE_LIBRARY:
@@ -143,7 +107,7 @@ static int load_groups(struct store *st, sqlite3_stmt *s, struct run_process *p)
 	}
 	if (err)
 		return err;
-	return rc == SQLITE_DONE ? 0 : store_db_error(st, "read groups");
+	return rc == DB_DONE ? 0 : store_db_error(st, "read groups");
 }
 
 #define PROCESS_COLUMNS                                                                       \
@@ -152,63 +116,63 @@ static int load_groups(struct store *st, sqlite3_stmt *s, struct run_process *p)
 	"p.incomplete_stacks, p.holds_skipped, p.unsupported_unwinds, a.dropped_messages "     \
 	"FROM processes p JOIN agents a ON a.id = p.agent "
 
-static int int_or(sqlite3_stmt *s, int i, int otherwise)
+static int int_or(struct db_stmt *s, int i, int otherwise)
 {
-	return sqlite3_column_type(s, i) == SQLITE_NULL ? otherwise : sqlite3_column_int(s, i);
+	return db_column_null(s, i) ? otherwise : db_column_int(s, i);
 }
 
-static int load_process(sqlite3_stmt *s, struct run_process *p)
+static int load_process(struct db_stmt *s, struct run_process *p)
 {
 	struct target *t = &p->t;
 
-	p->id = sqlite3_column_int64(s, 0);
+	p->id = db_column_int64(s, 0);
 	snprintf(p->host, sizeof(p->host), "%s", text_or(s, 1, "?"));
-	t->pid = sqlite3_column_int(s, 2);
+	t->pid = db_column_int(s, 2);
 	t->mpi.rank = int_or(s, 3, -1);
 	t->mpi.world_size = int_or(s, 4, -1);
 	t->mpi.local_rank = int_or(s, 5, -1);
 	snprintf(t->mpi.job, sizeof(t->mpi.job), "%s", text_or(s, 6, ""));
 	snprintf(t->command, sizeof(t->command), "%s", text_or(s, 7, "?"));
-	t->probed = sqlite3_column_type(s, 8) != SQLITE_NULL;
+	t->probed = !db_column_null(s, 8);
 	snprintf(t->alloc.path, sizeof(t->alloc.path), "%s", text_or(s, 8, ""));
-	t->alloc.glibc = sqlite3_column_int(s, 9);
+	t->alloc.glibc = db_column_int(s, 9);
 	run_process__set_state(p, text_or(s, 10, "running"), int_or(s, 11, -1), int_or(s, 12, -1));
-	p->facts.lost_events = sqlite3_column_int64(s, 13);
-	t->incomplete_stacks = sqlite3_column_int64(s, 14);
-	p->facts.holds_skipped = sqlite3_column_int64(s, 15);
-	t->unsupported_unwinds = sqlite3_column_int64(s, 16);
-	p->facts.dropped_messages = sqlite3_column_int64(s, 17);
+	p->facts.lost_events = db_column_int64(s, 13);
+	t->incomplete_stacks = db_column_int64(s, 14);
+	p->facts.holds_skipped = db_column_int64(s, 15);
+	t->unsupported_unwinds = db_column_int64(s, 16);
+	p->facts.dropped_messages = db_column_int64(s, 17);
 	return 0;
 }
 
 static int load_run_row(struct store *st, int64_t id, struct run_view *v)
 {
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(store__db(st), "SELECT id, job, command, started, attribution "
-					      "FROM runs WHERE id = ?1", -1, &s, NULL) != SQLITE_OK)
+	if (!(s = db__prepare(store__db(st), "SELECT id, job, command, started, attribution "
+					      "FROM runs WHERE id = ?1", 0)))
 		return store_db_error(st, "read run");
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		v->id = sqlite3_column_int64(s, 0);
+	db_bind_int64(s, 1, id);
+	rc = db_step(s);
+	if (rc == DB_ROW) {
+		v->id = db_column_int64(s, 0);
 		snprintf(v->job, sizeof(v->job), "%s", text_or(s, 1, ""));
 		snprintf(v->command, sizeof(v->command), "%s", text_or(s, 2, ""));
-		v->started = sqlite3_column_double(s, 3);
+		v->started = db_column_double(s, 3);
 		if (attribution_rule_parse(text_or(s, 4, "entry"), &v->rule))
 			v->rule = ATTRIBUTE_ENTRY;
 	}
-	sqlite3_finalize(s);
-	if (rc == SQLITE_ROW)
+	db_stmt__finalize(s);
+	if (rc == DB_ROW)
 		return 0;
-	return rc == SQLITE_DONE ? -ENOENT : store_db_error(st, "read run");
+	return rc == DB_DONE ? -ENOENT : store_db_error(st, "read run");
 }
 
 int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_only,
 		    struct run_view *v)
 {
-	sqlite3_stmt *ps = NULL, *gs = NULL;
+	struct db_stmt *ps = NULL, *gs = NULL;
 	int rc, err;
 
 	memset(v, 0, sizeof(*v));
@@ -216,24 +180,20 @@ int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_o
 		return -ENOENT;
 	if ((err = load_run_row(st, id, v)))
 		return err;
-	if (sqlite3_prepare_v2(store__db(st),
-			       PROCESS_COLUMNS "WHERE p.run = ?1 AND (?2 = 0 OR p.id = ?2) "
-			       "ORDER BY p.rank IS NULL, p.rank, p.host, p.pid, p.id",
-			       -1, &ps, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(store__db(st),
-			       "SELECT g.kind, g.a, g.name, l.text, f.text, g.current, g.min, "
+	if (!(ps = db__prepare(store__db(st), PROCESS_COLUMNS "WHERE p.run = ?1 AND (?2 = 0 OR p.id = ?2) "
+			       "ORDER BY p.rank IS NULL, p.rank, p.host, p.pid, p.id", 0)) ||
+	    !(gs = db__prepare(store__db(st), "SELECT g.kind, g.a, g.name, l.text, f.text, g.current, g.min, "
 			       "g.max, g.requested, " STORE_CALL_COLUMNS " FROM groups g "
 			       "LEFT JOIN names l ON g.kind IN (2, 3) AND l.id = g.a "
 			       "LEFT JOIN names f ON g.kind = 3 AND f.id = g.b "
-			       "WHERE g.process = ?1 AND (?2 = 0 OR g.kind = 0)",
-			       -1, &gs, NULL) != SQLITE_OK) {
+			       "WHERE g.process = ?1 AND (?2 = 0 OR g.kind = 0)", 0))) {
 		err = store_db_error(st, "read processes");
 		goto cleanup;
 	}
-	sqlite3_bind_int64(ps, 1, v->id);
-	sqlite3_bind_int64(ps, 2, process);
-	sqlite3_bind_int(gs, 2, totals_only);
-	while ((rc = sqlite3_step(ps)) == SQLITE_ROW) {
+	db_bind_int64(ps, 1, v->id);
+	db_bind_int64(ps, 2, process);
+	db_bind_int(gs, 2, totals_only);
+	while ((rc = db_step(ps)) == DB_ROW) {
 		struct run_process *p = run_view__add(v);
 
 		if (!p) {
@@ -241,7 +201,7 @@ int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_o
 			goto cleanup;
 		}
 		load_process(ps, p);
-		sqlite3_bind_int(gs, 2, totals_only);
+		db_bind_int(gs, 2, totals_only);
 		if ((err = load_groups(st, gs, p)))
 			goto cleanup;
 		/* The owner's totals even so: top --collector's table shows them. */
@@ -249,11 +209,11 @@ int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_o
 		    (!totals_only && (err = store_os__load(st, p))))
 			goto cleanup;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != DB_DONE)
 		err = store_db_error(st, "read processes");
 cleanup:
-	sqlite3_finalize(ps);
-	sqlite3_finalize(gs);
+	db_stmt__finalize(ps);
+	db_stmt__finalize(gs);
 	if (err)
 		run_view__clear(v);
 	return err;
@@ -262,30 +222,30 @@ cleanup:
 int store__load_samples(struct store *st, int64_t process, double since, json_object **out)
 {
 	json_object *list = json_object_new_array();
-	sqlite3_stmt *s;
+	struct db_stmt *s;
 	int rc;
 
 	*out = NULL;
 	if (!list)
 		return -ENOMEM;
-	if (sqlite3_prepare_v2(store__db(st), "SELECT t, current, max FROM samples WHERE "
-					      "process = ?1 ORDER BY t", -1, &s, NULL) != SQLITE_OK) {
+	if (!(s = db__prepare(store__db(st), "SELECT t, current, max FROM samples WHERE "
+					      "process = ?1 ORDER BY t", 0))) {
 		json_object_put(list);
 		return store_db_error(st, "read samples");
 	}
-	sqlite3_bind_int64(s, 1, process);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	db_bind_int64(s, 1, process);
+	while ((rc = db_step(s)) == DB_ROW) {
 		json_object *row = json_object_new_array();
 		/* Milliseconds are enough to plot, and keep the numbers short. */
-		double t = (double)(int64_t)((sqlite3_column_double(s, 0) - since) * 1000) / 1000;
+		double t = (double)(int64_t)((db_column_double(s, 0) - since) * 1000) / 1000;
 
 		json_object_array_add(row, json_object_new_double(t));
-		json_object_array_add(row, json_object_new_int64(sqlite3_column_int64(s, 1)));
-		json_object_array_add(row, json_object_new_int64(sqlite3_column_int64(s, 2)));
+		json_object_array_add(row, json_object_new_int64(db_column_int64(s, 1)));
+		json_object_array_add(row, json_object_new_int64(db_column_int64(s, 2)));
 		json_object_array_add(list, row);
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
+	db_stmt__finalize(s);
+	if (rc != DB_DONE) {
 		json_object_put(list);
 		return store_db_error(st, "read samples");
 	}
