@@ -7,8 +7,8 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
-#include <sqlite3.h>
 #include "cluster.h"
+#include "db.h"
 #include "driver.h"
 
 void collector_start(struct collector_proc *c, const char *db, int port,
@@ -89,32 +89,34 @@ void assert_ranks_match_truth(json_object *report, int ranks, const char *dir,
 
 long long db_integer(const char *db, const char *sql)
 {
-	sqlite3 *h;
-	sqlite3_stmt *s;
+	struct db *h;
+	struct db_stmt *s;
 	long long v = -1;
 
-	cr_assert(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
-	cr_assert(sqlite3_prepare_v2(h, sql, -1, &s, NULL) == SQLITE_OK, "%s: %s", sql,
-		  sqlite3_errmsg(h));
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(h);
+	cr_assert(db__open(db, true, &h) == 0, "cannot open %s", db);
+	s = db__prepare(h, sql, 0);
+	cr_assert(s != NULL, "%s: %s", sql, db__errmsg(h));
+	if (db_step(s) == DB_ROW)
+		v = db_column_int64(s, 0);
+	db_stmt__finalize(s);
+	db__close(h);
 	return v;
 }
 
 bool db_intact(const char *db)
 {
-	sqlite3 *h;
-	sqlite3_stmt *s;
+	struct db *h;
+	struct db_stmt *s;
 	bool ok = false;
 
-	cr_assert(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
-	if (sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW)
-		ok = !strcmp((const char *)sqlite3_column_text(s, 0), "ok");
-	sqlite3_finalize(s);
-	sqlite3_close(h);
+	cr_assert(db__open(db, true, &h) == 0, "cannot open %s", db);
+	/* A server checks its own pages; an SQLite file is checked here. */
+	s = db__prepare(h, db__kind(h) == DB_SQLITE ? "PRAGMA integrity_check"
+						     : "SELECT 'ok' FROM heaptap_schema", 0);
+	if (s && db_step(s) == DB_ROW)
+		ok = !strcmp(db_column_text(s, 0), "ok");
+	db_stmt__finalize(s);
+	db__close(h);
 	return ok;
 }
 

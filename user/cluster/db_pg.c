@@ -23,6 +23,7 @@ struct db_pg {
 	unsigned next_name;
 	int64_t changes;
 	bool read_only;
+	bool in_tx; /* BEGIN ran on c, no COMMIT or ROLLBACK since: never made again */
 	char err[512];
 };
 
@@ -188,19 +189,51 @@ static int result_ok(struct db_pg *d, PGconn *c, PGresult *r)
 	return -EIO;
 }
 
+/*
+ * Outside a transaction, a connection found lost (the server restarted since its last
+ * use) is made again and the statement run once more: nothing of it was done.
+ */
+static bool idle(struct db_pg *d, PGconn **c)
+{
+	return c == &d->side || !d->in_tx;
+}
+
+static bool retry(struct db_pg *d, PGconn **c, bool was_idle, int *tries)
+{
+	return was_idle && (*tries)++ == 0 && (!*c || PQstatus(*c) != CONNECTION_OK) &&
+	       !reconnect(d, c);
+}
+
 int db_pg__exec(struct db *db, const char *sql)
 {
 	struct db_pg *d = pg(db);
-	PGresult *r;
-	int err;
+	bool was_idle = idle(d, &d->c);
+	bool begin = !strncmp(sql, "BEGIN", 5), end = !strcmp(sql, "COMMIT") ||
+						     !strcmp(sql, "ROLLBACK");
+	int err, tries = 0;
 
-	if (!d->c || PQstatus(d->c) != CONNECTION_OK) {
-		set_err(d, "the connection to the server is lost");
-		return -EIO;
-	}
-	r = PQexec(d->c, sql);
-	err = result_ok(d, d->c, r);
-	PQclear(r);
+	do {
+		PGresult *r;
+
+		if (was_idle && reconnect(d, &d->c))
+			return -EIO;
+		if (!d->c || PQstatus(d->c) != CONNECTION_OK) {
+			set_err(d, "the connection to the server is lost");
+			return -EIO;
+		}
+		r = PQexec(d->c, sql);
+		err = result_ok(d, d->c, r);
+		/* A COMMIT of a transaction that failed says ROLLBACK, and is no error. */
+		if (!err && !strcmp(sql, "COMMIT") && strcmp(PQcmdStatus(r), "COMMIT")) {
+			set_err(d, "the transaction failed and was rolled back");
+			err = -EIO;
+		}
+		PQclear(r);
+	} while (err && retry(d, &d->c, was_idle, &tries));
+	if (begin && !err)
+		d->in_tx = true;
+	if (end)
+		d->in_tx = false;
 	return err;
 }
 
@@ -211,9 +244,7 @@ int64_t db_pg__changes(struct db *db)
 
 bool db_pg__in_transaction(struct db *db)
 {
-	PGTransactionStatusType t = pg(db)->c ? PQtransactionStatus(pg(db)->c) : PQTRANS_UNKNOWN;
-
-	return t == PQTRANS_INTRANS || t == PQTRANS_INERROR;
+	return pg(db)->in_tx;
 }
 
 /* ?N as $N, outside quoted text; the highest N. */
@@ -326,17 +357,30 @@ void db_pg__bind_text(struct db_stmt *s, int i, const char *text)
 	bind(s, i, text ? strdup(text) : NULL);
 }
 
+static int run(struct db_stmt *s);
+
 int db_pg__step(struct db_stmt *s)
 {
 	struct db_pg *d = pg(s->db);
-	bool outside = s->flags & DB_OUTSIDE;
-	PGconn *c;
+	PGconn **c = s->flags & DB_OUTSIDE ? &d->side : &d->c;
+	bool was_idle = idle(d, c);
+	int rc, tries = 0;
 
 	if (s->res)
 		return ++s->row < s->rows ? DB_ROW : DB_DONE;
-	if (outside && reconnect(d, &d->side))
-		return DB_ERROR;
-	c = outside ? d->side : d->c;
+	do {
+		if (was_idle && reconnect(d, c))
+			return DB_ERROR;
+		rc = run(s);
+	} while (rc == DB_ERROR && retry(d, c, was_idle, &tries));
+	return rc;
+}
+
+static int run(struct db_stmt *s)
+{
+	struct db_pg *d = pg(s->db);
+	bool outside = s->flags & DB_OUTSIDE;
+	PGconn *c = outside ? d->side : d->c;
 	if (!c || PQstatus(c) != CONNECTION_OK) {
 		set_err(d, "the connection to the server is lost");
 		return DB_ERROR;

@@ -166,12 +166,8 @@ int store__begin(struct store *st)
 {
 	const char *begin = db__kind(st->db) == DB_SQLITE ? "BEGIN IMMEDIATE" : "BEGIN";
 
-	/* A server restarted since: connected again, the statements prepared again. */
-	if (!db__ensure(st->db) && !db__exec(st->db, begin))
-		return 0;
-	if (!db__ensure(st->db) && !db__exec(st->db, begin))
-		return 0;
-	return store_db_error(st, "begin");
+	/* A server restarted since: connected again (db_pg.c), the statements prepared again. */
+	return db__exec(st->db, begin) ? store_db_error(st, "begin") : 0;
 }
 
 int store__commit(struct store *st)

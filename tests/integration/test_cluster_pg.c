@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Many collectors, one PostgreSQL database: the test's own server (postgres.c). A 3-rank
+ * Open MPI job whose ranks report to two collectors is one run whose ranks equal what
+ * each recorded of itself; the server restarted and a collector killed (SIGKILL) while
+ * the agents stream lose and double nothing; a server that refuses connections is said in
+ * one line; an SQLite database copied in by store-migrate reports the same.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include "cluster.h"
+#include "driver.h"
+#include "postgres.h"
+#include "services.h"
+
+TestSuite(cluster_pg, .timeout = 240);
+
+#define RANKS 3
+
+/* One app context of mpirun: n ranks, each with an agent reporting to c. */
+static int app(char **argv, int argc, const char *n, const struct collector_proc *c,
+	       const char *target, const char *go)
+{
+	const char *words[] = { "-np", n, heaptap_path(), "agent", "--collector", c->endpoint,
+				"-i", "0.2", "--", target, "--truth-dir", scratch_dir() };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		argv[argc++] = (char *)words[i];
+	if (go) {
+		argv[argc++] = "--hold";
+		argv[argc++] = (char *)go;
+	}
+	return argc;
+}
+
+/*
+ * mpirun of RANKS ranks: ranks 0 and 1 report to a, rank 2 to b (one job, one job id);
+ * with go, they hold their memory until it exists.
+ */
+static pid_t start_job(const struct collector_proc *a, const struct collector_proc *b,
+		       const char *go, char *err, size_t err_size)
+{
+	char target[512];
+	char *argv[48] = { "mpirun", "--allow-run-as-root", "--oversubscribe" };
+	int argc = 3;
+
+	target_path("mpi_workers", target, sizeof(target));
+	argc = app(argv, argc, "2", a, target, go);
+	argv[argc++] = ":";
+	argc = app(argv, argc, "1", b, target, go);
+	argv[argc] = NULL;
+	return spawn(argv, NULL, scratch_file("mpirun.err", err, err_size));
+}
+
+/* One run of RANKS exited ranks, each equal to its truth; nothing stored twice. */
+static void assert_one_exact_run(const char *url)
+{
+	json_object *report = stored_report(url, 0), *processes = get(report, "processes");
+
+	cr_assert(eq(int, json_object_array_length(processes), RANKS), "%s",
+		  json_object_to_json_string(report));
+	for (int rank = 0; rank < RANKS; rank++) {
+		json_object *p = process_of_rank(report, rank);
+
+		cr_assert(p != NULL, "no rank %d", rank);
+		cr_expect(eq(str, (char *)json_object_get_string(get(p, "status")), "exited"));
+		cr_expect(eq(i64, json_object_get_int64(get(p, "dropped_messages")), 0));
+	}
+	assert_ranks_match_truth(report, RANKS, scratch_dir(), "truth");
+	json_object_put(report);
+	cr_expect(eq(i64, db_integer(url, "SELECT count(*) FROM runs"), 1), "one run");
+	cr_expect(eq(i64, db_integer(url, "SELECT count(*) FROM processes"), RANKS));
+	cr_expect(eq(i64, db_integer(url, "SELECT count(*) FROM agents"), RANKS));
+	cr_expect(eq(i64, db_integer(url, "SELECT count(*) FROM (SELECT 1 FROM samples "
+					  "GROUP BY process, t HAVING count(*) > 1) x"), 0),
+		  "a batch was stored twice");
+	cr_expect(eq(i64, db_integer(url, "SELECT count(*) FROM (SELECT 1 FROM names "
+					  "GROUP BY text HAVING count(*) > 1) x"), 0));
+}
+
+Test(cluster_pg, two_collectors_one_job)
+{
+	struct pg_server pg = { 0 };
+	struct collector_proc a, b;
+	char err[256];
+
+	require_bpf();
+	pg_start(&pg);
+	collector_start(&a, pg.url, 0, NULL);
+	collector_start(&b, pg.url, 0, NULL);
+	cr_assert(eq(int, wait_status(start_job(&a, &b, NULL, err, sizeof(err)), 120), 0),
+		  "mpirun: %s", slurp(err));
+	cr_expect(eq(int, collector_stop(&a, SIGTERM), 0), "%s", slurp(a.err));
+	cr_expect(eq(int, collector_stop(&b, SIGTERM), 0), "%s", slurp(b.err));
+	/* Each collector stored its own ranks. */
+	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(DISTINCT host) FROM processes"), 1));
+	assert_one_exact_run(pg.url);
+	pg_stop(&pg);
+}
+
+Test(cluster_pg, server_restarted_and_collector_killed)
+{
+	struct pg_server pg = { 0 };
+	struct collector_proc a, b, again;
+	char err[256], go[256];
+	pid_t mpirun;
+
+	require_bpf();
+	pg_start(&pg);
+	collector_start(&a, pg.url, 0, (const char *const[]){ "--commit-every", "0.5", NULL });
+	collector_start(&b, pg.url, 0, (const char *const[]){ "--commit-every", "0.5", NULL });
+	scratch_file("go", go, sizeof(go));
+	mpirun = start_job(&a, &b, go, err, sizeof(err));
+	cr_assert(ranks_hold(RANKS, mpirun), "the ranks did not get to hold their memory: %s",
+		  slurp(err));
+	for (int tries = 0; tries < 500 && db_integer(pg.url, "SELECT count(*) FROM processes "
+							      "WHERE rank IS NOT NULL") < RANKS;
+	     tries++)
+		sleep_ms(20);
+	sleep_ms(700);
+	/* The server goes (fast shutdown) while the agents stream, and comes back. */
+	cr_assert(eq(int, pg_stop(&pg), 0), "PostgreSQL's fast shutdown: %s", slurp(pg.log));
+	sleep_ms(1500);
+	pg_start(&pg);
+	sleep_ms(1500);
+	/* A collector killed while its agents stream, and started again. */
+	cr_expect(eq(int, collector_stop(&b, SIGKILL), 128 + SIGKILL));
+	/* The ranks free everything and exit: the agents keep what was not acknowledged. */
+	cr_assert(fclose(fopen(go, "w")) == 0);
+	sleep_ms(1000);
+	collector_start(&again, pg.url, b.port, NULL);
+	cr_assert(eq(int, wait_status(mpirun, 120), 0), "mpirun: %s", slurp(err));
+	cr_expect(eq(int, collector_stop(&a, SIGTERM), 0), "%s", slurp(a.err));
+	cr_expect(eq(int, collector_stop(&again, SIGTERM), 0), "%s", slurp(again.err));
+	assert_one_exact_run(pg.url);
+	pg_stop(&pg);
+}
+
+Test(cluster_pg, a_server_refusing_connections_is_said_in_one_line)
+{
+	char url[128], err[256], *log;
+	int status;
+
+	snprintf(url, sizeof(url), "postgresql://heaptap@127.0.0.1:%d/heaptap", free_local_port());
+	{
+		char *argv[] = { (char *)heaptap_path(), "collect", "--listen", "127.0.0.1:0",
+				 "--db", url, NULL };
+
+		status = wait_status(spawn(argv, NULL, scratch_file("collect.err", err,
+									 sizeof(err))), 30);
+	}
+	cr_expect(status != 0, "exit status %d", status);
+	log = slurp(err);
+	cr_expect(eq(int, lines_with(log, "heaptap:", NULL), 1), "%s", log);
+	cr_expect(strstr(log, "Connection refused") != NULL, "%s", log);
+	cr_expect(strstr(log, "collecting on") == NULL, "%s", log);
+	free(log);
+}
