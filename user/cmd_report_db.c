@@ -77,6 +77,12 @@ static int write_exports(const struct options *opts, const struct report_run *ru
 int cmd_report_db(const struct options *opts)
 {
 	struct report_file text = {}, json = {}, pprof = {}, folded = {};
+	const struct report_output outputs[] = {
+		{ &text, opts->text_path, "-o" },
+		{ &json, opts->json_path, "--json" },
+		{ &pprof, opts->pprof_path, "--pprof" },
+		{ &folded, opts->folded_path, "--folded" },
+	};
 	struct report_run run;
 	struct run_view v = {};
 	struct store *st = NULL;
@@ -88,25 +94,8 @@ int cmd_report_db(const struct options *opts)
 		log_error("--list prints the runs only: drop --run, --json, -o, --pprof and --folded");
 		return EXIT_USAGE;
 	}
-	if (opts->text_path && (err = report_file__open(&text, opts->text_path))) {
-		log_error("cannot write -o %s: %s", opts->text_path, strerror(-err));
+	if (report_outputs__open(outputs, sizeof(outputs) / sizeof(outputs[0])))
 		return EXIT_USAGE;
-	}
-	if (opts->json_path && (err = report_file__open(&json, opts->json_path))) {
-		log_error("cannot write --json %s: %s", opts->json_path, strerror(-err));
-		status = EXIT_USAGE;
-		goto cleanup;
-	}
-	if (opts->pprof_path && (err = report_file__open(&pprof, opts->pprof_path))) {
-		log_error("cannot write --pprof %s: %s", opts->pprof_path, strerror(-err));
-		status = EXIT_USAGE;
-		goto cleanup;
-	}
-	if (opts->folded_path && (err = report_file__open(&folded, opts->folded_path))) {
-		log_error("cannot write --folded %s: %s", opts->folded_path, strerror(-err));
-		status = EXIT_USAGE;
-		goto cleanup;
-	}
 	if (store__open(db, true, &st)) {
 		status = EXIT_USAGE;
 		goto cleanup;

@@ -52,6 +52,11 @@ static int report_rank(const struct options *opts, const struct job *j,
 int cmd_report_job(const struct options *opts)
 {
 	struct report_file text = {}, json = {}, html = {};
+	const struct report_output outputs[] = {
+		{ &text, opts->text_path, "-o" },
+		{ &json, opts->json_path, "--json" },
+		{ &html, opts->html_path, "--html" },
+	};
 	struct job_summary_opts top = { .top = opts->count > 0 ? (size_t)opts->count : DEFAULT_TOP };
 	struct job_summary_opts all = { .top = opts->count > 0 ? (size_t)opts->count : 0 };
 	json_object *summary = NULL, *whole = NULL;
@@ -59,20 +64,8 @@ int cmd_report_job(const struct options *opts)
 	int status = EXIT_OK, err;
 	FILE *f;
 
-	if (opts->text_path && (err = report_file__open(&text, opts->text_path))) {
-		log_error("cannot write -o %s: %s", opts->text_path, strerror(-err));
+	if (report_outputs__open(outputs, sizeof(outputs) / sizeof(outputs[0])))
 		return EXIT_USAGE;
-	}
-	if (opts->json_path && (err = report_file__open(&json, opts->json_path))) {
-		log_error("cannot write --json %s: %s", opts->json_path, strerror(-err));
-		status = EXIT_USAGE;
-		goto cleanup;
-	}
-	if (opts->html_path && (err = report_file__open(&html, opts->html_path))) {
-		log_error("cannot write --html %s: %s", opts->html_path, strerror(-err));
-		status = EXIT_USAGE;
-		goto cleanup;
-	}
 	if ((err = job__read(opts->inputs, opts->nr_inputs, opts->run_id, &j))) {
 		status = err == -ENOMEM ? EXIT_FAILURE_INTERNAL : EXIT_USAGE;
 		goto cleanup;

@@ -47,44 +47,24 @@ int open_session(const struct options *opts, struct session **s)
 
 int open_outputs(const struct options *opts, struct outputs *out)
 {
-	struct {
-		struct report_file *rf;
-		const char *path, *option;
-	} files[] = {
+	const struct report_output files[] = {
 		{ &out->text, opts->text_path, "-o" },
 		{ &out->json, opts->json_path, "--json" },
 		{ &out->stacks, opts->stacks_path, "--stacks" },
 		{ &out->pprof, opts->pprof_path, "--pprof" },
 		{ &out->folded, opts->folded_path, "--folded" },
 	};
-	int err;
 
 	*out = (struct outputs){
 		.tree = { .show = opts->tree, .depth = opts->depth, .under = opts->under },
 		.folded_weight = opts->folded_weight,
 	};
 	owner_text_set_depth(opts->site_depth);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		if (!files[i].path)
-			continue;
-		err = report_file__open(files[i].rf, files[i].path);
-		if (err) {
-			log_error("cannot write %s %s: %s", files[i].option, files[i].path,
-				  strerror(-err));
-			goto fail;
-		}
-		for (size_t j = 0; j < i; j++) {
-			if (!report_file__same(files[j].rf, files[i].rf))
-				continue;
-			log_error("%s and %s name the same file, %s: give each report its own",
-				  files[j].option, files[i].option, files[i].path);
-			goto fail;
-		}
+	if (report_outputs__open(files, sizeof(files) / sizeof(files[0]))) {
+		close_outputs(out);
+		return EXIT_USAGE;
 	}
 	return EXIT_OK;
-fail:
-	close_outputs(out);
-	return EXIT_USAGE;
 }
 
 void close_outputs(struct outputs *out)

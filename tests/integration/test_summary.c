@@ -472,6 +472,13 @@ Test(summary, bad_input)
 	expect_refused((char *[]){ rank0, job2, NULL }, "give the reports of one job");
 	expect_refused((char *[]){ rank0, again, NULL }, "both hold rank 0");
 	expect_refused((char *[]){ rank0, rank1, "--rank", "5", NULL }, "no rank 5");
+	{
+		char same[256];
+
+		scratch_file("same.out", same, sizeof(same));
+		expect_refused((char *[]){ rank0, "-o", same, "--html", same, NULL },
+			       "name the same file");
+	}
 
 	/* A database a collector made and stored nothing in; and a run it does not have. */
 	collector_start(&c, scratch_file("empty.sqlite", empty, sizeof(empty)), 0, NULL);

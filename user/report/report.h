@@ -116,6 +116,18 @@ struct report_file {
 int report_file__open(struct report_file *rf, const char *path);
 /* Do two open report files name the same regular file? */
 bool report_file__same(const struct report_file *a, const struct report_file *b);
+/* A file an option asked for: path NULL when it did not. */
+struct report_output {
+	struct report_file *rf;
+	const char *path, *option; /* the option, as the user gave it: "-o", "--json"... */
+};
+
+/*
+ * Open each asked-for output, refusing two that name one file: a bad path fails before
+ * any work. On failure, one line naming the option, and those opened are closed. 0 or
+ * -errno (-EEXIST: two name one file).
+ */
+int report_outputs__open(const struct report_output *outs, size_t nr);
 /* The stream to write the report to, emptied first (a regular file). NULL with errno. */
 FILE *report_file__begin(struct report_file *rf);
 /* Close it: 0, or -errno if what was written did not reach the file. NULL and closed ok. */

@@ -6,8 +6,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "log.h"
 #include "report.h"
 
 int report_file__open(struct report_file *rf, const char *path)
@@ -42,6 +44,35 @@ bool report_file__same(const struct report_file *a, const struct report_file *b)
 	if (!a->f || !b->f || fstat(fileno(a->f), &sa) || fstat(fileno(b->f), &sb))
 		return false;
 	return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int report_outputs__open(const struct report_output *outs, size_t nr)
+{
+	int err = 0;
+	size_t i;
+
+	for (i = 0; i < nr && !err; i++) {
+		if (!outs[i].path)
+			continue;
+		err = report_file__open(outs[i].rf, outs[i].path);
+		if (err) {
+			log_error("cannot write %s %s: %s", outs[i].option, outs[i].path,
+				  strerror(-err));
+			break;
+		}
+		for (size_t j = 0; j < i && !err; j++) {
+			if (!outs[j].path || !report_file__same(outs[j].rf, outs[i].rf))
+				continue;
+			log_error("%s and %s name the same file, %s: give each report its own",
+				  outs[j].option, outs[i].option, outs[i].path);
+			err = -EEXIST;
+		}
+	}
+	if (err) {
+		for (size_t j = 0; j < nr && j <= i; j++)
+			report_file__close(outs[j].rf);
+	}
+	return err;
 }
 
 FILE *report_file__begin(struct report_file *rf)
