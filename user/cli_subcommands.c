@@ -152,11 +152,24 @@ static const struct argp_option compare_options[] = {
 
 static int check_run(const struct cli_subcommand *sub, struct options *o);
 static int check_tree_options(const struct cli_subcommand *sub, struct options *o);
+static int check_store_migrate(const struct cli_subcommand *sub, struct options *o)
+{
+	if (o->nr_inputs != 2)
+		return cli_usage_error(sub, "%s", "store-migrate needs two databases: FROM TO, "
+				       "e.g. run.sqlite postgresql://HOST/DB");
+	return 0;
+}
+
 static int check_attach(const struct cli_subcommand *sub, struct options *o);
 static int check_top(const struct cli_subcommand *sub, struct options *o);
 static int check_sites(const struct cli_subcommand *sub, struct options *o);
 static int check_report(const struct cli_subcommand *sub, struct options *o);
 static int check_compare(const struct cli_subcommand *sub, struct options *o);
+static int check_store_migrate(const struct cli_subcommand *sub, struct options *o);
+
+static const struct argp_option store_migrate_options[] = {
+	{},
+};
 
 /* To add a subcommand: its options, a check, and a line here; main() runs it. */
 const struct cli_subcommand cli_subcommands[] = {
@@ -293,6 +306,22 @@ const struct cli_subcommand cli_subcommands[] = {
 		       "ADDR:PORT' on standard error once it accepts connections (port 0 takes a "
 		       "free port, and the line shows it).",
 		.check = cli_check_collect,
+	},
+	{
+		.name = "store-migrate",
+		.prog = "heaptap store-migrate",
+		.man_section = 1,
+		.summary = "copy the runs of one collector database into another",
+		.cmd = CMD_STORE_MIGRATE,
+		.options = store_migrate_options,
+		.args_doc = "FROM TO",
+		.doc = "Copy every run of the database FROM (an SQLite file or a PostgreSQL "
+		       "connection string) into TO (the same, usually postgresql://HOST/DB), in "
+		       "one transaction: all of it or nothing. A run TO has already (the same job "
+		       "id, or the same agent) is left as it is there. Prints a line per run, its "
+		       "id in FROM and in TO. Needs no privileges.",
+		.takes_files = true,
+		.check = check_store_migrate,
 	},
 };
 

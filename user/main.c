@@ -6,6 +6,7 @@
 #include "own_heap.h"
 #include "preflight.h"
 #include "privilege.h"
+#include "store_migrate.h"
 #include "store_read.h"
 
 int main(int argc, char **argv)
@@ -35,6 +36,11 @@ int main(int argc, char **argv)
 		log_error("--list and --run read a database heaptap collect wrote, not %s",
 			  opts.inputs[0]);
 		status = EXIT_USAGE;
+		goto cleanup;
+	}
+	if (opts.cmd == CMD_STORE_MIGRATE) {
+		status = store__migrate(opts.inputs[0], opts.inputs[1], stdout) ? EXIT_USAGE
+										: EXIT_OK;
 		goto cleanup;
 	}
 	if (opts.cmd == CMD_REPORT || opts.cmd == CMD_COMPARE) {

@@ -161,3 +161,102 @@ Test(cluster_pg, a_server_refusing_connections_is_said_in_one_line)
 	cr_expect(strstr(log, "collecting on") == NULL, "%s", log);
 	free(log);
 }
+
+/* heaptap report DB ARGS... (run run) into out; its exit status. */
+static int report_to(const char *db, long run, const char *what, const char *out)
+{
+	char run_text[16], err[256];
+	char *argv[16] = { (char *)heaptap_path(), "report", (char *)db, "--run", run_text };
+	int argc = 5;
+
+	snprintf(run_text, sizeof(run_text), "%ld", run);
+	if (!strcmp(what, "full")) {
+		argv[argc++] = "--full";
+		argv[argc++] = "--json";
+		argv[argc++] = (char *)out;
+		argv[argc++] = "-o";
+		argv[argc++] = "/dev/null";
+	} else if (!strcmp(what, "html")) {
+		argv[argc++] = "--html";
+		argv[argc++] = (char *)out;
+	} else if (!strcmp(what, "json")) {
+		argv[argc++] = "--json";
+		argv[argc++] = (char *)out;
+	}
+	argv[argc] = NULL;
+	return wait_status(spawn(argv, !strcmp(what, "text") ? out : "/dev/null",
+				 scratch_file("report.err", err, sizeof(err))), 60);
+}
+
+/* text with each name replaced by "DB" (the HTML page's title names its database). */
+static char *without(char *text, const char *name)
+{
+	char *at;
+
+	while (text && (at = strstr(text, name))) {
+		memcpy(at, "DB", 2);
+		memmove(at + 2, at + strlen(name), strlen(at + strlen(name)) + 1);
+	}
+	return text;
+}
+
+Test(cluster_pg, store_migrate_reports_the_same)
+{
+	static const char *const forms[] = { "text", "json", "full", "html" };
+	struct pg_server pg = { 0 };
+	struct collector_proc c;
+	char db[256], target[512], err[256], out[256], *log;
+	int status;
+
+	require_bpf();
+	/* Two runs in SQLite: an agent each, no job id. */
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
+	for (int i = 0; i < 2; i++) {
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
+				 "0.2", "--", (char *)target_path("groundtruth", target,
+								  sizeof(target)), NULL };
+
+		cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("agent.err", err,
+										sizeof(err))), 60),
+			     0), "agent: %s", slurp(err));
+	}
+	cr_assert(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
+	cr_assert(eq(i64, db_integer(db, "SELECT count(*) FROM runs"), 2));
+	pg_start(&pg);
+	for (int pass = 0; pass < 2; pass++) {
+		char *argv[] = { (char *)heaptap_path(), "store-migrate", db, pg.url, NULL };
+
+		status = wait_status(spawn(argv, scratch_file("migrate.out", out, sizeof(out)),
+					   scratch_file("migrate.err", err, sizeof(err))), 60);
+		cr_assert(eq(int, status, 0), "store-migrate: %s", slurp(err));
+		log = slurp(out);
+		/* Again: nothing copied twice. */
+		cr_expect(strstr(log, pass ? "0 runs copied, 2 there already"
+					   : "2 runs copied, 0 there already") != NULL, "%s", log);
+		free(log);
+	}
+	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(*) FROM runs"), 2));
+	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(*) FROM samples"),
+		     db_integer(db, "SELECT count(*) FROM samples")));
+	for (long run = 1; run <= 2; run++) {
+		for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+			char a[256], b[256];
+			char *from, *to;
+
+			snprintf(out, sizeof(out), "sqlite-%ld.%s", run, forms[f]);
+			scratch_file(out, a, sizeof(a));
+			snprintf(out, sizeof(out), "pg-%ld.%s", run, forms[f]);
+			scratch_file(out, b, sizeof(b));
+			cr_assert(eq(int, report_to(db, run, forms[f], a), 0));
+			cr_assert(eq(int, report_to(pg.url, run, forms[f], b), 0), "%s",
+				  slurp(err));
+			from = without(slurp(a), db);
+			to = without(slurp(b), pg.url);
+			cr_assert(from && to && strlen(from) > 100, "run %ld %s", run, forms[f]);
+			cr_expect(eq(str, from, to), "run %ld's %s report differs", run, forms[f]);
+			free(from);
+			free(to);
+		}
+	}
+	pg_stop(&pg);
+}

@@ -22,7 +22,7 @@ TestSuite(docs, .timeout = 60);
 static const char *const pages[] = {
 	"heaptap.8",	    "heaptap-run.8",	 "heaptap-attach.8", "heaptap-top.8",
 	"heaptap-agent.8",  "heaptap-collect.8", "heaptap-report.1", "heaptap-compare.1",
-	"heaptap-sites.1",
+	"heaptap-sites.1",  "heaptap-store-migrate.1",
 };
 #define NR_PAGES (sizeof(pages) / sizeof(pages[0]))
 

@@ -277,6 +277,7 @@ Test(package, make_install)
 		     "./usr/share/man/man1/heaptap-compare.1\n"
 		     "./usr/share/man/man1/heaptap-report.1\n"
 		     "./usr/share/man/man1/heaptap-sites.1\n"
+		     "./usr/share/man/man1/heaptap-store-migrate.1\n"
 		     "./usr/share/man/man8/heaptap-agent.8\n"
 		     "./usr/share/man/man8/heaptap-attach.8\n"
 		     "./usr/share/man/man8/heaptap-collect.8\n"

@@ -142,7 +142,7 @@ static const char bash_body[] =
 	"\t\treturn 0\n"
 	"\tfi\n"
 	"\tif [[ $cur == -* ]]; then\n"
-	"\t\tlocal var=_heaptap_options_$sub\n"
+	"\t\tlocal var=_heaptap_options_${sub//-/_}\n"
 	"\t\tCOMPREPLY=($(compgen -W \"${!var} $_heaptap_global\" -- \"$cur\"))\n"
 	"\telif [[ \" $_heaptap_take_files \" == *\" $sub \"* ]]; then\n"
 	"\t\tcompopt -o filenames 2>/dev/null\n"
@@ -179,7 +179,11 @@ int complete_bash(FILE *out)
 	}
 	fputs("'\n", out);
 	for (size_t i = 0; i < cli_nr_subcommands; i++) {
-		fprintf(out, "_heaptap_options_%s='", cli_subcommands[i].name);
+		/* A shell variable's name: store-migrate's is _heaptap_options_store_migrate. */
+		fputs("_heaptap_options_", out);
+		for (const char *c = cli_subcommands[i].name; *c; c++)
+			fputc(*c == '-' ? '_' : *c, out);
+		fputs("='", out);
 		bash_words(out, cli_subcommands[i].options);
 		fputs("'\n", out);
 	}
