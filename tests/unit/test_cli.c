@@ -186,7 +186,7 @@ Test(cli, each_subcommand_checks_the_whole)
 {
 	struct options o;
 
-	expect_usage("name a subcommand: run, attach, top, sites, report, compare, agent or collect",
+	expect_usage("name a subcommand: run, attach, top, sites, report, compare, agent, collect or store-migrate",
 		     &o,
 		     parse(&o, NULL));
 	expect_usage("name a subcommand", &o, parse(&o, "-v", NULL));
