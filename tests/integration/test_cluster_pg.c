@@ -6,6 +6,7 @@
  * the agents stream lose and double nothing; a server that refuses connections is said in
  * one line; an SQLite database copied in by store-migrate reports the same.
  */
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,8 +98,17 @@ Test(cluster_pg, two_collectors_one_job)
 		  "mpirun: %s", slurp(err));
 	cr_expect(eq(int, collector_stop(&a, SIGTERM), 0), "%s", slurp(a.err));
 	cr_expect(eq(int, collector_stop(&b, SIGTERM), 0), "%s", slurp(b.err));
-	/* Each collector stored its own ranks. */
 	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(DISTINCT host) FROM processes"), 1));
+	/* Each rank's user, as the ranks run as this test's. */
+	{
+		char sql[256];
+		struct passwd *pw = getpwuid(getuid());
+
+		cr_assert(pw != NULL);
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM processes WHERE uid = %u AND "
+			 "user_name = '%s'", (unsigned)getuid(), pw->pw_name);
+		cr_expect(eq(i64, db_integer(pg.url, sql), RANKS), "%s", sql);
+	}
 	assert_one_exact_run(pg.url);
 	pg_stop(&pg);
 }
@@ -238,6 +248,10 @@ Test(cluster_pg, store_migrate_reports_the_same)
 	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(*) FROM runs"), 2));
 	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(*) FROM samples"),
 		     db_integer(db, "SELECT count(*) FROM samples")));
+	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(*) FROM processes WHERE user_name IS "
+					     "NOT NULL"),
+		     db_integer(db, "SELECT count(*) FROM processes WHERE user_name IS NOT NULL")),
+		  "each process's user copied");
 	for (long run = 1; run <= 2; run++) {
 		for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
 			char a[256], b[256];

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* The agent's batches: each traced process's changes since its last message. */
 #include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -101,6 +103,34 @@ static Heaptap__State state_of(const struct target *t, bool detach_live)
 	return detach_live ? HEAPTAP__STATE__DETACHED : HEAPTAP__STATE__RUNNING;
 }
 
+/*
+ * The process's user, as the database keeps it to find a user's runs: its real uid (from
+ * /proc/PID/status) and that uid's name here. Left unknown when the process is gone.
+ */
+static void identity_user(struct arena *a, Heaptap__Identity *id, pid_t pid)
+{
+	char path[32], line[256], name[256] = "", buf[1024];
+	struct passwd pw, *found = NULL;
+	unsigned int uid;
+	bool known = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	while (f && !known && fgets(line, sizeof(line), f))
+		known = sscanf(line, "Uid: %u", &uid) == 1;
+	if (f)
+		fclose(f);
+	if (!known)
+		return;
+	id->has_uid = true;
+	id->uid = uid;
+	if (!getpwuid_r(uid, &pw, buf, sizeof(buf), &found) && found)
+		snprintf(name, sizeof(name), "%s", pw.pw_name);
+	if (name[0])
+		id->user = arena_strdup(a, name);
+}
+
 /* The message of b->t in this batch, begun if need be; NULL when out of memory. */
 static Heaptap__Process *current(struct builder *b)
 {
@@ -147,6 +177,7 @@ static Heaptap__Process *current(struct builder *b)
 		p->identity = wire_identity(&b->arena, t);
 		if (!p->identity)
 			return NULL;
+		identity_user(&b->arena, p->identity, t->pid);
 		sent->identity = true;
 		b->bytes += strlen(t->command) + sizeof(t->mpi.job) + GROUP_OVERHEAD;
 	}

@@ -212,6 +212,9 @@ int db_pg__exec(struct db *db, const char *sql)
 						     !strcmp(sql, "ROLLBACK");
 	int err, tries = 0;
 
+	/* A transaction ends even on a connection lost: the next begins on a new one. */
+	if (end)
+		d->in_tx = false;
 	do {
 		PGresult *r;
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include "heaptap.pb-c.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct store;
 

@@ -273,6 +273,9 @@ static struct known_process *process_of(struct store *st, int64_t agent, const c
 			store_bind_text(s, 10, who->command);
 			store_bind_text(s, 11, who->allocator);
 			db_bind_int(s, 12, who->usable_known);
+			if (who->has_uid)
+				db_bind_int64(s, 14, who->uid);
+			store_bind_text(s, 15, who->user);
 		}
 		db_bind_double(s, 13, now);
 		if (run && db_step(s) == DB_ROW)

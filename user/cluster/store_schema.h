@@ -27,6 +27,15 @@ enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1, STORE_ALLOCATED =
 	"ALTER TABLE owner ADD COLUMN freed_bytes INTEGER;"                                   \
 	"ALTER TABLE owner ADD COLUMN freed_bytes_known INTEGER;"
 
+/*
+ * Schema 5: each process's user (uid, user_name: its real uid and that uid's name where
+ * its agent ran; NULL when unknown); a schema-4 file gains the columns when a collector
+ * opens it.
+ */
+#define STORE_PROCESS_USER_COLUMNS                                                            \
+	"ALTER TABLE processes ADD COLUMN uid INTEGER;"                                       \
+	"ALTER TABLE processes ADD COLUMN user_name TEXT;"
+
 #define STORE_OWNER_SCHEMA                                                                    \
 	"CREATE TABLE IF NOT EXISTS owner ("                                                  \
 	"  process INTEGER PRIMARY KEY REFERENCES processes(id), blocks INTEGER,"            \
@@ -86,7 +95,8 @@ enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1, STORE_ALLOCATED =
 	"  first_seen REAL, last_seen REAL, state TEXT NOT NULL DEFAULT 'running',"          \
 	"  exit_status INTEGER, signal INTEGER, lost_events INTEGER DEFAULT 0,"              \
 	"  incomplete_stacks INTEGER DEFAULT 0, holds_skipped INTEGER DEFAULT 0,"            \
-	"  unsupported_unwinds INTEGER DEFAULT 0, UNIQUE (agent, key));"                     \
+	"  unsupported_unwinds INTEGER DEFAULT 0, uid INTEGER, user_name TEXT,"              \
+	"  UNIQUE (agent, key));"                     \
 	"CREATE INDEX IF NOT EXISTS processes_of_run ON processes (run);"                     \
 	"CREATE TABLE IF NOT EXISTS names (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);" \
 	"CREATE TABLE IF NOT EXISTS groups ("                                                 \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * The database's schema on PostgreSQL (tools/docs/postgresql.md documents it): the tables,
- * columns and keys of store_schema.h's SQLite schema 4, in PostgreSQL's types: integers
+ * columns and keys of store_schema.h's SQLite schema 5, in PostgreSQL's types: integers
  * BIGINT, times (seconds since the epoch) DOUBLE PRECISION, ids from identity columns.
  */
 #ifndef HEAPTAP_STORE_SCHEMA_PG_H
@@ -25,7 +25,7 @@
 	"  state TEXT NOT NULL DEFAULT 'running', exit_status BIGINT, signal BIGINT,"        \
 	"  lost_events BIGINT DEFAULT 0, incomplete_stacks BIGINT DEFAULT 0,"                \
 	"  holds_skipped BIGINT DEFAULT 0, unsupported_unwinds BIGINT DEFAULT 0,"            \
-	"  UNIQUE (agent, key));"                                                             \
+	"  uid BIGINT, user_name TEXT, UNIQUE (agent, key));"                                                             \
 	"CREATE INDEX IF NOT EXISTS processes_of_run ON processes (run);"                     \
 	"CREATE TABLE IF NOT EXISTS names (" PG_ID ", text TEXT NOT NULL UNIQUE);"            \
 	"CREATE TABLE IF NOT EXISTS groups ("                                                 \

@@ -50,11 +50,14 @@ static int check_schema(struct db *db, const char *path)
 	return 0;
 }
 
-/* A file of schema 2 gains schema 3's columns; 0, or -EIO after one logged line. */
-static int add_owner_columns(struct db *db, const char *path)
+/*
+ * A file of an older schema gains the columns of a newer one (table's column, added by
+ * the statements alter, of schema version); 0, or -EIO after one logged line.
+ */
+static int add_columns(struct db *db, const char *path, const char *has_column,
+		       const char *alter, int version)
 {
-	struct db_stmt *s = db__prepare(db, "SELECT count(*) FROM pragma_table_info('owner') "
-					    "WHERE name = 'freed_calls'", 0);
+	struct db_stmt *s = db__prepare(db, has_column, 0);
 	int has = -1;
 
 	if (s && db_step(s) == DB_ROW)
@@ -65,9 +68,10 @@ static int add_owner_columns(struct db *db, const char *path)
 		return -EIO;
 	}
 	/* In one transaction: a collector stopped halfway leaves the file as it was. */
-	if (has || !db__exec(db, "BEGIN IMMEDIATE;" STORE_OWNER_FREED_COLUMNS "COMMIT;"))
+	if (has || (!db__exec(db, "BEGIN IMMEDIATE") && !db__exec(db, alter) &&
+		    !db__exec(db, "COMMIT")))
 		return 0;
-	log_error("cannot bring %s to schema 3: %s", path, db__errmsg(db));
+	log_error("cannot bring %s to schema %d: %s", path, version, db__errmsg(db));
 	db__exec(db, "ROLLBACK");
 	return -EIO;
 }
@@ -90,7 +94,11 @@ int store_sqlite__setup(struct db *db, const char *path, bool read_only)
 		log_error("cannot use %s as heaptap's database: %s", path, db__errmsg(db));
 		return -EIO;
 	}
-	if (!read_only && (add_owner_columns(db, path) ||
+	if (!read_only &&
+	    (add_columns(db, path, "SELECT count(*) FROM pragma_table_info('owner') WHERE name = "
+			 "'freed_calls'", STORE_OWNER_FREED_COLUMNS, 3) ||
+	     add_columns(db, path, "SELECT count(*) FROM pragma_table_info('processes') WHERE "
+			 "name = 'uid'", STORE_PROCESS_USER_COLUMNS, 5) ||
 			   db__exec(db, "PRAGMA user_version=" SCHEMA_VERSION_TEXT ";")))
 		return -EIO;
 	return check_schema(db, path);
