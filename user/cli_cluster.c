@@ -39,7 +39,10 @@ const struct argp_option cli_agent_options[] = {
 const struct argp_option cli_collect_options[] = {
 	{ "listen", OPT_LISTEN, "ADDR:PORT", 0, "accept agents there (default 127.0.0.1:7400: "
 						"this machine only; port 0: any free port)" },
-	{ "db", OPT_DB, "FILE", 0, "the SQLite database to store runs in (created if missing)" },
+	{ "db", OPT_DB, "FILE|URL", 0, "the database to store runs in: an SQLite file (created if "
+				      "missing) or a PostgreSQL connection string, "
+				      "postgresql://[USER@]HOST[:PORT]/DB[?sslmode=verify-full] "
+				      "(password from PGPASSFILE, ~/.pgpass or a service file)" },
 	{ "metrics", OPT_METRICS, "ADDR:PORT", 0, "serve Prometheus metrics at "
 						  "http://ADDR:PORT/metrics" },
 	OPTION_KEY("agents must hold"),
@@ -155,7 +158,8 @@ int cli_check_collect(const struct cli_subcommand *sub, struct options *o)
 {
 	if (!o->db_path)
 		return cli_usage_error(sub, "%s",
-				       "collect needs --db FILE.sqlite to store runs in");
+				       "collect needs --db FILE.sqlite (or --db "
+				       "postgresql://HOST/DB) to store runs in");
 	if (!o->listen)
 		o->listen = "127.0.0.1:7400";
 	if (!o->client_timeout)

@@ -241,7 +241,7 @@ const struct cli_subcommand cli_subcommands[] = {
 		.summary = "a job's memory across its ranks, from JSON reports or a database",
 		.cmd = CMD_REPORT,
 		.options = report_options,
-		.args_doc = "FILE.json...\nDB.sqlite",
+		.args_doc = "FILE.json...\nDB.sqlite\npostgresql://HOST/DB",
 		.doc = "Read a job's JSON reports (one, or one per rank) or a run stored by "
 		       "heaptap collect (the newest, or --run ID) and print the job's summary: "
 		       "each rank's current and peak as min/median/max, the outlier ranks, and "
@@ -297,11 +297,12 @@ const struct cli_subcommand cli_subcommands[] = {
 		.name = "collect",
 		.prog = "heaptap collect",
 		.man_section = 8,
-		.summary = "receive what agents send and store the runs in an SQLite database",
+		.summary = "receive what agents send and store the runs in SQLite or PostgreSQL",
 		.cmd = CMD_COLLECT,
 		.options = cli_collect_options,
-		.args_doc = "--db FILE.sqlite",
+		.args_doc = "--db FILE.sqlite\n--db postgresql://HOST/DB",
 		.doc = "Accept agents (and top --collector), store what they send in FILE.sqlite "
+		       "or in a PostgreSQL database that many collectors share "
 		       "and run until Ctrl-C or SIGTERM. Prints 'heaptap: collecting on "
 		       "ADDR:PORT' on standard error once it accepts connections (port 0 takes a "
 		       "free port, and the line shows it).",

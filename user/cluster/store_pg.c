@@ -41,14 +41,15 @@ static int check(struct db *db)
 {
 	int version = version_of(db);
 
-	if (version == STORE_SCHEMA_VERSION)
+	/* 4, the first on PostgreSQL, lacks only each process's user: read without it. */
+	if (version >= 4 && version <= STORE_SCHEMA_VERSION)
 		return 0;
 	if (version > STORE_SCHEMA_VERSION)
 		log_error("the database %s is of heaptap schema %d, newer than this heaptap's %d: "
 			  "use a newer heaptap", db__name(db), version, STORE_SCHEMA_VERSION);
 	else
-		log_error("the database %s is not heaptap's (no heaptap_schema of version %d): "
-			  "give the database heaptap collect --db wrote", db__name(db),
+		log_error("the database %s is not heaptap's (no heaptap_schema of version 4 to "
+			  "%d): give the database heaptap collect --db wrote", db__name(db),
 			  STORE_SCHEMA_VERSION);
 	return -EIO;
 }
@@ -69,7 +70,8 @@ int store_pg__setup(struct db *db, bool read_only)
 			 "SELECT pg_advisory_xact_lock(7478) /* heaptap */;"
 			 "CREATE TABLE IF NOT EXISTS heaptap_schema (version INTEGER NOT NULL);") ||
 	    (version_of(db) <= STORE_SCHEMA_VERSION &&
-	     (db__exec(db, STORE_PG_SCHEMA) || db__exec(db, sql))) ||
+	     (db__exec(db, STORE_PG_SCHEMA) || db__exec(db, STORE_PG_UPGRADE) ||
+	      db__exec(db, sql))) ||
 	    db__exec(db, "COMMIT")) {
 		log_error("cannot use the database %s as heaptap's: %s", db__name(db),
 			  db__errmsg(db));

@@ -79,4 +79,14 @@
 	"  FROM groups g LEFT JOIN names l ON g.kind IN (2, 3) AND l.id = g.a"                \
 	"  LEFT JOIN names f ON g.kind = 3 AND f.id = g.b;"
 
+/* A database of an older schema brought up to date (4: without each process's user). */
+#define STORE_PG_UPGRADE                                                                      \
+	"ALTER TABLE processes ADD COLUMN IF NOT EXISTS uid BIGINT;"                          \
+	"ALTER TABLE processes ADD COLUMN IF NOT EXISTS user_name TEXT;"                      \
+	"UPDATE heaptap_schema SET version = " STORE_PG_VERSION_TEXT " WHERE version < "      \
+	STORE_PG_VERSION_TEXT ";"
+#define STORE_PG_TEXT_OF(n) #n
+#define STORE_PG_TEXT(n) STORE_PG_TEXT_OF(n)
+#define STORE_PG_VERSION_TEXT STORE_PG_TEXT(STORE_SCHEMA_VERSION)
+
 #endif
