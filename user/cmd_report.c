@@ -54,10 +54,13 @@ static int print_json(FILE *out, const struct loaded_report *r, const struct tre
 {
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
 	struct calltree *under = calloc(r->nr ? r->nr : 1, sizeof(*under));
-	int err = under ? 0 : -ENOMEM;
+	struct frame_table *names = frame_table__new();
+	int err = under && names ? 0 : -ENOMEM;
 
-	json_object_object_add(root, "heaptap", json_object_new_int(1));
+	json_object_object_add(root, "heaptap", json_object_new_int(REPORT_SCHEMA));
 	json_object_object_add(root, "attribution", json_object_new_string(r->attribution));
+	if (names)
+		json_object_object_add(root, "frames", frame_table__json(names));
 	for (size_t i = 0; i < r->nr && !err; i++) {
 		const struct loaded_process *p = &r->processes[i];
 		json_object *o = json_object_new_object(), *total = json_object_new_object();
@@ -73,13 +76,14 @@ static int print_json(FILE *out, const struct loaded_report *r, const struct tre
 			calltree__sort(&under[i]);
 		json_object_object_add(o, "calltree",
 				       report_calltree_json(tree->under ? &under[i] : &p->tree,
-							    tree->depth));
+							    tree->depth, names));
 		json_object_array_add(processes, o);
 	}
 	json_object_object_add(root, "processes", processes);
 	fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								  JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(root);
+	frame_table__free(names);
 	for (size_t i = 0; under && i < r->nr; i++)
 		calltree__clear(&under[i]);
 	free(under);

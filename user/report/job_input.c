@@ -5,6 +5,7 @@
 #include <string.h>
 #include "job_input_internal.h"
 #include "log.h"
+#include "report_frames.h"
 #include "report_input.h"
 #include "store_read.h"
 
@@ -239,12 +240,15 @@ int job_input_add_report(struct job *j, json_object *root, const char *source)
 {
 	json_object *processes = field(root, "processes"), *rule = field(root, "attribution");
 	const char *name = source ? source : "the database";
+	struct report_frames frames;
 	const char *what = "";
 	struct job_rank *grown;
 	char *job_id;
 	size_t n;
 	int err;
 
+	if ((err = report_frames__read(root, name, &frames)))
+		return err;
 	n = json_object_array_length(processes);
 	if (!(grown = realloc(j->ranks, (j->nr + n) * sizeof(*grown)))) {
 		log_error("out of memory reading %s", name);
@@ -260,7 +264,11 @@ int job_input_add_report(struct job *j, json_object *root, const char *source)
 
 		memset(r, 0, sizeof(*r));
 		r->source = source;
-		err = read_rank(o, r, &what);
+		/* Its sites' frames as objects, as the peak's readers take them. */
+		what = "frames";
+		err = report_frames__expand_process(&frames, o);
+		if (!err)
+			err = read_rank(o, r, &what);
 		j->nr++;
 		if (err) {
 			log_error("%s: process %zu: %s %s", name, i,
@@ -357,14 +365,27 @@ static size_t value_end(const char *text, size_t size, size_t at)
 	return size;
 }
 
+/* Is text[at..end] (a string with its quotes) one of the keys the summary never reads? */
+static bool unread_key(const char *text, size_t at, size_t end)
+{
+	static const char *const keys[] = { "\"calltree\"", "\"allocated\"", "\"outstanding\"",
+					    "\"mappings\"" };
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		if (end - at + 1 == strlen(keys[k]) && !memcmp(text + at, keys[k], end - at + 1))
+			return true;
+	}
+	return false;
+}
+
 /*
- * Each process's "calltree" (root, processes, process: depth 3) made null before parsing:
- * the summary does not read it, and it is most of a report's objects (a rank of Open MPI
- * has some 20,000 nodes). A scan of the text is many times quicker than json-c's objects.
+ * Each process's "calltree", "allocated", "outstanding" and "mappings" (root, processes,
+ * process: depth 3) made null before parsing: the summary does not read them, and they are
+ * most of a report's objects (a rank of Open MPI has some 20,000 nodes and 3,000
+ * allocation sites). A scan of the text is many times quicker than json-c's objects.
  */
 static void drop_calltrees(char *text, size_t size)
 {
-	static const char key[] = "\"calltree\"";
 	int depth = 0;
 
 	for (size_t at = 0; at < size; at++) {
@@ -377,12 +398,11 @@ static void drop_calltrees(char *text, size_t size)
 			depth--;
 		} else if (c == '"') {
 			end = string_end(text, size, at);
-			if (depth == 3 && end - at + 1 == sizeof(key) - 1 &&
-			    !memcmp(text + at, key, sizeof(key) - 1)) {
+			if (depth == 3 && unread_key(text, at, end)) {
 				v = end + 1 + strspn(text + end + 1, " \t\r\n");
 				if (v < size && text[v] == ':') {
 					v += 1 + strspn(text + v + 1, " \t\r\n");
-					if (v < size && text[v] == '[') {
+					if (v < size && (text[v] == '[' || text[v] == '{')) {
 						size_t stop = value_end(text, size, v);
 
 						memset(text + v, ' ', stop - v);
@@ -443,21 +463,11 @@ cleanup:
 
 static int add_file(struct job *j, const char *path)
 {
-	json_object *root = read_report(path), *version, *processes;
+	json_object *root = read_report(path);
 	int err;
 
 	if (!root)
 		return -EINVAL;
-	version = field(root, "heaptap");
-	processes = field(root, "processes");
-	if (!version || !json_object_is_type(version, json_type_int) ||
-	    json_object_get_int(version) != 1 || !processes ||
-	    !json_object_is_type(processes, json_type_array)) {
-		log_error("%s is not a heaptap report (no \"heaptap\": 1 with processes): give "
-			  "the files heaptap run, attach or top -b --json wrote", path);
-		json_object_put(root);
-		return -EINVAL;
-	}
 	err = job_input_add_report(j, root, path);
 	json_object_put(root);
 	return err;

@@ -6,8 +6,7 @@
 #include "job_input.h"
 
 /*
- * The processes of a report (schema "heaptap": 1, its processes checked to be an array)
- * into j; source names the file (NULL: a database). 0, or -errno after one logged line.
+ * The processes of a report (schema "heaptap": 1 or 2, checked) into j; source names the file (NULL: a database). 0, or -errno after one logged line.
  */
 int job_input_add_report(struct job *j, json_object *root, const char *source);
 /* Run run_id (0: the newest) of the database at path into j. 0, or -errno after one line. */

@@ -7,6 +7,7 @@
 #include <uthash.h>
 #include "compare.h"
 #include "job_tree.h"
+#include "report_frames.h"
 
 struct rank_value {
 	int rank;
@@ -118,6 +119,46 @@ static int add_value(struct job_node *n, int rank, double max)
 	}
 	n->values[n->nr++] = (struct rank_value){ .rank = rank, .max = max };
 	return 0;
+}
+
+/* Schema 2's nodes name their parent's index: parents first, each node's own in index[]. */
+static int add_rows(struct job_tree *t, json_object *calltree, const struct report_frames *f,
+		    int rank)
+{
+	size_t nr = json_object_array_length(calltree);
+	size_t *index = malloc((nr ? nr : 1) * sizeof(*index));
+	int err = index ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < nr && !err; i++) {
+		json_object *row = json_object_array_get_idx(calltree, i), *frame;
+		int64_t up = json_object_get_int64(json_object_array_get_idx(row, CALLTREE_PARENT));
+		struct job_node *n;
+
+		frame = report_frames__get(f, json_object_array_get_idx(row, CALLTREE_FRAME));
+		if (up < -1 || up >= (int64_t)i) /* not parents first: not heaptap's */
+			up = -1;
+		n = node_of(t, up < 0 ? (size_t)-1 : index[up], str_field(frame, "library"),
+			    str_field(frame, "function"));
+		if (!n) {
+			err = -ENOMEM;
+			break;
+		}
+		index[i] = n->index;
+		err = add_value(n, rank, (double)json_object_get_int64(
+						 json_object_array_get_idx(row, CALLTREE_MAX)));
+	}
+	free(index);
+	return err;
+}
+
+int job_tree__add_report(struct job_tree *t, json_object *calltree,
+			 const struct report_frames *f, int rank)
+{
+	if (f->version > 1)
+		return calltree && json_object_is_type(calltree, json_type_array) ?
+			       add_rows(t, calltree, f, rank) :
+			       0;
+	return job_tree__add(t, calltree, rank);
 }
 
 int job_tree__add(struct job_tree *t, json_object *calltree, int rank)

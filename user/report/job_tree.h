@@ -14,6 +14,10 @@ struct job_tree;
 struct job_tree *job_tree__new(void);
 /* The nodes of processes[].calltree of one process, labelled rank. 0, or -ENOMEM. */
 int job_tree__add(struct job_tree *t, json_object *calltree, int rank);
+/* The same of a report of either schema (f: report_frames.h). */
+struct report_frames;
+int job_tree__add_report(struct job_tree *t, json_object *calltree,
+			 const struct report_frames *f, int rank);
 /*
  * { "libraries": [name...], "nodes": [[parent, function, library, min, median, max,
  * rank_of_max, ranks], ...] }: parents before children (parent -1 for a root), library an

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* The end-of-run reports: DMATP's text sections, and JSON in the schema "heaptap": 1. */
+/* The end-of-run reports: DMATP's text sections, and JSON in the schema "heaptap": 2. */
 #ifndef HEAPTAP_REPORT_H
 #define HEAPTAP_REPORT_H
 
@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 #include "calltree.h"
+#include "report_frames.h"
 #include "session.h"
 #include "stored_owner.h"
 
@@ -57,9 +58,11 @@ void report_json_balance(json_object *o, const struct balance *b);
 /*
  * The tree as the schema's calltree: its nodes, parents first, in the tree's order, down
  * to depth levels (0: all). Written from the tree when the object is serialized: the tree
- * must live until then.
+ * and names must live until then. names: schema 2's rows, their frames named in it (before
+ * it is written); NULL: schema 1's paths.
  */
-json_object *report_calltree_json(const struct calltree *t, unsigned depth);
+json_object *report_calltree_json(const struct calltree *t, unsigned depth,
+				  struct frame_table *names);
 /*
  * The tree as text, indented, sorted by max, as o asks (--depth, --under). 0, or -ENOMEM
  * (nothing printed).

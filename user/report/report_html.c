@@ -6,6 +6,7 @@
 #include <string.h>
 #include "html_page.h"
 #include "job_tree.h"
+#include "report_frames.h"
 #include "report_html.h"
 
 struct page_process {
@@ -80,9 +81,11 @@ int job_page__add_rank(struct job_page *p, const struct job_page_rank *r)
 int job_page__add_trees(struct job_page *p, const char *path)
 {
 	json_object *root = json_object_from_file(path), *procs = field(root, "processes");
+	struct report_frames frames;
 	int err = 0;
 
-	if (!procs || !json_object_is_type(procs, json_type_array)) {
+	if (!procs || !json_object_is_type(procs, json_type_array) ||
+	    report_frames__read(root, path, &frames)) {
 		json_object_put(root);
 		return -EINVAL;
 	}
@@ -93,7 +96,7 @@ int job_page__add_trees(struct job_page *p, const char *path)
 
 		if (p->mpi && !has_rank)
 			continue; /* mpirun, a shell: not a rank */
-		err = job_tree__add(p->tree, field(proc, "calltree"),
+		err = job_tree__add_report(p->tree, field(proc, "calltree"), &frames,
 				    p->mpi ? json_object_get_int(rank) : (int)p->nr_rankless++);
 	}
 	json_object_put(root);

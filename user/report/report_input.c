@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include "log.h"
 #include "profile_input.h"
+#include "report_frames.h"
 #include "report_input.h"
 
 static json_object *field(json_object *o, const char *key)
@@ -57,6 +58,64 @@ bool report_input_balance(json_object *o, struct balance *b)
 	return true;
 }
 
+static bool whole(json_object *v)
+{
+	return v && json_object_is_type(v, json_type_int);
+}
+
+/*
+ * Schema 2's nodes ([parent, frame, BAL's figures...], parents first): each made below the
+ * node its parent index names (nodes[] keeps them by index).
+ */
+static int read_rows(struct calltree *t, json_object *tree, const struct report_frames *f)
+{
+	size_t n = json_object_array_length(tree);
+	struct calltree_node **nodes = malloc((n ? n : 1) * sizeof(*nodes));
+	int err = nodes ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		json_object *row = json_object_array_get_idx(tree, i), *frame, *fn, *lib;
+		struct calltree_node *parent = NULL;
+		struct balance *b;
+		int64_t up, v[CALLTREE_MERGED];
+
+		err = -EINVAL;
+		if (!json_object_is_type(row, json_type_array) ||
+		    json_object_array_length(row) < CALLTREE_MERGED)
+			break;
+		for (int c = 0; c < CALLTREE_MERGED; c++) {
+			json_object *x = json_object_array_get_idx(row, c);
+
+			if (!whole(x))
+				goto bad;
+			v[c] = json_object_get_int64(x);
+		}
+		up = v[CALLTREE_PARENT];
+		frame = report_frames__get(f, json_object_array_get_idx(row, CALLTREE_FRAME));
+		fn = frame ? json_object_object_get(frame, "function") : NULL;
+		lib = frame ? json_object_object_get(frame, "library") : NULL;
+		if (up < -1 || up >= (int64_t)i || !fn || !lib)
+			break;
+		parent = up >= 0 ? nodes[up] : NULL;
+		nodes[i] = calltree__child(t, parent, json_object_get_string(lib),
+					   json_object_get_string(fn));
+		if (!nodes[i]) {
+			err = -ENOMEM;
+			break;
+		}
+		b = &nodes[i]->bal;
+		*b = (struct balance){ .current = v[CALLTREE_CURRENT], .min = v[CALLTREE_MIN],
+				       .max = v[CALLTREE_MAX],
+				       .requested = (uint64_t)v[CALLTREE_REQUESTED] };
+		for (int c = 0; c < HT_NR_FUNCS; c++)
+			b->calls[c] = (uint64_t)v[CALLTREE_CALLS + c];
+		err = 0;
+	}
+bad:
+	free(nodes);
+	return err;
+}
+
 /* One node: its path, outermost first, and its balance. */
 static int read_node(struct calltree *t, json_object *o)
 {
@@ -82,8 +141,8 @@ static int read_node(struct calltree *t, json_object *o)
 	return report_input_balance(o, &node->bal) ? 0 : -EINVAL;
 }
 
-static int read_process(json_object *o, struct loaded_process *p, struct heap_profile *profile,
-			const char **what)
+static int read_process(json_object *o, const struct report_frames *f, struct loaded_process *p,
+			struct heap_profile *profile, const char **what)
 {
 	json_object *command = field(o, "command"), *tree = field(o, "calltree");
 	int pid, err;
@@ -93,6 +152,9 @@ static int read_process(json_object *o, struct loaded_process *p, struct heap_pr
 	    !read_int(o, "world_size", &p->world_size))
 		return -EINVAL;
 	p->pid = pid;
+	*what = "frames";
+	if (profile && (err = report_frames__expand_process(f, o)))
+		return err;
 	if (profile && (err = profile_read_json_process(o, &(struct profile_labels){
 								.pid = pid, .rank = p->rank },
 							profile, what)))
@@ -111,7 +173,9 @@ static int read_process(json_object *o, struct loaded_process *p, struct heap_pr
 	if (!json_object_is_type(tree, json_type_array))
 		return -EINVAL;
 	p->has_tree = true;
-	for (size_t i = 0; i < json_object_array_length(tree); i++) {
+	if (f->version > 1 && (err = read_rows(&p->tree, tree, f)))
+		return err;
+	for (size_t i = 0; f->version == 1 && i < json_object_array_length(tree); i++) {
 		err = read_node(&p->tree, json_object_array_get_idx(tree, i));
 		if (err)
 			return err;
@@ -122,7 +186,8 @@ static int read_process(json_object *o, struct loaded_process *p, struct heap_pr
 
 static int read_json(const char *path, struct loaded_report *out, bool with_profile)
 {
-	json_object *root = json_object_from_file(path), *version, *processes, *rule;
+	json_object *root = json_object_from_file(path), *processes, *rule;
+	struct report_frames frames;
 	const char *what = "";
 	int err = 0;
 	size_t n;
@@ -134,15 +199,9 @@ static int read_json(const char *path, struct loaded_report *out, bool with_prof
 							  "not JSON");
 		return -EINVAL;
 	}
-	version = field(root, "heaptap");
-	processes = field(root, "processes");
-	if (!version || json_object_get_int(version) != 1 || !processes ||
-	    !json_object_is_type(processes, json_type_array)) {
-		log_error("%s is not a heaptap report (no \"heaptap\": 1 with processes): give "
-			  "the file heaptap --json wrote", path);
-		err = -EINVAL;
+	if ((err = report_frames__read(root, path, &frames)))
 		goto cleanup;
-	}
+	processes = field(root, "processes");
 	rule = field(root, "attribution");
 	out->attribution = strdup(rule ? json_object_get_string(rule) : "entry");
 	n = json_object_array_length(processes);
@@ -155,7 +214,8 @@ static int read_json(const char *path, struct loaded_report *out, bool with_prof
 		goto cleanup;
 	}
 	for (size_t i = 0; i < n; i++) {
-		err = read_process(json_object_array_get_idx(processes, i), &out->processes[i],
+		err = read_process(json_object_array_get_idx(processes, i), &frames,
+				   &out->processes[i],
 				   out->profile, &what);
 		out->nr = i + 1;
 		if (err) {

@@ -36,7 +36,9 @@ static json_object *samples_json(const struct total_series *s)
 	return list;
 }
 
-static json_object *process_json(const struct target *t, const struct process_facts *pf)
+/* names: schema 2, each frame its index in names; NULL: schema 1. */
+static json_object *process_json(const struct target *t, const struct process_facts *pf,
+				 struct frame_table *names)
 {
 	json_object *p = json_object_new_object(), *total = json_object_new_object();
 	json_object *threads = json_object_new_array(), *libraries = json_object_new_array();
@@ -108,7 +110,7 @@ static json_object *process_json(const struct target *t, const struct process_fa
 	json_object_object_add(p, "threads", threads);
 	json_object_object_add(p, "libraries", libraries);
 	json_object_object_add(p, "functions", functions);
-	json_object_object_add(p, "calltree", report_calltree_json(&t->tree, 0));
+	json_object_object_add(p, "calltree", report_calltree_json(&t->tree, 0, names));
 	json_object_object_add(p, "calltree_lost", json_object_new_uint64(t->tree_lost));
 	json_object_object_add(p, "calltree_dropped", json_object_new_boolean(t->tree_dropped));
 	/* What the tree costs heaptap: its nodes, and their bytes with the stacks' paths. */
@@ -119,6 +121,10 @@ static json_object *process_json(const struct target *t, const struct process_fa
 	if (pf->owner) /* a stored run's process */
 		stored_owner__json(p, pf->owner);
 	json_object_object_add(p, "mappings", report_mappings_json(&t->mappings));
+	if (names && frame_table__intern_process(names, p)) {
+		json_object_put(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -215,22 +221,24 @@ static json_object *untraced_json(struct session *s)
 	return list;
 }
 
-static json_object *report_object(struct session *s)
+/* The frames of what names names are written before the processes that refer to them. */
+static json_object *report_object(struct session *s, struct frame_table *names)
 {
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
 	struct target **targets;
 	size_t n = session__targets(s, &targets);
 
-	json_object_object_add(root, "heaptap", json_object_new_int(1));
+	json_object_object_add(root, "heaptap", json_object_new_int(REPORT_SCHEMA));
 	json_object_object_add(root, "attribution",
 			       json_object_new_string(attribution_rule_name(session__rule(s))));
+	json_object_object_add(root, "frames", frame_table__json(names));
 	for (size_t i = 0; i < n; i++) {
 		struct process_facts pf = {
 			.lost_events = session__lost_events(s, targets[i]),
 			.holds_skipped = session__holds_skipped(s, targets[i]),
 		};
 
-		json_object_array_add(processes, process_json(targets[i], &pf));
+		json_object_array_add(processes, process_json(targets[i], &pf, names));
 	}
 	json_object_object_add(root, "processes", processes);
 	json_object_object_add(root, "untraced", untraced_json(s));
@@ -240,59 +248,71 @@ static json_object *report_object(struct session *s)
 	return root;
 }
 
-void report_json(FILE *out, struct session *s)
+/*
+ * root and names written; a report of no process (out of memory) when either is NULL. The
+ * call trees look their frames up in names as they are written.
+ */
+static void write_report(FILE *out, json_object *root, struct frame_table *names, int flags)
 {
-	json_object *root = report_object(s);
-
-	fprintf(out, "%s\n",
-		json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							     JSON_C_TO_STRING_NOSLASHESCAPE));
+	fprintf(out, "%s\n", names && root ?
+			json_object_to_json_string_ext(root, flags | JSON_C_TO_STRING_NOSLASHESCAPE) :
+			"{\"heaptap\": 2, \"error\": \"out of memory\", \"processes\": []}");
 	fflush(out);
 	json_object_put(root);
+	frame_table__free(names);
+}
+
+void report_json(FILE *out, struct session *s)
+{
+	struct frame_table *names = frame_table__new();
+
+	write_report(out, names ? report_object(s, names) : NULL, names, JSON_C_TO_STRING_PLAIN);
 }
 
 void report_json_line(FILE *out, struct session *s)
 {
-	json_object *root = report_object(s);
+	struct frame_table *names = frame_table__new();
+	json_object *root = names ? report_object(s, names) : NULL;
 	struct timespec now;
 	char text[32];
 
 	/* When the snapshot was taken: Unix time in seconds, to the millisecond. */
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(text, sizeof(text), "%lld.%03ld", (long long)now.tv_sec, now.tv_nsec / 1000000);
-	json_object_object_add(root, "timestamp",
-			       json_object_new_double_s(now.tv_sec + now.tv_nsec / 1e9, text));
-
-	fprintf(out, "%s\n",
-		json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
-							     JSON_C_TO_STRING_NOSLASHESCAPE));
-	fflush(out);
-	json_object_put(root);
+	if (root)
+		json_object_object_add(root, "timestamp",
+				       json_object_new_double_s(now.tv_sec + now.tv_nsec / 1e9, text));
+	write_report(out, root, names, JSON_C_TO_STRING_PLAIN);
 }
 
-json_object *report_json_run_object(const struct report_run *run)
+/* names: schema 2, each frame its index in names; NULL: schema 1 (read back in memory). */
+static json_object *run_object(const struct report_run *run, struct frame_table *names)
 {
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
 
-	json_object_object_add(root, "heaptap", json_object_new_int(1));
+	json_object_object_add(root, "heaptap", json_object_new_int(names ? REPORT_SCHEMA : 1));
+	if (names)
+		json_object_object_add(root, "frames", frame_table__json(names));
 	json_object_object_add(root, "attribution",
 			       json_object_new_string(attribution_rule_name(run->rule)));
 	json_object_object_add(root, "run", json_object_new_int64(run->id));
 	json_object_object_add(root, "job", run->job ? json_object_new_string(run->job) : NULL);
 	for (size_t i = 0; i < run->nr; i++)
-		json_object_array_add(processes, process_json(run->targets[i], &run->facts[i]));
+		json_object_array_add(processes, process_json(run->targets[i], &run->facts[i],
+							      names));
 	json_object_object_add(root, "processes", processes);
 	return root;
 }
 
+json_object *report_json_run_object(const struct report_run *run)
+{
+	return run_object(run, NULL);
+}
+
 void report_json_run(FILE *out, const struct report_run *run, bool one_line)
 {
-	json_object *root = report_json_run_object(run);
+	struct frame_table *names = frame_table__new();
 
-	fprintf(out, "%s\n",
-		json_object_to_json_string_ext(root, (one_line ? JSON_C_TO_STRING_PLAIN
-							       : JSON_C_TO_STRING_PRETTY) |
-							     JSON_C_TO_STRING_NOSLASHESCAPE));
-	fflush(out);
-	json_object_put(root);
+	(void)one_line; /* schema 2 is on one line either way (jq . spreads it out) */
+	write_report(out, names ? run_object(run, names) : NULL, names, JSON_C_TO_STRING_PLAIN);
 }

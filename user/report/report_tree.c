@@ -6,6 +6,7 @@
 #include <string.h>
 #include <json-c/printbuf.h>
 #include "report.h"
+#include "report_frames.h"
 
 static uint64_t all_calls(const struct balance *b)
 {
@@ -124,9 +125,29 @@ static void append_string(struct printbuf *pb, const char *s)
 struct tree_output {
 	const struct calltree *tree;
 	unsigned depth;
+	struct frame_table *names; /* schema 2; NULL: schema 1's paths */
 	const struct calltree_node **path;
+	int64_t *index, next; /* schema 2: the index of each node on the path, the next one's */
 	bool first, pretty;
 };
+
+/* Schema 2's node: [parent, frame, current, min, max, requested, calls..., merged]. */
+static void append_row(struct printbuf *pb, struct tree_output *o, const struct calltree_node *n,
+		       unsigned level)
+{
+	const struct balance *b = &n->bal;
+
+	o->index[level] = o->next++;
+	sprintbuf(pb, "[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64,
+		  level ? o->index[level - 1] : (int64_t)-1,
+		  frame_table__name(o->names, n->key.function, n->key.library), b->current,
+		  b->min, b->max, b->requested);
+	for (int f = 0; f < HT_NR_FUNCS; f++)
+		sprintbuf(pb, ",%" PRIu64, b->calls[f]);
+	if (n->merged > 1)
+		sprintbuf(pb, ",%u", n->merged);
+	printbuf_strappend(pb, "]");
+}
 
 static void append_level(struct printbuf *pb, struct tree_output *o,
 			 const struct calltree_node *siblings, unsigned level)
@@ -139,8 +160,15 @@ static void append_level(struct printbuf *pb, struct tree_output *o,
 		o->path[level] = n;
 		/* One node a line; none in a report on one line (top -b --json). */
 		put(pb, o->first ? "" : ",");
-		put(pb, o->pretty ? "\n{\"path\":[" : "{\"path\":[");
 		o->first = false;
+		if (o->names) {
+			put(pb, o->pretty ? "\n" : "");
+			append_row(pb, o, n, level);
+			if (!o->depth || level + 1 < o->depth)
+				append_level(pb, o, n->children, level + 1);
+			continue;
+		}
+		put(pb, o->pretty ? "\n{\"path\":[" : "{\"path\":[");
 		for (unsigned i = 0; i <= level; i++) {
 			put(pb, i ? ",{\"function\":" : "{\"function\":");
 			append_string(pb, o->path[i]->key.function);
@@ -189,14 +217,21 @@ static int write_tree(json_object *list, struct printbuf *pb, int level, int fla
 	(void)level;
 	o->pretty = flags & JSON_C_TO_STRING_PRETTY;
 	o->path = calloc(height ? height : 1, sizeof(*o->path));
-	if (!o->path)
+	o->index = calloc(height ? height : 1, sizeof(*o->index));
+	if (!o->path || !o->index) {
+		free(o->path);
+		free(o->index);
 		return -1;
+	}
 	o->first = true;
+	o->next = 0;
 	printbuf_strappend(pb, "[");
 	append_level(pb, o, o->tree->roots, 0);
 	printbuf_strappend(pb, "]");
 	free(o->path);
+	free(o->index);
 	o->path = NULL;
+	o->index = NULL;
 	return 0;
 }
 
@@ -206,13 +241,35 @@ static void free_output(json_object *list, void *userdata)
 	free(userdata);
 }
 
-json_object *report_calltree_json(const struct calltree *t, unsigned depth)
+/* The frames of the nodes written, into the table before it is written (it comes first). */
+static int name_level(struct frame_table *names, const struct calltree_node *siblings,
+		      unsigned level, unsigned depth)
+{
+	const struct calltree_node *n, *tmp;
+
+	HASH_ITER(hh, siblings, n, tmp) {
+		if (frame_table__name(names, n->key.function, n->key.library) < 0)
+			return -ENOMEM;
+		if ((!depth || level + 1 < depth) &&
+		    name_level(names, n->children, level + 1, depth))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+json_object *report_calltree_json(const struct calltree *t, unsigned depth,
+				  struct frame_table *names)
 {
 	json_object *list = json_object_new_array();
 	struct tree_output *o = calloc(1, sizeof(*o));
 
 	if (!o)
 		return list;
+	if (names && name_level(names, t->roots, 0, depth)) {
+		free(o);
+		return list;
+	}
+	o->names = names;
 	o->tree = t;
 	o->depth = depth;
 	json_object_set_serializer(list, write_tree, o, free_output);
