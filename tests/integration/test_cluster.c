@@ -27,7 +27,7 @@ static void assert_one_finished_job(json_object *report)
 
 	cr_assert(eq(int, json_object_array_length(processes), RANKS), "%s",
 		  json_object_to_json_string(report));
-	cr_expect(eq(int, json_object_get_int(get(report, "heaptap")), 1));
+	cr_expect(eq(int, json_object_get_int(get(report, "heaptap")), 2));
 	for (int rank = 0; rank < RANKS; rank++) {
 		json_object *p = process_of_rank(report, rank);
 

@@ -25,7 +25,7 @@ static void check_report(const char *report_path, const char *truth_path, const 
 	json_object *threads, *functions, *truth_threads, *truth_functions;
 	char what[256];
 
-	cr_assert(eq(int, json_object_get_int(get(report, "heaptap")), 1));
+	cr_assert(eq(int, json_object_get_int(get(report, "heaptap")), 2));
 	cr_assert(eq(str, (char *)json_object_get_string(get(report, "attribution")), (char *)rule));
 	cr_assert(eq(sz, json_object_array_length(processes), 1));
 	process = json_object_array_get_idx(processes, 0);

@@ -52,7 +52,7 @@ Test(top, batch_json_ends_with_the_truth)
 	cr_assert(line != NULL && lines >= 1);
 	snapshot = json_tokener_parse(line);
 	cr_assert(snapshot != NULL, "not one JSON report per line: %s", line);
-	cr_assert(eq(int, json_object_get_int(get(snapshot, "heaptap")), 1));
+	cr_assert(eq(int, json_object_get_int(get(snapshot, "heaptap")), 2));
 	/* Each snapshot says when it was taken, in Unix seconds. */
 	at = json_object_get_double(get(snapshot, "timestamp"));
 	cr_expect(at >= started && at <= ended, "timestamp %.3f not within the run [%.0f, %.0f]",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* JSON reports read back: only what report and compare use, checked as it is read. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -194,9 +195,13 @@ static int read_json(const char *path, struct loaded_report *out, bool with_prof
 
 	*out = (struct loaded_report){ .path = path };
 	if (!root) {
-		log_error("cannot read %s: %s", path, json_util_get_last_err() ?
-							  json_util_get_last_err() :
-							  "not JSON");
+		FILE *f = fopen(path, "r");
+
+		/* json-c's own message ends in a newline, and says little ("failed: continue"). */
+		log_error("cannot read %s: %s", path, f ? "not JSON, or cut short: give the file "
+			  "heaptap --json wrote" : strerror(errno));
+		if (f)
+			fclose(f);
 		return -EINVAL;
 	}
 	if ((err = report_frames__read(root, path, &frames)))
