@@ -5,7 +5,8 @@
 # hit against an emulated one; unwinding ~20 frames through code without frame pointers,
 # tables vs frame pointers vs empty probes vs probes on entries, and the table build cost
 # of an MPI rank's libraries; attaching to and detaching from many processes, and
-# following 100 short commands; an MPI job's start; heaptap's BPF run time per call at 7 and
+# following 100 short commands; an MPI job's start, and its JSON report's bytes per rank
+# and read speed; heaptap's BPF run time per call at 7 and
 # 20 frames (kernel BPF statistics: no trap in it); then heaptap's cost per malloc+free
 # pair next to untraced and empty probes at entries and at sites. Each section ends with
 # its ratio or figure line. First
@@ -79,6 +80,7 @@ bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DI
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/depth.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/attach.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/mpi_start.sh
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/report_size.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) CC=$(CC) tools/bench/os_view.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/bpf_cost.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/run.sh
