@@ -227,16 +227,19 @@ int report_frames__read(json_object *root, const char *path, struct report_frame
 	return 0;
 }
 
+json_object *report_frames__at(const struct report_frames *f, int64_t i)
+{
+	return f->table && i >= 0 && (uint64_t)i < f->nr ? json_object_array_get_idx(f->table, i) :
+							    NULL;
+}
+
 json_object *report_frames__get(const struct report_frames *f, json_object *ref)
 {
-	int64_t i;
-
 	if (f->version == 1)
 		return ref && json_object_is_type(ref, json_type_object) ? ref : NULL;
 	if (!ref || !json_object_is_type(ref, json_type_int))
 		return NULL;
-	i = json_object_get_int64(ref);
-	return i >= 0 && (uint64_t)i < f->nr ? json_object_array_get_idx(f->table, i) : NULL;
+	return report_frames__at(f, json_object_get_int64(ref));
 }
 
 static int expand(const void *p, json_object *frames)

@@ -44,6 +44,8 @@ struct report_frames {
 int report_frames__read(json_object *root, const char *path, struct report_frames *out);
 /* The frame a reference names: the object itself (1), the table's entry (2); NULL if bad. */
 json_object *report_frames__get(const struct report_frames *f, json_object *ref);
+/* Schema 2's frame i; NULL when out of the table. */
+json_object *report_frames__at(const struct report_frames *f, int64_t i);
 /*
  * A process of schema 2 in the shape of schema 1: the index in each list of frames of its
  * sites and mapping stacks replaced by the frame's object (shared with the table). Nothing

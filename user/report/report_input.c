@@ -9,6 +9,7 @@
 #include "profile_input.h"
 #include "report_frames.h"
 #include "report_input.h"
+#include "report_scan.h"
 
 static json_object *field(json_object *o, const char *key)
 {
@@ -59,62 +60,54 @@ bool report_input_balance(json_object *o, struct balance *b)
 	return true;
 }
 
-static bool whole(json_object *v)
-{
-	return v && json_object_is_type(v, json_type_int);
-}
-
 /*
- * Schema 2's nodes ([parent, frame, BAL's figures...], parents first): each made below the
- * node its parent index names (nodes[] keeps them by index).
+ * Schema 2's nodes ([parent, frame, BAL's figures...], parents first), from the text of the
+ * list: each made below the node its parent index names (nodes[] keeps them by index).
  */
-static int read_rows(struct calltree *t, json_object *tree, const struct report_frames *f)
+static int read_rows(struct calltree *t, const char *text, const struct report_frames *f)
 {
-	size_t n = json_object_array_length(tree);
-	struct calltree_node **nodes = malloc((n ? n : 1) * sizeof(*nodes));
-	int err = nodes ? 0 : -ENOMEM;
+	struct calltree_node **nodes = NULL;
+	size_t n = 0, cap = 0, at = 0, nr;
+	int64_t v[CALLTREE_MERGED + 1];
+	int got, err = 0;
 
-	for (size_t i = 0; i < n && !err; i++) {
-		json_object *row = json_object_array_get_idx(tree, i), *frame, *fn, *lib;
-		struct calltree_node *parent = NULL;
+	while (!err && (got = report_scan__row(text, &at, v, CALLTREE_MERGED + 1, &nr)) > 0) {
+		json_object *frame, *fn, *lib;
 		struct balance *b;
-		int64_t up, v[CALLTREE_MERGED];
+		int64_t up = v[CALLTREE_PARENT];
 
-		err = -EINVAL;
-		if (!json_object_is_type(row, json_type_array) ||
-		    json_object_array_length(row) < CALLTREE_MERGED)
-			break;
-		for (int c = 0; c < CALLTREE_MERGED; c++) {
-			json_object *x = json_object_array_get_idx(row, c);
+		if (n == cap) {
+			struct calltree_node **more;
 
-			if (!whole(x))
-				goto bad;
-			v[c] = json_object_get_int64(x);
+			cap = cap ? cap * 2 : 1024;
+			if (!(more = realloc(nodes, cap * sizeof(*nodes)))) {
+				err = -ENOMEM;
+				break;
+			}
+			nodes = more;
 		}
-		up = v[CALLTREE_PARENT];
-		frame = report_frames__get(f, json_object_array_get_idx(row, CALLTREE_FRAME));
+		frame = report_frames__at(f, v[CALLTREE_FRAME]);
 		fn = frame ? json_object_object_get(frame, "function") : NULL;
 		lib = frame ? json_object_object_get(frame, "library") : NULL;
-		if (up < -1 || up >= (int64_t)i || !fn || !lib)
+		if (nr < CALLTREE_MERGED || up < -1 || up >= (int64_t)n || !fn || !lib) {
+			err = -EINVAL;
 			break;
-		parent = up >= 0 ? nodes[up] : NULL;
-		nodes[i] = calltree__child(t, parent, json_object_get_string(lib),
-					   json_object_get_string(fn));
-		if (!nodes[i]) {
+		}
+		nodes[n] = calltree__child(t, up >= 0 ? nodes[up] : NULL,
+					   json_object_get_string(lib), json_object_get_string(fn));
+		if (!nodes[n]) {
 			err = -ENOMEM;
 			break;
 		}
-		b = &nodes[i]->bal;
+		b = &nodes[n++]->bal;
 		*b = (struct balance){ .current = v[CALLTREE_CURRENT], .min = v[CALLTREE_MIN],
 				       .max = v[CALLTREE_MAX],
 				       .requested = (uint64_t)v[CALLTREE_REQUESTED] };
 		for (int c = 0; c < HT_NR_FUNCS; c++)
 			b->calls[c] = (uint64_t)v[CALLTREE_CALLS + c];
-		err = 0;
 	}
-bad:
 	free(nodes);
-	return err;
+	return err ? err : got < 0 ? got : 0;
 }
 
 /* One node: its path, outermost first, and its balance. */
@@ -142,10 +135,23 @@ static int read_node(struct calltree *t, json_object *o)
 	return report_input_balance(o, &node->bal) ? 0 : -EINVAL;
 }
 
-static int read_process(json_object *o, const struct report_frames *f, struct loaded_process *p,
-			struct heap_profile *profile, const char **what)
+/* Schema 1's nodes, from the text of the list. */
+static int read_nodes(struct calltree *t, const char *text)
 {
-	json_object *command = field(o, "command"), *tree = field(o, "calltree");
+	json_object *tree = json_tokener_parse(text);
+	int err = tree && json_object_is_type(tree, json_type_array) ? 0 : -EINVAL;
+
+	for (size_t i = 0; !err && i < json_object_array_length(tree); i++)
+		err = read_node(t, json_object_array_get_idx(tree, i));
+	json_object_put(tree);
+	return err;
+}
+
+/* tree: the text of the process's calltree (cut from o), NULL when it has none. */
+static int read_process(json_object *o, const char *tree, const struct report_frames *f,
+			struct loaded_process *p, struct heap_profile *profile, const char **what)
+{
+	json_object *command = field(o, "command");
 	int pid, err;
 
 	*what = "pid, rank or world_size";
@@ -171,23 +177,53 @@ static int read_process(json_object *o, const struct report_frames *f, struct lo
 	if (!tree)
 		return 0;
 	*what = "calltree";
-	if (!json_object_is_type(tree, json_type_array))
-		return -EINVAL;
 	p->has_tree = true;
-	if (f->version > 1 && (err = read_rows(&p->tree, tree, f)))
+	err = f->version > 1 ? read_rows(&p->tree, tree, f) : read_nodes(&p->tree, tree);
+	if (err)
 		return err;
-	for (size_t i = 0; f->version == 1 && i < json_object_array_length(tree); i++) {
-		err = read_node(&p->tree, json_object_array_get_idx(tree, i));
-		if (err)
-			return err;
-	}
 	calltree__sort(&p->tree);
 	return 0;
 }
 
+/*
+ * The report's JSON, each process's call tree cut out into cut (read by hand: it is most of
+ * a report's values), and its sites too unless with_profile. NULL after one logged line.
+ */
+static json_object *parse(const char *path, bool with_profile, struct report_cut *cut)
+{
+	static const char *const sites[] = { "outstanding", "allocated", "peak", "mappings", NULL };
+	struct json_tokener *tok = json_tokener_new();
+	json_object *root = NULL;
+	size_t size = 0;
+	char *text = report_scan__slurp(path, &size);
+	int err = text && tok ? 0 : -errno;
+
+	if (!err)
+		err = report_scan__cut(text, size, "calltree", with_profile ? NULL : sites, cut);
+	if (err) {
+		log_error("cannot read %s: %s", path, strerror(tok ? -err : ENOMEM));
+	} else if (size > INT32_MAX) {
+		log_error("cannot read %s: over 2 GB", path);
+	} else {
+		root = json_tokener_parse_ex(tok, text, (int)size);
+		/* The object, and nothing but blanks after it. */
+		if (!root || text[json_tokener_get_parse_end(tok) +
+				  strspn(text + json_tokener_get_parse_end(tok), " \t\r\n")]) {
+			json_object_put(root);
+			root = NULL;
+			log_error("cannot read %s: %s", path, size ? "not JSON, or cut short: give "
+				  "the file heaptap --json wrote" : "empty");
+		}
+	}
+	json_tokener_free(tok);
+	free(text);
+	return root;
+}
+
 static int read_json(const char *path, struct loaded_report *out, bool with_profile)
 {
-	json_object *root = json_object_from_file(path), *processes, *rule;
+	struct report_cut trees = {};
+	json_object *root = parse(path, with_profile, &trees), *processes, *rule;
 	struct report_frames frames;
 	const char *what = "";
 	int err = 0;
@@ -195,13 +231,7 @@ static int read_json(const char *path, struct loaded_report *out, bool with_prof
 
 	*out = (struct loaded_report){ .path = path };
 	if (!root) {
-		FILE *f = fopen(path, "r");
-
-		/* json-c's own message ends in a newline, and says little ("failed: continue"). */
-		log_error("cannot read %s: %s", path, f ? "not JSON, or cut short: give the file "
-			  "heaptap --json wrote" : strerror(errno));
-		if (f)
-			fclose(f);
+		report_cut__clear(&trees);
 		return -EINVAL;
 	}
 	if ((err = report_frames__read(root, path, &frames)))
@@ -219,8 +249,8 @@ static int read_json(const char *path, struct loaded_report *out, bool with_prof
 		goto cleanup;
 	}
 	for (size_t i = 0; i < n; i++) {
-		err = read_process(json_object_array_get_idx(processes, i), &frames,
-				   &out->processes[i],
+		err = read_process(json_object_array_get_idx(processes, i),
+				   i < trees.nr ? trees.kept[i] : NULL, &frames, &out->processes[i],
 				   out->profile, &what);
 		out->nr = i + 1;
 		if (err) {
@@ -231,6 +261,7 @@ static int read_json(const char *path, struct loaded_report *out, bool with_prof
 	}
 cleanup:
 	json_object_put(root);
+	report_cut__clear(&trees);
 	if (err)
 		loaded_report__clear(out);
 	return err;
