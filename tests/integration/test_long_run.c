@@ -203,7 +203,7 @@ Test(long_run, three_hundred_short_lived_processes_under_follow)
 			 (char *)target_path("gtchild", gt, sizeof(gt)), "--blocks", "3",
 			 "--truth-dir", (char *)make_dir("children", dir, sizeof(dir)), NULL };
 	static char *truths[SHORT_LIVED + 8];
-	long early_fds = -1, late_fds = -1;
+	long early_fds = -1, late_fds = -1; /* the fewest heaptap held in each window */
 	json_object *report;
 	pid_t heaptap;
 	size_t n;
@@ -211,17 +211,23 @@ Test(long_run, three_hundred_short_lived_processes_under_follow)
 
 	require_bpf();
 	heaptap = spawn_limited(argv, NULL, scratch_file("err.txt", err, sizeof(err)), NOFILE);
-	/* Descriptors while the children come and go: the first third against the last. */
-	for (double deadline = now_s() + 120; now_s() < deadline; sleep_ms(20)) {
+	/*
+	 * Descriptors while the children come and go, the first third against the last: the
+	 * floor of each, since an ended child's links wait a moment for the thread that closes
+	 * them (tens at a time when children end quickly); a leak raises the floor.
+	 */
+	for (double deadline = now_s() + 120; now_s() < deadline; sleep_ms(5)) {
 		char st = proc_state(heaptap);
 		int done = progress_done(progress);
 		long fds = proc_fd_count(heaptap);
 
 		if (!st || st == 'Z')
 			break;
-		if (done >= 30 && done < 100 && fds > early_fds)
+		if (fds <= 0)
+			continue;
+		if (done >= 30 && done < 100 && (early_fds < 0 || fds < early_fds))
 			early_fds = fds;
-		if (done >= 200 && fds > late_fds)
+		if (done >= 200 && done < SHORT_LIVED && (late_fds < 0 || fds < late_fds))
 			late_fds = fds;
 	}
 	status = wait_status(heaptap, 1);
@@ -232,8 +238,8 @@ Test(long_run, three_hundred_short_lived_processes_under_follow)
 	cr_expect(early_fds > 0 && late_fds > 0, "heaptap's descriptors were never sampled");
 	cr_expect(
 		late_fds <= early_fds + 8,
-		"heaptap's descriptors grow with the processes it saw: at most %ld while children "
-		"30-100 ran, %ld for children 200-300",
+		"heaptap's descriptors grow with the processes it saw: at least %ld while "
+		"children 30-100 ran, %ld for children 200-300",
 		early_fds, late_fds);
 
 	report = load_json(json);
