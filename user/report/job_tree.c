@@ -8,6 +8,7 @@
 #include "compare.h"
 #include "job_tree.h"
 #include "report_frames.h"
+#include "report_scan.h"
 
 struct rank_value {
 	int rank;
@@ -122,43 +123,57 @@ static int add_value(struct job_node *n, int rank, double max)
 }
 
 /* Schema 2's nodes name their parent's index: parents first, each node's own in index[]. */
-static int add_rows(struct job_tree *t, json_object *calltree, const struct report_frames *f,
+static int add_rows(struct job_tree *t, const char *text, const struct report_frames *f,
 		    int rank)
 {
-	size_t nr = json_object_array_length(calltree);
-	size_t *index = malloc((nr ? nr : 1) * sizeof(*index));
-	int err = index ? 0 : -ENOMEM;
+	size_t *index = NULL, n = 0, cap = 0, at = 0, nr;
+	int64_t v[CALLTREE_MERGED + 1];
+	int got, err = 0;
 
-	for (size_t i = 0; i < nr && !err; i++) {
-		json_object *row = json_object_array_get_idx(calltree, i), *frame;
-		int64_t up = json_object_get_int64(json_object_array_get_idx(row, CALLTREE_PARENT));
-		struct job_node *n;
+	while (!err && (got = report_scan__row(text, &at, v, CALLTREE_MERGED + 1, &nr)) > 0) {
+		json_object *frame = report_frames__at(f, v[CALLTREE_FRAME]);
+		int64_t up = v[CALLTREE_PARENT];
+		struct job_node *node;
 
-		frame = report_frames__get(f, json_object_array_get_idx(row, CALLTREE_FRAME));
-		if (up < -1 || up >= (int64_t)i) /* not parents first: not heaptap's */
-			up = -1;
-		n = node_of(t, up < 0 ? (size_t)-1 : index[up], str_field(frame, "library"),
-			    str_field(frame, "function"));
-		if (!n) {
+		if (nr < CALLTREE_MERGED || up < -1 || up >= (int64_t)n)
+			return free(index), -EINVAL; /* not parents first: not heaptap's */
+		if (n == cap) {
+			size_t *more = realloc(index, (cap = cap ? cap * 2 : 1024) * sizeof(*index));
+
+			if (!more) {
+				err = -ENOMEM;
+				break;
+			}
+			index = more;
+		}
+		node = node_of(t, up < 0 ? (size_t)-1 : index[up], str_field(frame, "library"),
+			       str_field(frame, "function"));
+		if (!node) {
 			err = -ENOMEM;
 			break;
 		}
-		index[i] = n->index;
-		err = add_value(n, rank, (double)json_object_get_int64(
-						 json_object_array_get_idx(row, CALLTREE_MAX)));
+		index[n++] = node->index;
+		err = add_value(node, rank, (double)v[CALLTREE_MAX]);
 	}
 	free(index);
-	return err;
+	return err ? err : got < 0 ? got : 0;
 }
 
-int job_tree__add_report(struct job_tree *t, json_object *calltree,
+int job_tree__add_report(struct job_tree *t, const char *calltree,
 			 const struct report_frames *f, int rank)
 {
+	json_object *tree;
+	int err;
+
+	if (!calltree)
+		return 0;
 	if (f->version > 1)
-		return calltree && json_object_is_type(calltree, json_type_array) ?
-			       add_rows(t, calltree, f, rank) :
-			       0;
-	return job_tree__add(t, calltree, rank);
+		return add_rows(t, calltree, f, rank);
+	if (!(tree = json_tokener_parse(calltree)))
+		return -EINVAL;
+	err = job_tree__add(t, tree, rank);
+	json_object_put(tree);
+	return err;
 }
 
 int job_tree__add(struct job_tree *t, json_object *calltree, int rank)

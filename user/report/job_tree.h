@@ -14,9 +14,12 @@ struct job_tree;
 struct job_tree *job_tree__new(void);
 /* The nodes of processes[].calltree of one process, labelled rank. 0, or -ENOMEM. */
 int job_tree__add(struct job_tree *t, json_object *calltree, int rank);
-/* The same of a report of either schema (f: report_frames.h). */
+/*
+ * The same from the text of the calltree of a report of either schema (f: report_frames.h;
+ * report_scan.h cuts it out). 0, -EINVAL or -ENOMEM.
+ */
 struct report_frames;
-int job_tree__add_report(struct job_tree *t, json_object *calltree,
+int job_tree__add_report(struct job_tree *t, const char *calltree,
 			 const struct report_frames *f, int rank);
 /*
  * { "libraries": [name...], "nodes": [[parent, function, library, min, median, max,

@@ -8,6 +8,7 @@
 #include "job_tree.h"
 #include "report_frames.h"
 #include "report_html.h"
+#include "report_scan.h"
 
 struct page_process {
 	int rank;
@@ -80,27 +81,39 @@ int job_page__add_rank(struct job_page *p, const struct job_page_rank *r)
 
 int job_page__add_trees(struct job_page *p, const char *path)
 {
-	json_object *root = json_object_from_file(path), *procs = field(root, "processes");
+	static const char *const unread[] = { "outstanding", "allocated", "peak", "mappings",
+					      "samples", NULL };
+	struct report_cut trees = {};
+	json_object *root = NULL, *procs;
 	struct report_frames frames;
-	int err = 0;
+	size_t size = 0;
+	char *text = report_scan__slurp(path, &size);
+	int err = text ? 0 : -errno;
 
-	if (!procs || !json_object_is_type(procs, json_type_array) ||
-	    report_frames__read(root, path, &frames)) {
-		json_object_put(root);
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < json_object_array_length(procs) && !err; i++) {
+	/* The trees cut out of the text and read by hand; json-c parses the rest. */
+	if (!err)
+		err = report_scan__cut(text, size, "calltree", unread, &trees);
+	if (!err && !(root = json_tokener_parse(text)))
+		err = -EINVAL;
+	free(text);
+	procs = field(root, "processes");
+	if (!err && (!procs || !json_object_is_type(procs, json_type_array) ||
+		     report_frames__read(root, path, &frames)))
+		err = -EINVAL;
+	for (size_t i = 0; !err && i < json_object_array_length(procs); i++) {
 		json_object *proc = json_object_array_get_idx(procs, i);
 		json_object *rank = field(proc, "rank");
 		bool has_rank = rank && json_object_is_type(rank, json_type_int);
 
 		if (p->mpi && !has_rank)
 			continue; /* mpirun, a shell: not a rank */
-		err = job_tree__add_report(p->tree, field(proc, "calltree"), &frames,
-				    p->mpi ? json_object_get_int(rank) : (int)p->nr_rankless++);
+		err = job_tree__add_report(p->tree, i < trees.nr ? trees.kept[i] : NULL, &frames,
+					   p->mpi ? json_object_get_int(rank) :
+						    (int)p->nr_rankless++);
 	}
 	json_object_put(root);
-	return err;
+	report_cut__clear(&trees);
+	return err == -ENOMEM ? err : err ? -EINVAL : 0;
 }
 
 static int by_rank(const void *a, const void *b)
