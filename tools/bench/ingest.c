@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sqlite3.h>
 #include <time.h>
 #include <unistd.h>
 #include "arena.h"
 #include "auth.h"
+#include "db.h"
 #include "net.h"
 #include "run_wire.h"
 #include "wire.h"
@@ -58,25 +58,29 @@ static double cpu_of(int pid)
 	return (utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* The database's logical size (its pages, the WAL's included): the WAL file itself is
- * reused, not grown, once checkpointed. */
+/*
+ * The database's logical size: SQLite's pages (the WAL's included: the WAL file itself is
+ * reused, not grown, once checkpointed), or PostgreSQL's pg_database_size.
+ */
 static long long db_bytes(const char *db)
 {
-	long long pages = 0, page_size = 0;
-	sqlite3_stmt *s;
-	sqlite3 *h;
+	bool pg = db__is_postgresql(db);
+	long long pages = 0, page_size = 1;
+	struct db_stmt *s;
+	struct db *h;
 
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+	if (db__open(db, true, &h))
 		exit(1);
-	if (sqlite3_prepare_v2(h, "PRAGMA page_count", -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW)
-		pages = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	if (sqlite3_prepare_v2(h, "PRAGMA page_size", -1, &s, NULL) == SQLITE_OK &&
-	    sqlite3_step(s) == SQLITE_ROW)
-		page_size = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(h);
+	s = db__prepare(h, pg ? "SELECT pg_database_size(current_database())"
+			      : "PRAGMA page_count", 0);
+	if (s && db_step(s) == DB_ROW)
+		pages = db_column_int64(s, 0);
+	db_stmt__finalize(s);
+	s = pg ? NULL : db__prepare(h, "PRAGMA page_size", 0);
+	if (s && db_step(s) == DB_ROW)
+		page_size = db_column_int64(s, 0);
+	db_stmt__finalize(s);
+	db__close(h);
 	return pages * page_size;
 }
 

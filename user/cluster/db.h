@@ -24,6 +24,12 @@ enum {
 	 * make them wait for this transaction. SQLite has one writer: run inside it.
 	 */
 	DB_OUTSIDE = 2,
+	/*
+	 * A write whose rows and count nobody reads, inside a transaction: on PostgreSQL sent
+	 * without waiting for its answer (libpq's pipeline mode), its error, if any, reported
+	 * by the next statement that waits, or by the COMMIT.
+	 */
+	DB_PIPELINE = 4,
 };
 
 struct db;

@@ -24,6 +24,7 @@ struct db_pg {
 	int64_t changes;
 	bool read_only;
 	bool in_tx; /* BEGIN ran on c, no COMMIT or ROLLBACK since: never made again */
+	int queued; /* DB_PIPELINE statements sent on c, their answers not read */
 	char err[512];
 };
 
@@ -162,6 +163,83 @@ static int reconnect(struct db_pg *d, PGconn **c)
 	return *c ? 0 : -EIO;
 }
 
+static int result_ok(struct db_pg *d, PGconn *c, PGresult *r);
+
+/* The answers of the statements sent in pipeline mode, read; 0, or -EIO with the first error. */
+static int drain(struct db_pg *d)
+{
+	int err = 0, nulls = 0;
+
+	if (!d->c || PQpipelineStatus(d->c) == PQ_PIPELINE_OFF)
+		return 0;
+	if (!d->queued) {
+		PQexitPipelineMode(d->c);
+		return 0;
+	}
+	if (!PQpipelineSync(d->c)) {
+		set_err(d, PQerrorMessage(d->c));
+		err = -EIO;
+	}
+	/* Each statement's answer and a NULL after it, then the sync's. */
+	while (!err || PQstatus(d->c) == CONNECTION_OK) {
+		PGresult *r = PQgetResult(d->c);
+		ExecStatusType st;
+
+		if (!r) {
+			if (PQstatus(d->c) != CONNECTION_OK || ++nulls > d->queued + 1)
+				break;
+			continue;
+		}
+		st = PQresultStatus(r);
+		if (st == PGRES_PIPELINE_SYNC) {
+			PQclear(r);
+			break;
+		}
+		if (!err && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+			set_err(d, st == PGRES_PIPELINE_ABORTED ? "a statement before failed"
+								: PQresultErrorMessage(r));
+			err = -EIO;
+		}
+		PQclear(r);
+	}
+	if (PQstatus(d->c) != CONNECTION_OK && !err) {
+		set_err(d, PQerrorMessage(d->c));
+		err = -EIO;
+	}
+	d->queued = 0;
+	PQexitPipelineMode(d->c);
+	return err;
+}
+
+/* A pipelined write sent; 0 or -EIO. */
+static int send_pipelined(struct db_pg *d, struct db_stmt *s)
+{
+	if (s->prepared != d->generation) {
+		PGresult *r;
+		int err = drain(d);
+
+		if (err)
+			return err;
+		r = PQprepare(d->c, s->name, s->sql, s->nparams, NULL);
+		err = result_ok(d, d->c, r);
+		PQclear(r);
+		if (err)
+			return err;
+		s->prepared = d->generation;
+	}
+	if (PQpipelineStatus(d->c) == PQ_PIPELINE_OFF && !PQenterPipelineMode(d->c)) {
+		set_err(d, PQerrorMessage(d->c));
+		return -EIO;
+	}
+	if (!PQsendQueryPrepared(d->c, s->name, s->nparams, (const char *const *)s->values, NULL,
+				 NULL, 0)) {
+		set_err(d, PQerrorMessage(d->c));
+		return -EIO;
+	}
+	/* A few hundred answers at most wait: neither side's socket buffer fills. */
+	return ++d->queued >= 256 ? drain(d) : 0;
+}
+
 int db_pg__ensure(struct db *db)
 {
 	struct db_pg *d = pg(db);
@@ -212,9 +290,17 @@ int db_pg__exec(struct db *db, const char *sql)
 						     !strcmp(sql, "ROLLBACK");
 	int err, tries = 0;
 
+	/* The writes sent before: a COMMIT fails with them. */
+	err = drain(d);
 	/* A transaction ends even on a connection lost: the next begins on a new one. */
 	if (end)
 		d->in_tx = false;
+	if (err && !end)
+		return err;
+	if (err && !strcmp(sql, "COMMIT")) {
+		PQclear(PQexec(d->c, "ROLLBACK"));
+		return err;
+	}
 	do {
 		PGresult *r;
 
@@ -318,7 +404,8 @@ void db_pg__finalize(struct db_stmt *s)
 	db_pg__reset(s);
 	db_pg__clear_bindings(s);
 	/* Prepared in this connection: forgotten by the server too. */
-	if (s->prepared == d->generation && d->c && PQstatus(d->c) == CONNECTION_OK) {
+	if (s->prepared == d->generation && d->c && PQstatus(d->c) == CONNECTION_OK &&
+	    !drain(d)) {
 		char sql[64];
 
 		snprintf(sql, sizeof(sql), "DEALLOCATE %s", s->name);
@@ -371,6 +458,15 @@ int db_pg__step(struct db_stmt *s)
 
 	if (s->res)
 		return ++s->row < s->rows ? DB_ROW : DB_DONE;
+	if ((s->flags & DB_PIPELINE) && c == &d->c && d->in_tx) {
+		if (!*c || PQstatus(*c) != CONNECTION_OK) {
+			set_err(d, "the connection to the server is lost");
+			return DB_ERROR;
+		}
+		return send_pipelined(d, s) ? DB_ERROR : DB_DONE;
+	}
+	if (c == &d->c && drain(d))
+		return DB_ERROR;
 	do {
 		if (was_idle && reconnect(d, c))
 			return DB_ERROR;

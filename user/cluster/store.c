@@ -71,6 +71,23 @@ static unsigned outside(enum stmt which)
 	return which == NAME_ADD || which == RUN_ADD || which == AGENT_ADD ? DB_OUTSIDE : 0;
 }
 
+/* Writes whose answers nobody reads: sent without waiting for them (see db.h). */
+static unsigned pipelined(enum stmt which)
+{
+	switch (which) {
+	case GROUP_PUT:
+	case SAMPLE_ADD:
+	case PROCESS_STATUS:
+	case AGENT_SEQ:
+	case OWNER_PUT:
+	case OWNER_SITES_CLEAR:
+	case OWNER_SITE_ADD:
+		return DB_PIPELINE;
+	default:
+		return 0;
+	}
+}
+
 struct db *store__db(struct store *st)
 {
 	return st->db;
@@ -98,7 +115,7 @@ int store__open(const char *path, bool read_only, struct store **out)
 	for (int i = 0; i < NR_STMTS && !read_only; i++) {
 		const char *text = (pg ? store_pg__sql(i) : NULL) ?: sql[i];
 
-		if (!(st->stmts[i] = db__prepare(st->db, text, DB_PERSISTENT | outside(i)))) {
+		if (!(st->stmts[i] = db__prepare(st->db, text, DB_PERSISTENT | outside(i) | pipelined(i)))) {
 			store_db_error(st, text);
 			goto fail;
 		}
