@@ -10,6 +10,9 @@
 #   bpf alloc_entry 20-frames X ns    the same, 20 frames
 #   bpf unwind-per-frame X ns         what each frame more costs (from the two above)
 #   bpf alloc_return X ns             the return program (malloc's)
+#   bpf empty-program X ns            a program that does nothing: what measuring costs
+#   bpf send-floor X ns               a return program that only sends a record of
+#                                     heaptap's call event's size (empty_probes --send)
 set -euo pipefail
 heaptap=${HEAPTAP:-./heaptap}
 bench=${BENCH_DIR:-.output/bench}
@@ -86,33 +89,37 @@ if [ "$base" -gt 7 ]; then
 	echo "bench: the loop is $base frames deep at least, not 7" >&2
 	exit 1
 fi
-entry7=() entry20=() ret=() floor=()
+entry7=() entry20=() ret=() floor=() send=()
 for ((r = 1; r <= rounds; r++)); do
 	shallow=$(run_once $((7 - base)) "$heaptap" run -o /dev/null)
 	deep=$(run_once $((20 - base)) "$heaptap" run -o /dev/null)
 	empty=$(run_once $((7 - base)) "$bench/empty_probes")
+	sending=$(run_once $((7 - base)) "$bench/empty_probes" --send)
 	e7=$(awk '$1 == "alloc_entry" { print $2 }' <<<"$shallow")
 	e20=$(awk '$1 == "alloc_entry" { print $2 }' <<<"$deep")
 	rt=$(awk '$1 == "alloc_return" { print $2 }' <<<"$shallow")
 	fl=$(awk '$1 == "empty_entry" { print $2 }' <<<"$empty")
-	if [ -z "$e7" ] || [ -z "$e20" ] || [ -z "$rt" ] || [ -z "$fl" ]; then
+	sd=$(awk '$1 == "empty_return" { print $2 }' <<<"$sending")
+	if [ -z "$e7" ] || [ -z "$e20" ] || [ -z "$rt" ] || [ -z "$fl" ] || [ -z "$sd" ]; then
 		echo "bench: failed: no BPF statistics of heaptap's programs ($shallow / $deep)" \
 			"(is kernel.bpf_stats_enabled writable?)" >&2
 		exit 1
 	fi
-	entry7+=("$e7") entry20+=("$e20") ret+=("$rt") floor+=("$fl")
+	entry7+=("$e7") entry20+=("$e20") ret+=("$rt") floor+=("$fl") send+=("$sd")
 	echo "round $r/$rounds: alloc_entry $e7 ns (7 frames) $e20 ns (20 frames)" \
-		" alloc_return $rt ns  empty $fl ns" >&2
+		" alloc_return $rt ns  empty $fl ns  send $sd ns" >&2
 done
 e7=$(printf '%s\n' "${entry7[@]}" | median)
 e20=$(printf '%s\n' "${entry20[@]}" | median)
 rt=$(printf '%s\n' "${ret[@]}" | median)
 fl=$(printf '%s\n' "${floor[@]}" | median)
+sd=$(printf '%s\n' "${send[@]}" | median)
 echo "heaptap's BPF programs, run time per call (kernel BPF statistics), median of $rounds runs"
 printf 'bpf alloc_entry 7-frames %.0f ns\n' "$e7"
 printf 'bpf alloc_entry 20-frames %.0f ns\n' "$e20"
 awk -v a="$e7" -v b="$e20" 'BEGIN { printf "bpf unwind-per-frame %.0f ns\n", (b - a) / 13 }'
 printf 'bpf alloc_return %.0f ns\n' "$rt"
 printf 'bpf empty-program %.0f ns (the floor: what measuring a program that does nothing costs)\n' "$fl"
+printf 'bpf send-floor %.0f ns (a return program that only sends a record of the call event'"'"'s size)\n' "$sd"
 echo "goals: alloc_entry <= 350 ns at 7 frames, <= 800 ns at 20; <= 30 ns a frame;" \
 	"alloc_return <= 120 ns"

@@ -49,9 +49,37 @@ int BPF_KPROBE(empty_entry)
 	return 0;
 }
 
+/*
+ * With --send, the return program also sends what heaptap sends for each call: a record
+ * of its call event's size (HT_CALL_EVENT_HEADER_SIZE) to a ring of its size, that a
+ * thread drains; the cost of the send alone, heaptap's other work left out.
+ */
+#define CALL_EVENT_SIZE 104
+
+const volatile bool send_calls;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} calls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8[CALL_EVENT_SIZE]);
+} call_record SEC(".maps");
+
 SEC("uretprobe")
 int BPF_KRETPROBE(empty_return)
 {
+	__u32 zero = 0;
+	void *record;
+
+	if (!send_calls || !(record = bpf_map_lookup_elem(&call_record, &zero)))
+		return 0;
+	if (bpf_ringbuf_output(&calls, record, CALL_EVENT_SIZE, BPF_RB_NO_WAKEUP))
+		__sync_fetch_and_add(&lost, 1);
 	return 0;
 }
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * empty_probes [--entries] [--only FUNC] [--follow | --mpi] -- COMMAND [ARGS...]: run
- * COMMAND under the probes heaptap places, with programs that do nothing.
+ * empty_probes [--entries] [--only FUNC] [--send] [--follow | --mpi] -- COMMAND [ARGS...]:
+ * run COMMAND under the probes heaptap places, with programs that do nothing.
  *
  * The probes sit where heaptap places them (user/trace/probe_site.h), or with --entries
  * on the functions' first instructions, where every other tracer places them. --only FUNC
- * probes that one entry point of the C library (malloc, free...) and no other.
+ * probes that one entry point of the C library (malloc, free...) and no other. --send:
+ * the return program sends a record of heaptap's call event's size to a ring buffer a
+ * thread drains, nothing else: the floor of a program that reports each call.
  *
  * Alone: the C library's allocator probes on COMMAND's process (entry probes on the ten
  * entry points, one per address, and return probes on all but free), as perf links.
@@ -20,6 +22,8 @@
  * On exit, a line on stderr: processes followed and probed, probe hits, total hold time.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +88,7 @@ static const struct mapping *own_mapping(const struct procmaps *maps, const char
 /* Which entry points get probes (--only), and where (--entries). */
 static int only_func = -1;
 static bool at_entries;
+static bool send_calls; /* --send */
 
 static bool probed_func(const struct allocator *libc, int f)
 {
@@ -272,6 +277,28 @@ static int follow(struct follower *fl, pid_t child, int gate)
 	return status;
 }
 
+/* --send: the calls' records drained as heaptap's consumer drains its events. */
+static atomic_bool draining = true;
+
+/* Read whole, as heaptap's consumer reads each event (the lines move to its CPU). */
+static int read_record(void *ctx, void *data, size_t size)
+{
+	unsigned long long *sum = ctx;
+	const unsigned char *byte = data;
+
+	for (size_t i = 0; i < size; i++)
+		*sum += byte[i] + 1;
+	return 0;
+}
+
+static void *drain_calls(void *ring)
+{
+	while (atomic_load(&draining))
+		ring_buffer__poll(ring, 50 /* ms, as heaptap */);
+	ring_buffer__consume(ring);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct procmaps maps = {};
@@ -280,6 +307,9 @@ int main(int argc, char **argv)
 	const struct mapping *m, *ld;
 	struct object_file *obj, *loader;
 	struct allocator libc;
+	struct ring_buffer *calls = NULL;
+	unsigned long long sent_bytes = 0;
+	pthread_t drainer;
 	struct empty_bpf *skel;
 	int gate[2], status, cmd = 1;
 	bool following = false;
@@ -292,6 +322,8 @@ int main(int argc, char **argv)
 			fl.ranks_only = !strcmp(argv[cmd], "--mpi");
 		} else if (!strcmp(argv[cmd], "--entries")) {
 			at_entries = true;
+		} else if (!strcmp(argv[cmd], "--send")) {
+			send_calls = true;
 		} else if (!strcmp(argv[cmd], "--only") && cmd + 1 < argc) {
 			for (only_func = 0; only_func < HT_NR_FUNCS; only_func++) {
 				if (!strcmp(ht_func_names[only_func], argv[cmd + 1]))
@@ -305,8 +337,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc < cmd + 2 || strcmp(argv[cmd], "--")) {
-		fprintf(stderr, "usage: empty_probes [--entries] [--only FUNC] [--follow | --mpi] "
-				"-- COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: empty_probes [--entries] [--only FUNC] [--send] "
+				"[--follow | --mpi] -- COMMAND [ARGS...]\n");
 		return 2;
 	}
 	cmd++;
@@ -336,8 +368,17 @@ int main(int argc, char **argv)
 		bpf_program__set_autoattach(skel->progs.multi_entry, false);
 		bpf_program__set_autoattach(skel->progs.multi_return, false);
 	}
+	if (skel)
+		skel->rodata->send_calls = send_calls;
 	if (!skel || empty_bpf__load(skel) || pipe(gate)) {
 		fprintf(stderr, "empty_probes: cannot load BPF (root?)\n");
+		return 1;
+	}
+	if (send_calls &&
+	    (!(calls = ring_buffer__new(bpf_map__fd(skel->maps.calls), read_record,
+					&sent_bytes, NULL)) ||
+	     pthread_create(&drainer, NULL, drain_calls, calls))) {
+		fprintf(stderr, "empty_probes: cannot drain the calls' ring\n");
 		return 1;
 	}
 	fl.skel = skel;
@@ -359,6 +400,13 @@ int main(int argc, char **argv)
 		}
 		close(gate[1]); /* the child reads end-of-file and runs */
 		waitpid(pid, &status, 0);
+	}
+	if (calls) {
+		atomic_store(&draining, false);
+		pthread_join(drainer, NULL);
+		ring_buffer__free(calls);
+		fprintf(stderr, "empty_probes: %llu bytes of records sent, %llu records lost\n",
+			sent_bytes, (unsigned long long)skel->bss->lost);
 	}
 	/* Perf links are left to the exit: the process owns them for its whole life. */
 	empty_bpf__destroy(skel);
