@@ -12,7 +12,7 @@
 #define PID_LIMIT (1 << 22)
 
 #define OPTION_JSON_FILE { "json", OPT_JSON, "FILE", 0, "also write the report as JSON " \
-							"(schema \"heaptap\": 1)" }
+							"(schema \"heaptap\": 2)" }
 #define OPTION_STACKS                                                                       \
 	{ "stacks", OPT_STACKS, "FILE", 0, "also write every distinct stack that called the " \
 					   "allocator, as JSON lines with its calls" }

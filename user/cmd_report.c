@@ -59,8 +59,10 @@ static int print_json(FILE *out, const struct loaded_report *r, const struct tre
 
 	json_object_object_add(root, "heaptap", json_object_new_int(REPORT_SCHEMA));
 	json_object_object_add(root, "attribution", json_object_new_string(r->attribution));
-	if (names)
+	if (names) {
 		json_object_object_add(root, "frames", frame_table__json(names));
+		json_object_object_add(root, "stacks", frame_table__stacks_json(names));
+	}
 	for (size_t i = 0; i < r->nr && !err; i++) {
 		const struct loaded_process *p = &r->processes[i];
 		json_object *o = json_object_new_object(), *total = json_object_new_object();

@@ -25,14 +25,31 @@ static json_object *frame(json_object *table, json_object *ref)
 	return json_object_get(json_object_array_get_idx(table, i));
 }
 
-static void expand_list(json_object *table, json_object *list)
+/* Each entry's "stack" (a node of the report's stacks) as its "frames", innermost first. */
+static void expand_list(json_object *table, json_object *stacks, json_object *list)
 {
 	for (size_t i = 0; list && i < json_object_array_length(list); i++) {
-		json_object *frames = field(json_object_array_get_idx(list, i), "frames");
+		json_object *entry = json_object_array_get_idx(list, i), *frames;
+		int64_t node = json_object_get_int64(field(entry, "stack"));
 
-		for (size_t k = 0; frames && k < json_object_array_length(frames); k++)
-			json_object_array_put_idx(
-				frames, k, frame(table, json_object_array_get_idx(frames, k)));
+		cr_assert(field(entry, "stack") != NULL, "an entry without its stack: %s",
+			  json_object_to_json_string(entry));
+		frames = json_object_new_array();
+		while (node != -1) {
+			json_object *row = json_object_array_get_idx(stacks, node);
+			int64_t out;
+
+			cr_assert(node >= 0 && row != NULL, "stack node %lld out of the stacks",
+				  (long long)node);
+			out = json_object_get_int64(json_object_array_get_idx(row, 0));
+			cr_assert(out < node, "stack node %lld: the node out of it comes after it",
+				  (long long)node);
+			json_object_array_add(frames,
+					      frame(table, json_object_array_get_idx(row, 1)));
+			node = out;
+		}
+		json_object_object_del(entry, "stack");
+		json_object_object_add(entry, "frames", frames);
 	}
 }
 
@@ -82,17 +99,20 @@ static json_object *tree_v1(json_object *table, json_object *rows)
 void report_v1_shape(json_object *report)
 {
 	json_object *table = field(report, "frames"), *processes = field(report, "processes");
+	json_object *stacks = field(report, "stacks");
 
 	cr_assert(table && json_object_is_type(table, json_type_array),
 		  "a report of schema 2 without its frames");
+	cr_assert(stacks && json_object_is_type(stacks, json_type_array),
+		  "a report of schema 2 without its stacks");
 	for (size_t i = 0; processes && i < json_object_array_length(processes); i++) {
 		json_object *p = json_object_array_get_idx(processes, i),
 			    *tree = field(p, "calltree");
 
-		expand_list(table, field(p, "outstanding"));
-		expand_list(table, field(p, "allocated"));
-		expand_list(table, field(field(p, "peak"), "sites"));
-		expand_list(table, field(field(p, "mappings"), "stacks"));
+		expand_list(table, stacks, field(p, "outstanding"));
+		expand_list(table, stacks, field(p, "allocated"));
+		expand_list(table, stacks, field(field(p, "peak"), "sites"));
+		expand_list(table, stacks, field(field(p, "mappings"), "stacks"));
 		if (tree && json_object_is_type(tree, json_type_array))
 			json_object_object_add(p, "calltree", tree_v1(table, tree));
 	}

@@ -405,9 +405,11 @@ static void drop_calltrees(char *text, size_t size)
 					if (v < size && (text[v] == '[' || text[v] == '{')) {
 						size_t stop = value_end(text, size, v);
 
-						memset(text + v, ' ', stop - v);
-						if (stop - v >= 4)
+						/* "[]" stays: no room for null. */
+						if (stop - v >= 4) {
+							memset(text + v, ' ', stop - v);
 							memcpy(text + v, "null", 4);
+						}
 						at = stop - 1;
 						continue;
 					}

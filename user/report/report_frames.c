@@ -14,18 +14,28 @@ struct table_entry {
 	UT_hash_handle hh;
 };
 
+struct stack_entry {
+	int64_t key[2]; /* the next frame out's node (-1: none), the frame */
+	int64_t index;
+	UT_hash_handle hh;
+};
+
 struct frame_table {
 	struct table_entry *by_key;
 	json_object *list;
 	char *scratch;
 	size_t scratch_cap;
+	struct stack_entry *stacks; /* the nodes of every stack, from its outermost frame in */
+	json_object *stack_list;
 };
 
 struct frame_table *frame_table__new(void)
 {
 	struct frame_table *t = calloc(1, sizeof(*t));
 
-	if (t && !(t->list = json_object_new_array())) {
+	if (t && (!(t->list = json_object_new_array()) ||
+		  !(t->stack_list = json_object_new_array()))) {
+		json_object_put(t->list);
 		free(t);
 		return NULL;
 	}
@@ -35,6 +45,7 @@ struct frame_table *frame_table__new(void)
 void frame_table__free(struct frame_table *t)
 {
 	struct table_entry *e, *tmp;
+	struct stack_entry *s, *stmp;
 
 	if (!t)
 		return;
@@ -45,12 +56,49 @@ void frame_table__free(struct frame_table *t)
 	}
 	json_object_put(t->list);
 	free(t->scratch);
+	HASH_ITER(hh, t->stacks, s, stmp) {
+		HASH_DEL(t->stacks, s);
+		free(s);
+	}
+	json_object_put(t->stack_list);
 	free(t);
 }
 
 json_object *frame_table__json(struct frame_table *t)
 {
 	return json_object_get(t->list);
+}
+
+json_object *frame_table__stacks_json(struct frame_table *t)
+{
+	return json_object_get(t->stack_list);
+}
+
+/* The node of frame below (inside) the node out; -1 when out of memory. */
+static int64_t stack_node(struct frame_table *t, int64_t out, int64_t frame)
+{
+	int64_t key[2] = { out, frame };
+	struct stack_entry *e;
+	json_object *row;
+
+	HASH_FIND(hh, t->stacks, key, sizeof(key), e);
+	if (e)
+		return e->index;
+	if (!(e = calloc(1, sizeof(*e))) || !(row = json_object_new_array_ext(2))) {
+		free(e);
+		return -1;
+	}
+	json_object_array_add(row, json_object_new_int64(out));
+	json_object_array_add(row, json_object_new_int64(frame));
+	memcpy(e->key, key, sizeof(key));
+	e->index = (int64_t)json_object_array_length(t->stack_list);
+	if (json_object_array_add(t->stack_list, row)) {
+		json_object_put(row);
+		free(e);
+		return -1;
+	}
+	HASH_ADD(hh, t->stacks, key, sizeof(e->key), e);
+	return e->index;
 }
 
 /* The entry of key[0..len), added with frame (consumed) when new. -1: out of memory. */
@@ -137,19 +185,25 @@ static int64_t frame_index(struct frame_table *t, json_object *frame)
 			json_object_get(frame));
 }
 
-static int intern_frames(struct frame_table *t, json_object *frames)
+/* An entry's frames (innermost first) replaced by its stack: the node of its innermost. */
+static int intern_frames(struct frame_table *t, json_object *entry)
 {
-	size_t n = frames && json_object_is_type(frames, json_type_array) ?
-			   json_object_array_length(frames) :
-			   0;
+	json_object *frames = NULL;
+	int64_t node = -1;
+	size_t n;
 
-	for (size_t i = 0; i < n; i++) {
-		int64_t index = frame_index(t, json_object_array_get_idx(frames, i));
+	if (!json_object_object_get_ex(entry, "frames", &frames) ||
+	    !json_object_is_type(frames, json_type_array))
+		return 0;
+	n = json_object_array_length(frames);
+	for (size_t i = n; i-- > 0;) {
+		int64_t frame = frame_index(t, json_object_array_get_idx(frames, i));
 
-		if (index < 0 || json_object_array_put_idx(frames, i, json_object_new_int64(index)))
+		if (frame < 0 || (node = stack_node(t, node, frame)) < 0)
 			return -ENOMEM;
 	}
-	return 0;
+	json_object_object_del(entry, "frames");
+	return json_object_object_add(entry, "stack", json_object_new_int64(node)) ? -ENOMEM : 0;
 }
 
 static json_object *field(json_object *o, const char *key)
@@ -159,9 +213,9 @@ static json_object *field(json_object *o, const char *key)
 	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
-/* Each entry's "frames" of a list (sites, stacks), through fn. */
+/* Each entry of a list (sites, stacks), through fn. */
 static int each_list(const void *t, json_object *list,
-		     int (*fn)(const void *t, json_object *frames))
+		     int (*fn)(const void *t, json_object *entry))
 {
 	size_t n = list && json_object_is_type(list, json_type_array) ?
 			   json_object_array_length(list) :
@@ -169,12 +223,12 @@ static int each_list(const void *t, json_object *list,
 	int err = 0;
 
 	for (size_t i = 0; i < n && !err; i++)
-		err = fn(t, field(json_object_array_get_idx(list, i), "frames"));
+		err = fn(t, json_object_array_get_idx(list, i));
 	return err;
 }
 
 static int each_site(const void *t, json_object *process,
-		     int (*fn)(const void *t, json_object *frames))
+		     int (*fn)(const void *t, json_object *entry))
 {
 	int err = each_list(t, field(process, "outstanding"), fn);
 
@@ -187,9 +241,9 @@ static int each_site(const void *t, json_object *process,
 	return err;
 }
 
-static int intern(const void *t, json_object *frames)
+static int intern(const void *t, json_object *entry)
 {
-	return intern_frames((struct frame_table *)t, frames);
+	return intern_frames((struct frame_table *)t, entry);
 }
 
 int frame_table__intern_process(struct frame_table *t, json_object *process)
@@ -224,6 +278,13 @@ int report_frames__read(json_object *root, const char *path, struct report_frame
 		return -EINVAL;
 	}
 	out->nr = json_object_array_length(out->table);
+	out->stacks = field(root, "stacks");
+	if (!out->stacks || !json_object_is_type(out->stacks, json_type_array)) {
+		log_error("%s: bad stacks (a report of schema 2 lists its stacks): give the file "
+			  "heaptap --json wrote", path);
+		return -EINVAL;
+	}
+	out->nr_stacks = json_object_array_length(out->stacks);
 	return 0;
 }
 
@@ -242,25 +303,37 @@ json_object *report_frames__get(const struct report_frames *f, json_object *ref)
 	return report_frames__at(f, json_object_get_int64(ref));
 }
 
-static int expand(const void *p, json_object *frames)
+/* An entry's stack replaced by its frames, innermost first (objects shared with the table). */
+static int expand(const void *p, json_object *entry)
 {
 	const struct report_frames *f = p;
-	size_t n;
+	json_object *stack = NULL, *frames;
+	int64_t node;
+	size_t depth = 0;
 
-	if (!frames)
+	if (!json_object_object_get_ex(entry, "stack", &stack))
 		return 0;
-	if (!json_object_is_type(frames, json_type_array))
-		return -EINVAL;
-	n = json_object_array_length(frames);
-	for (size_t i = 0; i < n; i++) {
-		json_object *frame = report_frames__get(f, json_object_array_get_idx(frames, i));
+	if (!json_object_is_type(stack, json_type_int) || !(frames = json_object_new_array()))
+		return json_object_is_type(stack, json_type_int) ? -ENOMEM : -EINVAL;
+	/* Each node names the frame out of it, a node before it: the walk ends. */
+	for (node = json_object_get_int64(stack); node != -1; depth++) {
+		json_object *row = node >= 0 && (size_t)node < f->nr_stacks ?
+					   json_object_array_get_idx(f->stacks, node) :
+					   NULL;
+		json_object *out = row ? json_object_array_get_idx(row, 0) : NULL;
+		json_object *frame = row ? report_frames__get(f, json_object_array_get_idx(row, 1)) :
+					   NULL;
 
-		if (!frame)
+		if (!frame || !out || !json_object_is_type(out, json_type_int) ||
+		    json_object_get_int64(out) >= node || depth > f->nr_stacks) {
+			json_object_put(frames);
 			return -EINVAL;
-		if (json_object_array_put_idx(frames, i, json_object_get(frame)))
-			return -ENOMEM;
+		}
+		json_object_array_add(frames, json_object_get(frame));
+		node = json_object_get_int64(out);
 	}
-	return 0;
+	json_object_object_del(entry, "stack");
+	return json_object_object_add(entry, "frames", frames) ? -ENOMEM : 0;
 }
 
 int report_frames__expand_process(const struct report_frames *f, json_object *process)

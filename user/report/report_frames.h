@@ -2,7 +2,10 @@
 /*
  * A report's frames, each once (schema "heaptap": 2): the root's "frames" lists every
  * distinct frame ({"function", "library", ...} as schema 1 wrote it in place), and a frame
- * anywhere else (a call-tree node, a site's or a mapping stack's frames) is its index there.
+ * anywhere else is its index there. A call-tree node names its frame; a site or a mapping
+ * stack names its "stack": a node of the root's "stacks", [out, frame] rows where out is the
+ * node of the next frame out (-1 past the outermost), each stack's nodes shared by every
+ * stack of the report that begins as it does.
  * Writing: a frame_table that hands out the indexes. Reading: report_frames, the same for
  * both schemas, so that every reader goes through one place.
  */
@@ -23,18 +26,22 @@ void frame_table__free(struct frame_table *t);
 /* The index of the frame (function, library); -1 when out of memory. */
 int64_t frame_table__name(struct frame_table *t, const char *function, const char *library);
 /*
- * A process's sites (outstanding, allocated, peak.sites) and mapping stacks, their frame
- * objects each replaced by its index. 0 or -ENOMEM.
+ * A process's sites (outstanding, allocated, peak.sites) and mapping stacks, their frames
+ * each replaced by their stack. 0 or -ENOMEM.
  */
 int frame_table__intern_process(struct frame_table *t, json_object *process);
 /* The table as the root's "frames" (a new reference: it stays the table's). */
 json_object *frame_table__json(struct frame_table *t);
+/* The stacks as the root's "stacks" (the same). */
+json_object *frame_table__stacks_json(struct frame_table *t);
 
 /* A report read back: its schema, and (2) its frames. */
 struct report_frames {
 	int version;
 	json_object *table; /* the root's "frames" (2), borrowed from the root */
 	size_t nr;
+	json_object *stacks; /* the root's "stacks" (2) */
+	size_t nr_stacks;
 };
 
 /*
@@ -47,9 +54,9 @@ json_object *report_frames__get(const struct report_frames *f, json_object *ref)
 /* Schema 2's frame i; NULL when out of the table. */
 json_object *report_frames__at(const struct report_frames *f, int64_t i);
 /*
- * A process of schema 2 in the shape of schema 1: the index in each list of frames of its
- * sites and mapping stacks replaced by the frame's object (shared with the table). Nothing
- * to do for schema 1. 0, -EINVAL (an index out of the table) or -ENOMEM.
+ * A process of schema 2 in the shape of schema 1: the stack of each of its sites and mapping
+ * stacks replaced by its frames, innermost first, the frame objects shared with the table.
+ * Nothing to do for schema 1. 0, -EINVAL (an index out of the tables) or -ENOMEM.
  */
 int report_frames__expand_process(const struct report_frames *f, json_object *process);
 

@@ -232,6 +232,7 @@ static json_object *report_object(struct session *s, struct frame_table *names)
 	json_object_object_add(root, "attribution",
 			       json_object_new_string(attribution_rule_name(session__rule(s))));
 	json_object_object_add(root, "frames", frame_table__json(names));
+	json_object_object_add(root, "stacks", frame_table__stacks_json(names));
 	for (size_t i = 0; i < n; i++) {
 		struct process_facts pf = {
 			.lost_events = session__lost_events(s, targets[i]),
@@ -291,8 +292,10 @@ static json_object *run_object(const struct report_run *run, struct frame_table 
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
 
 	json_object_object_add(root, "heaptap", json_object_new_int(names ? REPORT_SCHEMA : 1));
-	if (names)
+	if (names) {
 		json_object_object_add(root, "frames", frame_table__json(names));
+		json_object_object_add(root, "stacks", frame_table__stacks_json(names));
+	}
 	json_object_object_add(root, "attribution",
 			       json_object_new_string(attribution_rule_name(run->rule)));
 	json_object_object_add(root, "run", json_object_new_int64(run->id));

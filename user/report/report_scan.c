@@ -153,9 +153,11 @@ int report_scan__cut(char *text, size_t size, const char *keep, const char *cons
 			free(out->kept[process - 1]);
 			out->kept[process - 1] = copy;
 		}
-		memset(text + v, ' ', stop - v);
-		if (stop - v >= 4)
+		/* "[]" and "{}" stay: no room for null, nothing to parse. */
+		if (stop - v >= 4) {
+			memset(text + v, ' ', stop - v);
 			memcpy(text + v, "null", 4);
+		}
 		at = stop - 1;
 	}
 	return 0;
