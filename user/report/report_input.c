@@ -185,45 +185,72 @@ static int read_process(json_object *o, const char *tree, const struct report_fr
 	return 0;
 }
 
+/* How many processes a report holds (its cut trees are counted in that order). */
+static size_t processes_in(json_object *root)
+{
+	json_object *list = field(root, "processes");
+
+	return list && json_object_is_type(list, json_type_array) ?
+		       json_object_array_length(list) :
+		       0;
+}
+
 /*
  * The report's JSON, each process's call tree cut out into cut (read by hand: it is most of
- * a report's values), and its sites too unless with_profile. NULL after one logged line.
+ * a report's values), and its sites too unless with_profile; of top -b --json's snapshots
+ * (one a line) the last whole one, its processes' trees from cut->kept[*first] on. NULL
+ * after one logged line.
  */
-static json_object *parse(const char *path, bool with_profile, struct report_cut *cut)
+static json_object *parse(const char *path, bool with_profile, struct report_cut *cut,
+			  size_t *first)
 {
 	static const char *const sites[] = { "outstanding", "allocated", "peak", "mappings", NULL };
 	struct json_tokener *tok = json_tokener_new();
-	json_object *root = NULL;
-	size_t size = 0;
+	json_object *last = NULL, *o;
+	size_t size = 0, at = 0, before = 0;
 	char *text = report_scan__slurp(path, &size);
 	int err = text && tok ? 0 : -errno;
+	bool whole = true;
 
 	if (!err)
 		err = report_scan__cut(text, size, "calltree", with_profile ? NULL : sites, cut);
-	if (err) {
-		log_error("cannot read %s: %s", path, strerror(tok ? -err : ENOMEM));
-	} else if (size > INT32_MAX) {
-		log_error("cannot read %s: over 2 GB", path);
-	} else {
-		root = json_tokener_parse_ex(tok, text, (int)size);
-		/* The object, and nothing but blanks after it. */
-		if (!root || text[json_tokener_get_parse_end(tok) +
-				  strspn(text + json_tokener_get_parse_end(tok), " \t\r\n")]) {
-			json_object_put(root);
-			root = NULL;
-			log_error("cannot read %s: %s", path, size ? "not JSON, or cut short: give "
-				  "the file heaptap --json wrote" : "empty");
-		}
+	if (err || size > INT32_MAX) {
+		log_error("cannot read %s: %s", path, err ? strerror(tok ? -err : ENOMEM) :
+			  "over 2 GB");
+		goto cleanup;
 	}
+	while (at < size) {
+		at += strspn(text + at, " \t\r\n");
+		if (at == size)
+			break;
+		json_tokener_reset(tok);
+		if (!(o = json_tokener_parse_ex(tok, text + at, (int)(size - at)))) {
+			whole = false;
+			break;
+		}
+		if (last)
+			before += processes_in(last);
+		json_object_put(last);
+		last = o;
+		*first = before;
+		at += json_tokener_get_parse_end(tok);
+	}
+	if (!last)
+		log_error("cannot read %s: %s", path, size ? "not JSON, or cut short: give the file "
+			  "heaptap --json wrote" : "empty");
+	else if (!whole)
+		log_info("%s: its last snapshot is cut short; the one before it is reported", path);
+cleanup:
 	json_tokener_free(tok);
 	free(text);
-	return root;
+	return last;
 }
 
 static int read_json(const char *path, struct loaded_report *out, bool with_profile)
 {
 	struct report_cut trees = {};
-	json_object *root = parse(path, with_profile, &trees), *processes, *rule;
+	size_t first = 0;
+	json_object *root = parse(path, with_profile, &trees, &first), *processes, *rule;
 	struct report_frames frames;
 	const char *what = "";
 	int err = 0;
@@ -250,7 +277,8 @@ static int read_json(const char *path, struct loaded_report *out, bool with_prof
 	}
 	for (size_t i = 0; i < n; i++) {
 		err = read_process(json_object_array_get_idx(processes, i),
-				   i < trees.nr ? trees.kept[i] : NULL, &frames, &out->processes[i],
+				   first + i < trees.nr ? trees.kept[first + i] : NULL, &frames,
+				   &out->processes[i],
 				   out->profile, &what);
 		out->nr = i + 1;
 		if (err) {
