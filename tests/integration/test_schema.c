@@ -348,6 +348,25 @@ Test(schema, a_cut_report_or_an_unknown_schema_is_one_line)
 	expect_refused((char *[]){ "report", cut, NULL }, cut);
 	expect_refused((char *[]){ "report", cut, "--tree", NULL }, cut);
 	expect_refused((char *[]){ "compare", cut, v2, NULL }, cut);
+	/* Snapshots (top -b --json), the last one cut: the one before it is read, whole. */
+	{
+		char snapshots[256], *whole, *from_snapshots;
+		char *const tree[] = { "report", "FILE", "--tree", NULL };
+
+		text = slurp(v2);
+		f = fopen(scratch_file("snapshots.json", snapshots, sizeof(snapshots)), "w");
+		cr_assert(f != NULL);
+		fprintf(f, "%s\n", text);
+		fwrite(text, 1, strlen(text) / 2, f);
+		fclose(f);
+		free(text);
+		whole = output_of(tree, v2, "whole");
+		from_snapshots = output_of(tree, snapshots, "snapshots");
+		cr_expect(strlen(whole) > 100);
+		cr_expect(eq(str, from_snapshots, whole));
+		free(whole);
+		free(from_snapshots);
+	}
 	/* A schema this heaptap does not know. */
 	f = fopen(scratch_file("v3.json", v3, sizeof(v3)), "w");
 	cr_assert(f != NULL);
