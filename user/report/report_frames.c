@@ -278,13 +278,17 @@ int report_frames__read(json_object *root, const char *path, struct report_frame
 		return -EINVAL;
 	}
 	out->nr = json_object_array_length(out->table);
+	/* null when the reader cut it out (it reads no site): a site's stack is then bad. */
 	out->stacks = field(root, "stacks");
-	if (!out->stacks || !json_object_is_type(out->stacks, json_type_array)) {
+	if (out->stacks && !json_object_is_type(out->stacks, json_type_array) &&
+	    !json_object_is_type(out->stacks, json_type_null)) {
 		log_error("%s: bad stacks (a report of schema 2 lists its stacks): give the file "
 			  "heaptap --json wrote", path);
 		return -EINVAL;
 	}
-	out->nr_stacks = json_object_array_length(out->stacks);
+	out->nr_stacks = json_object_is_type(out->stacks, json_type_array) ?
+				 json_object_array_length(out->stacks) :
+				 0;
 	return 0;
 }
 

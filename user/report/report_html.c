@@ -82,7 +82,7 @@ int job_page__add_rank(struct job_page *p, const struct job_page_rank *r)
 int job_page__add_trees(struct job_page *p, const char *path)
 {
 	static const char *const unread[] = { "outstanding", "allocated", "peak", "mappings",
-					      "samples", NULL };
+					      "samples", "stacks", NULL };
 	struct report_cut trees = {};
 	json_object *root = NULL, *procs;
 	struct report_frames frames;

@@ -204,7 +204,8 @@ static size_t processes_in(json_object *root)
 static json_object *parse(const char *path, bool with_profile, struct report_cut *cut,
 			  size_t *first)
 {
-	static const char *const sites[] = { "outstanding", "allocated", "peak", "mappings", NULL };
+	static const char *const sites[] = { "outstanding", "allocated", "peak", "mappings",
+					     "stacks", NULL };
 	struct json_tokener *tok = json_tokener_new();
 	json_object *last = NULL, *o;
 	size_t size = 0, at = 0, before = 0;

@@ -131,13 +131,20 @@ int report_scan__cut(char *text, size_t size, const char *keep, const char *cons
 			at = end;
 			continue;
 		}
-		if (depth == 1) {
-			in_processes = is_key(text, at, end, "processes");
-			at = end;
+		in_processes = depth == 1 ? is_key(text, at, end, "processes") : in_processes;
+		v += 1 + strspn(text + v + 1, " \t\r\n");
+		/* The root's fields in drop go too ("stacks"). */
+		if (depth == 1 && v < size && (text[v] == '[' || text[v] == '{') &&
+		    dropped(text, at, end, drop)) {
+			stop = value_end(text, size, v);
+			if (stop - v >= 4) {
+				memset(text + v, ' ', stop - v);
+				memcpy(text + v, "null", 4);
+			}
+			at = stop - 1;
 			continue;
 		}
-		v += 1 + strspn(text + v + 1, " \t\r\n");
-		if (!in_processes || v >= size || (text[v] != '[' && text[v] != '{') ||
+		if (depth == 1 || !in_processes || v >= size || (text[v] != '[' && text[v] != '{') ||
 		    (!is_key(text, at, end, keep) && !dropped(text, at, end, drop))) {
 			at = end;
 			continue;

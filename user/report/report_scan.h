@@ -20,8 +20,9 @@ struct report_cut {
 };
 
 /*
- * Every process's field keep copied into out and made null in text, and each field named
- * in drop (NULL-terminated, may be NULL) made null. 0 or -ENOMEM.
+ * Every process's field keep copied into out and made null in text, and each field of a
+ * process or of the root named in drop (NULL-terminated, may be NULL) made null. 0 or
+ * -ENOMEM.
  */
 int report_scan__cut(char *text, size_t size, const char *keep, const char *const drop[],
 		     struct report_cut *out);
