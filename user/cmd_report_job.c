@@ -57,8 +57,10 @@ int cmd_report_job(const struct options *opts)
 		{ &json, opts->json_path, "--json" },
 		{ &html, opts->html_path, "--html" },
 	};
-	struct job_summary_opts top = { .top = opts->count > 0 ? (size_t)opts->count : DEFAULT_TOP };
-	struct job_summary_opts all = { .top = opts->count > 0 ? (size_t)opts->count : 0 };
+	struct job_summary_opts top = { .top = opts->count > 0 ? (size_t)opts->count : DEFAULT_TOP,
+					.sites = JOB_PEAK_SITES };
+	struct job_summary_opts all = { .top = opts->count > 0 ? (size_t)opts->count : 0,
+					.sites = JOB_PEAK_SITES };
 	json_object *summary = NULL, *whole = NULL;
 	struct job j = {};
 	int status = EXIT_OK, err;

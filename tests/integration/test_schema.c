@@ -254,6 +254,30 @@ Test(schema, version_2_tells_what_version_1_tells)
 	}
 }
 
+/*
+ * The job's summary and page of that report stay within the report's own size (the page
+ * adds its plotting library, ~60 KB): each rank's peak sites are those that held most,
+ * not every site with its whole stack.
+ */
+static void expect_summary_bounded(const char *report_path, off_t report_bytes)
+{
+	char summary[256], page[256], err[256];
+	char *argv[] = { (char *)heaptap_path(), "report", (char *)report_path, "--json",
+			 (char *)scratch_file("summary.json", summary, sizeof(summary)), "--html",
+			 (char *)scratch_file("page.html", page, sizeof(page)), NULL };
+	struct stat sum_st, page_st;
+
+	cr_assert(eq(int, run_quiet(argv, "/dev/null", scratch_file("err", err, sizeof(err))), 0),
+		  "heaptap report --json --html: %s", slurp(err));
+	cr_assert(eq(int, stat(summary, &sum_st), 0));
+	cr_assert(eq(int, stat(page, &page_st), 0));
+	cr_expect(sum_st.st_size <= report_bytes, "the summary is %zu bytes, the report %zu",
+		  (size_t)sum_st.st_size, (size_t)report_bytes);
+	cr_expect(page_st.st_size <= report_bytes + (100 << 10),
+		  "the page is %zu bytes, the report %zu", (size_t)page_st.st_size,
+		  (size_t)report_bytes);
+}
+
 Test(schema, an_mpi_rank_within_a_megabyte, .timeout = 200)
 {
 	char report_path[256], dir[256], target[4096], err[256];
@@ -301,6 +325,7 @@ Test(schema, an_mpi_rank_within_a_megabyte, .timeout = 200)
 	cr_expect(st.st_size / (off_t)ranks <= RANK_BYTES_GOAL, "%zu bytes a rank",
 		  (size_t)st.st_size / ranks);
 	json_object_put(report);
+	expect_summary_bounded(report_path, st.st_size);
 }
 
 /* heaptap ARGS exits 2 with one line on standard error, which has want in it. */

@@ -51,6 +51,13 @@ struct job_summary_opts {
 };
 
 /*
+ * The sites per rank that --json and --html keep of each rank's peak, those that held
+ * most: each comes with its whole stack, and every site of every rank made a 256-rank
+ * page four times the size of its reports.
+ */
+#define JOB_PEAK_SITES 20
+
+/*
  * The summary of job j (job__read) as a new JSON object in the shape above; opts may be
  * NULL (everything). NULL when out of memory. The caller puts the object.
  */

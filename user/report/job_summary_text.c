@@ -205,7 +205,7 @@ static void print_frames(FILE *out, json_object *frames)
 	}
 }
 
-/* The ranks of largest peak shown, with PEAK_SITES sites each (--json has them all). */
+/* The ranks of largest peak shown, with PEAK_SITES sites each (--json has JOB_PEAK_SITES). */
 #define PEAK_RANKS 5
 #define PEAK_SITES 3
 static void print_peaks(FILE *out, json_object *peaks)
