@@ -81,8 +81,9 @@ static void expect_summary_matches_truth(json_object *summary, const char *sourc
 {
 	struct site_truth leak, burst;
 	long long zero[RANKS] = { 0 }, leak_calls[RANKS], burst_calls[RANKS];
-	json_object *row, *outliers, *detail;
-	char what[128];
+	json_object *row, *outliers, *detail, *hosts;
+	char what[128], host[256];
+	bool here;
 
 	load_truth("leak_site", &leak);
 	load_truth("burst_site", &burst);
@@ -96,6 +97,13 @@ static void expect_summary_matches_truth(json_object *summary, const char *sourc
 	cr_expect(eq(int, json_object_get_int(get(summary, "heaptap_summary")), 1));
 	cr_expect(eq(int, json_object_get_int(get(summary, "ranks")), RANKS), "%s", source);
 	cr_expect(json_object_get_boolean(get(summary, "mpi")));
+	/* Every rank ran here, whichever heaptap traced it. */
+	cr_assert(eq(int, gethostname(host, sizeof(host)), 0));
+	hosts = get(summary, "hosts");
+	here = hosts && json_object_array_length(hosts) == 1 &&
+	       !strcmp(json_object_get_string(json_object_array_get_idx(hosts, 0)), host);
+	cr_expect(here, "%s: hosts %s, not this machine's %s", source,
+		  json_object_get_string(hosts), host);
 	row = function_row(summary, "leak_site");
 	snprintf(what, sizeof(what), "%s, leak_site current", source);
 	expect_stat(get(row, "current"), leak.bytes, what);

@@ -269,6 +269,11 @@ int job_input_add_report(struct job *j, json_object *root, const char *source)
 		err = report_frames__expand_process(&frames, o);
 		if (!err)
 			err = read_rank(o, r, &what);
+		/* run and attach name the host once, for all their processes. */
+		if (!err && !r->host && field(root, "host") &&
+		    json_object_is_type(field(root, "host"), json_type_string) &&
+		    !(r->host = string_field(root, "host")))
+			err = -ENOMEM;
 		j->nr++;
 		if (err) {
 			log_error("%s: process %zu: %s %s", name, i,

@@ -68,7 +68,7 @@ static void print_heading(FILE *out, json_object *sum)
 	fprintf(out, " (attribution %s)\n", json_object_get_string(get(sum, "attribution")));
 	fprintf(out, "Hosts: ");
 	if (!nr_hosts)
-		fprintf(out, "not recorded (reports of run and attach)");
+		fprintf(out, "not recorded (reports of an earlier heaptap's run and attach)");
 	for (size_t i = 0; i < nr_hosts; i++)
 		fprintf(out, "%s%s", i ? ", " : "",
 			json_object_get_string(json_object_array_get_idx(hosts, i)));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <string.h>
+#include <unistd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <json-c/json.h>
@@ -222,6 +223,17 @@ static json_object *untraced_json(struct session *s)
 }
 
 /* The frames of what names names are written before the processes that refer to them. */
+/* The machine the processes ran on, as the job's summary names hosts; NULL if unknown. */
+static json_object *this_host(void)
+{
+	char name[256];
+
+	if (gethostname(name, sizeof(name)))
+		return NULL;
+	name[sizeof(name) - 1] = '\0';
+	return json_object_new_string(name);
+}
+
 static json_object *report_object(struct session *s, struct frame_table *names)
 {
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
@@ -229,6 +241,7 @@ static json_object *report_object(struct session *s, struct frame_table *names)
 	size_t n = session__targets(s, &targets);
 
 	json_object_object_add(root, "heaptap", json_object_new_int(REPORT_SCHEMA));
+	json_object_object_add(root, "host", this_host());
 	json_object_object_add(root, "attribution",
 			       json_object_new_string(attribution_rule_name(session__rule(s))));
 	json_object_object_add(root, "frames", frame_table__json(names));
