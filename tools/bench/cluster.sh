@@ -4,6 +4,7 @@
 #   ingest  a collector fed by simulated agents on loopback (tools/bench/ingest.c):
 #           AGENTS x RANKS ranks at 1 Hz, GROUPS changed groups each per batch; its CPU
 #           and the database's growth per rank-hour.
+#           The same into PostgreSQL (a server the bench starts), PG_AGENTS (20) x RANKS.
 #   agent   heaptap's own CPU per traced rank, agent (1 Hz to a collector) next to attach,
 #           on RANKS_TRACED idle ranks (groundtruth --park: 4 threads, 13 functions) and on
 #           RANKS_TRACED busy ones (malloc_loop, a malloc+free pair after another).
@@ -30,9 +31,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A collector on a free port: sets collector (pid) and endpoint.
+# A collector on a free port (into $2, else NAME.sqlite): sets collector (pid) and endpoint.
 start_collector() {
-	"$heaptap" collect --listen 127.0.0.1:0 --db "$scratch/$1.sqlite" 2>"$scratch/$1.err" &
+	"$heaptap" collect --listen 127.0.0.1:0 --db "${2:-$scratch/$1.sqlite}" \
+		2>"$scratch/$1.err" &
 	collector=$!
 	pids+=("$collector")
 	for _ in $(seq 100); do
@@ -50,6 +52,53 @@ start_collector ingest
 	"$groups" "$seconds"
 kill "$collector"
 wait "$collector" 2>/dev/null || true
+
+# The same into PostgreSQL (PG_AGENTS x RANKS ranks): a server of the bench's own, initdb
+# and postgres run as nobody on 127.0.0.1 and a socket in the scratch directory, stopped
+# after; and the server's CPU next to the collector's.
+pg_bin=/usr/lib/postgresql/15/bin
+pg_agents=${PG_AGENTS:-20}
+if [ ! -x "$pg_bin/postgres" ]; then
+	echo "bench: $pg_bin/postgres is missing: make deps installs Debian's postgresql" >&2
+	exit 1
+fi
+chmod 711 "$scratch"
+mkdir "$scratch/pg"
+chown nobody:nogroup "$scratch/pg"
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+as_nobody "$pg_bin/initdb" -D "$scratch/pg/data" -A trust -U heaptap >"$scratch/pg.log" 2>&1 ||
+	{ echo "bench: PostgreSQL's initdb failed: $(tail -1 "$scratch/pg.log")" >&2; exit 1; }
+pg_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
+print(s.getsockname()[1])')
+# setpriv executes postgres in its own process: $! is the server's pid.
+setpriv --reuid=65534 --regid=65534 --clear-groups "$pg_bin/postgres" -D "$scratch/pg/data" \
+	-h 127.0.0.1 -k "$scratch/pg" -p "$pg_port" >>"$scratch/pg.log" 2>&1 &
+pg_pid=$!
+pids+=("$pg_pid")
+for _ in $(seq 100); do
+	"$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" && break
+	sleep 0.1
+done
+"$pg_bin/psql" -q -h 127.0.0.1 -p "$pg_port" -U heaptap -d postgres -c 'CREATE DATABASE heaptap' ||
+	{ echo "bench: PostgreSQL did not start: $(tail -1 "$scratch/pg.log")" >&2; exit 1; }
+pg_url=postgresql://heaptap@127.0.0.1:$pg_port/heaptap
+start_collector ingest_pg "$pg_url"
+# The server's CPU seconds: the postmaster's and its children's (a backend per connection).
+pg_ticks() {
+	{ ps -o cputimes= -p "$pg_pid"; ps -o cputimes= --ppid "$pg_pid"; } |
+		awk '{ s += $1 } END { print s }'
+}
+t0=$(pg_ticks)
+s0=$(date +%s)
+echo -n "PostgreSQL "
+"$bench/ingest" "$endpoint" "$collector" "$pg_url" "$pg_agents" "$ranks" "$groups" "$seconds"
+echo "PostgreSQL: the server's CPU over the whole run (warm-up included):" \
+	"$(awk -v d=$(($(pg_ticks) - t0)) -v w=$(($(date +%s) - s0)) \
+		'BEGIN { printf "%.2f", d / w }') cores"
+kill "$collector"
+wait "$collector" 2>/dev/null || true
+kill -INT "$pg_pid"
+wait "$pg_pid" 2>/dev/null || true
 
 # heaptap's CPU over the window, in % of a core per traced rank: MODE (attach|agent) KIND.
 tracer_cpu() {
