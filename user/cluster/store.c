@@ -99,6 +99,35 @@ int store_db_error(struct store *st, const char *what)
 	return -EIO;
 }
 
+/* The groups' upsert of STORE_GROUPS_MANY rows. NULL when out of memory. */
+static char *groups_many_sql(void)
+{
+	static const char update[] = " ON CONFLICT (process, kind, a, b) DO UPDATE SET "
+		"name = excluded.name, current = excluded.current, min = excluded.min, "
+		"max = excluded.max, requested = excluded.requested, malloc = excluded.malloc, "
+		"calloc = excluded.calloc, realloc = excluded.realloc, "
+		"reallocarray = excluded.reallocarray, free = excluded.free, "
+		"memalign = excluded.memalign, posix_memalign = excluded.posix_memalign, "
+		"aligned_alloc = excluded.aligned_alloc, valloc = excluded.valloc, "
+		"pvalloc = excluded.pvalloc";
+	size_t size = 256 + STORE_GROUPS_MANY * STORE_GROUP_PARAMS * 8 + sizeof(update);
+	char *text = malloc(size);
+	size_t len;
+
+	if (!text)
+		return NULL;
+	len = snprintf(text, size, "INSERT INTO groups (process, kind, a, b, name, current, min, "
+		       "max, requested, " STORE_CALL_COLUMNS ") VALUES ");
+	for (int r = 0; r < STORE_GROUPS_MANY; r++) {
+		for (int c = 0; c < STORE_GROUP_PARAMS; c++)
+			len += snprintf(text + len, size - len, "%s?%d%s", c ? "" : r ? ", (" : "(",
+					r * STORE_GROUP_PARAMS + c + 1,
+					c == STORE_GROUP_PARAMS - 1 ? ")" : ", ");
+	}
+	snprintf(text + len, size - len, "%s", update);
+	return text;
+}
+
 int store__open(const char *path, bool read_only, struct store **out)
 {
 	struct store *st = calloc(1, sizeof(*st));
@@ -117,6 +146,17 @@ int store__open(const char *path, bool read_only, struct store **out)
 
 		if (!(st->stmts[i] = db__prepare(st->db, text, DB_PERSISTENT | outside(i) | pipelined(i)))) {
 			store_db_error(st, text);
+			goto fail;
+		}
+	}
+	if (pg && !read_only) {
+		char *text = groups_many_sql();
+
+		st->groups_many = text ? db__prepare(st->db, text, DB_PERSISTENT | DB_PIPELINE)
+				       : NULL;
+		free(text);
+		if (!st->groups_many) {
+			store_db_error(st, "prepare the groups' upsert");
 			goto fail;
 		}
 	}
@@ -153,6 +193,7 @@ void store__close(struct store *st)
 	free(st->puts);
 	for (int i = 0; i < NR_STMTS; i++)
 		db_stmt__finalize(st->stmts[i]);
+	db_stmt__finalize(st->groups_many);
 	free(st);
 }
 

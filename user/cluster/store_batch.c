@@ -52,22 +52,40 @@ static int64_t name_id(struct store *st, const char *text)
 	return id;
 }
 
+/* Group g's columns as parameters base + 1 ... base + STORE_GROUP_PARAMS of s. */
+static void bind_group(struct db_stmt *s, int base, const struct pending_group *g)
+{
+	db_bind_int64(s, base + 1, g->process);
+	db_bind_int(s, base + 2, g->kind);
+	db_bind_int64(s, base + 3, g->a);
+	db_bind_int64(s, base + 4, g->b);
+	store_bind_text(s, base + 5, g->name);
+	db_bind_int64(s, base + 6, g->current);
+	db_bind_int64(s, base + 7, g->min);
+	db_bind_int64(s, base + 8, g->max);
+	db_bind_int64(s, base + 9, (int64_t)g->requested);
+	for (int f = 0; f < HT_NR_FUNCS; f++)
+		db_bind_int64(s, base + 10 + f, (int64_t)g->calls[f]);
+}
+
 static int write_group(struct store *st, const struct pending_group *g)
 {
 	struct db_stmt *s = store_stmt(st, GROUP_PUT);
 
-	db_bind_int64(s, 1, g->process);
-	db_bind_int(s, 2, g->kind);
-	db_bind_int64(s, 3, g->a);
-	db_bind_int64(s, 4, g->b);
-	store_bind_text(s, 5, g->name);
-	db_bind_int64(s, 6, g->current);
-	db_bind_int64(s, 7, g->min);
-	db_bind_int64(s, 8, g->max);
-	db_bind_int64(s, 9, (int64_t)g->requested);
-	for (int f = 0; f < HT_NR_FUNCS; f++)
-		db_bind_int64(s, 10 + f, (int64_t)g->calls[f]);
+	bind_group(s, 0, g);
 	return store_run(st, s, "store a group");
+}
+
+/* STORE_GROUPS_MANY groups from g on in one statement (each key there once). */
+static int write_groups(struct store *st, const struct pending_group *g)
+{
+	struct db_stmt *s = st->groups_many;
+
+	db_reset(s);
+	db_clear_bindings(s);
+	for (int i = 0; i < STORE_GROUPS_MANY; i++)
+		bind_group(s, i * STORE_GROUP_PARAMS, &g[i]);
+	return store_run(st, s, "store groups");
 }
 
 static int write_status(struct store *st, int64_t id, const struct process_status *ps)
@@ -91,8 +109,16 @@ static int write_status(struct store *st, int64_t id, const struct process_statu
 int store__flush(struct store *st)
 {
 	struct known_process *kp, *tmp;
+	size_t i = 0;
 
-	for (size_t i = 0; i < st->pending.nr; i++) {
+	for (; st->groups_many && i + STORE_GROUPS_MANY <= st->pending.nr; i += STORE_GROUPS_MANY) {
+		if (write_groups(st, &st->pending.groups[i]))
+			return -EIO;
+	}
+	if (st->pending.nr)
+		log_debug("database: %zu groups, %zu of them %d to a statement", st->pending.nr, i,
+			  STORE_GROUPS_MANY);
+	for (; i < st->pending.nr; i++) {
 		if (write_group(st, &st->pending.groups[i]))
 			return -EIO;
 	}

@@ -16,6 +16,13 @@ enum stmt {
 	NR_STMTS,
 };
 
+/*
+ * Groups a round's commit writes per statement on PostgreSQL, where each statement costs
+ * the server as much as a row: 64 rows of 19 parameters.
+ */
+#define STORE_GROUPS_MANY 64
+#define STORE_GROUP_PARAMS (9 + HT_NR_FUNCS)
+
 /* Names seen, by text: most batches repeat the names of the one before. */
 struct name_id {
 	int64_t id;
@@ -45,6 +52,7 @@ struct known_process {
 struct store {
 	struct db *db;
 	struct db_stmt *stmts[NR_STMTS];
+	struct db_stmt *groups_many; /* PostgreSQL: STORE_GROUPS_MANY groups in one statement */
 	struct name_id *names;
 	struct known_process *processes;
 	struct pending_groups pending; /* changed in the transaction, not yet written */
