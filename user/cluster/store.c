@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "heaptap_types.h"
 #include "log.h"
 #include "store_internal.h"
@@ -93,9 +94,31 @@ struct db *store__db(struct store *st)
 	return st->db;
 }
 
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int store_db_error(struct store *st, const char *what)
 {
-	log_error("database: %s: %s", what, db__errmsg(st->db));
+	char line[sizeof(st->errors[0].line)];
+	double now = now_mono();
+	int oldest = 0;
+
+	snprintf(line, sizeof(line), "%s: %s", what, db__errmsg(st->db));
+	/* A server down for minutes: each of its errors once a minute, not at every try. */
+	for (int i = 0; i < STORE_ERRORS_KEPT; i++) {
+		if (!strcmp(line, st->errors[i].line) && now - st->errors[i].at < 60)
+			return -EIO;
+		if (st->errors[i].at < st->errors[oldest].at)
+			oldest = i;
+	}
+	log_error("database: %s", line);
+	memcpy(st->errors[oldest].line, line, sizeof(line));
+	st->errors[oldest].at = now;
 	return -EIO;
 }
 

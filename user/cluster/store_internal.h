@@ -23,6 +23,9 @@ enum stmt {
 #define STORE_GROUPS_MANY 64
 #define STORE_GROUP_PARAMS (9 + HT_NR_FUNCS)
 
+/* Errors logged lately, each not again for a minute. */
+#define STORE_ERRORS_KEPT 8
+
 /* Names seen, by text: most batches repeat the names of the one before. */
 struct name_id {
 	int64_t id;
@@ -53,6 +56,10 @@ struct store {
 	struct db *db;
 	struct db_stmt *stmts[NR_STMTS];
 	struct db_stmt *groups_many; /* PostgreSQL: STORE_GROUPS_MANY groups in one statement */
+	struct {
+		char line[512];
+		double at; /* logged then (monotonic seconds) */
+	} errors[STORE_ERRORS_KEPT];
 	struct name_id *names;
 	struct known_process *processes;
 	struct pending_groups pending; /* changed in the transaction, not yet written */
