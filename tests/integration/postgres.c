@@ -97,6 +97,17 @@ void pg_start(struct pg_server *pg)
 	PQfinish(c);
 }
 
+void pg_exec(const struct pg_server *pg, const char *sql)
+{
+	PGconn *c = PQconnectdb(pg->url);
+	PGresult *r = PQexec(c, sql);
+
+	cr_assert(PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK,
+		  "%s: %s", sql, PQerrorMessage(c));
+	PQclear(r);
+	PQfinish(c);
+}
+
 int pg_stop(struct pg_server *pg)
 {
 	kill(pg->pid, SIGINT);

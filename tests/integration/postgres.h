@@ -18,6 +18,8 @@ struct pg_server {
 
 /* Make the cluster (first time) and start it; fails the test in one line if it cannot. */
 void pg_start(struct pg_server *pg);
+/* Run sql on the test's database as its owner; fails the test if it fails. */
+void pg_exec(const struct pg_server *pg, const char *sql);
 /* Fast shutdown (SIGINT): clients cut off, what was committed kept. Its exit status. */
 int pg_stop(struct pg_server *pg);
 

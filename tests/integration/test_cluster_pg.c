@@ -110,6 +110,28 @@ Test(cluster_pg, two_collectors_one_job)
 		cr_expect(eq(i64, db_integer(pg.url, sql), RANKS), "%s", sql);
 	}
 	assert_one_exact_run(pg.url);
+	/* A database of a newer schema: refused in one line, by a collector and by report. */
+	pg_exec(&pg, "UPDATE heaptap_schema SET version = version + 1");
+	for (int i = 0; i < 2; i++) {
+		char *argv[] = { (char *)heaptap_path(), i ? "report" : "collect", "--db", pg.url,
+				 "--listen", "127.0.0.1:0", NULL };
+		char *log;
+		int status;
+
+		if (i) { /* report DB --list */
+			argv[2] = pg.url;
+			argv[3] = "--list";
+			argv[4] = NULL;
+		}
+		status = wait_status(spawn(argv, NULL, scratch_file("newer.err", err, sizeof(err))),
+				     30);
+		log = slurp(err);
+		cr_expect(status != 0 && lines_with(log, "heaptap:", NULL) == 1 &&
+				  strstr(log, "newer than this heaptap's") != NULL,
+			  "%s: status %d: %s", argv[1], status, log);
+		free(log);
+	}
+	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(*) FROM runs"), 1), "left as it was");
 	pg_stop(&pg);
 }
 
