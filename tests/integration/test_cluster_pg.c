@@ -6,6 +6,7 @@
  * the agents stream lose and double nothing; a server that refuses connections is said in
  * one line; an SQLite database copied in by store-migrate reports the same.
  */
+#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "driver.h"
 #include "postgres.h"
 #include "services.h"
+#include "store.h"
 
 TestSuite(cluster_pg, .timeout = 240);
 
@@ -294,5 +296,82 @@ Test(cluster_pg, store_migrate_reports_the_same)
 			free(to);
 		}
 	}
+	pg_stop(&pg);
+}
+
+struct second_writer {
+	struct store *st;
+	int64_t agent;
+	const Heaptap__Batch *b;
+	bool applied;
+	int err;
+	double waited;
+};
+
+/* The same batch through another collector's store, while the first holds its round. */
+static void *write_again(void *arg)
+{
+	struct second_writer *w = arg;
+	double t0 = now_s();
+
+	w->err = store__begin(w->st) ||
+		 store__apply_batch(w->st, w->agent, "node", w->b, &w->applied, NULL, NULL) ||
+		 store__commit(w->st);
+	w->waited = now_s() - t0;
+	return NULL;
+}
+
+Test(cluster_pg, a_batch_through_two_collectors_is_stored_once)
+{
+	struct pg_server pg = { 0 };
+	Heaptap__Balance total = HEAPTAP__BALANCE__INIT;
+	Heaptap__Identity who = HEAPTAP__IDENTITY__INIT;
+	Heaptap__Process p = HEAPTAP__PROCESS__INIT, *procs[] = { &p };
+	Heaptap__Batch b = HEAPTAP__BATCH__INIT;
+	struct store_agent a1, a2;
+	struct store *first, *second;
+	struct second_writer w = { 0 };
+	pthread_t thread;
+	bool applied;
+
+	pg_start(&pg);
+	total.has_current = total.has_max = true;
+	total.current = 4096;
+	total.max = 8192;
+	who.has_pid = true;
+	who.pid = 42;
+	who.job = "job-1";
+	p.has_key = true;
+	p.key = 1;
+	p.identity = &who;
+	p.total = &total;
+	b.has_seq = b.has_time = true;
+	b.seq = 1;
+	b.time = 1000;
+	b.n_processes = 1;
+	b.processes = procs;
+	cr_assert(eq(int, store__open(pg.url, false, &first), 0));
+	cr_assert(eq(int, store__open(pg.url, false, &second), 0));
+	/* One agent (one uid) that sent its batch to one collector, then to another. */
+	cr_assert(eq(int, store__agent_hello(first, 0xabc, "node", "app", 1, "entry", 1, &a1), 0));
+	cr_assert(eq(int, store__agent_hello(second, 0xabc, "node", "app", 1, "entry", 1, &a2), 0));
+	cr_assert(eq(i64, a1.id, a2.id), "one agent, one row");
+	cr_assert(eq(int, store__begin(first), 0));
+	cr_assert(eq(int, store__apply_batch(first, a1.id, "node", &b, &applied, NULL, NULL), 0));
+	cr_assert(applied);
+	w = (struct second_writer){ .st = second, .agent = a2.id, .b = &b };
+	cr_assert(eq(int, pthread_create(&thread, NULL, write_again, &w), 0));
+	sleep_ms(500); /* the second waits on the agent's row */
+	cr_assert(eq(int, store__commit(first), 0));
+	pthread_join(thread, NULL);
+	cr_expect(eq(int, w.err, 0));
+	cr_expect(w.applied == false, "the second collector stored the batch again");
+	cr_expect(w.waited >= 0.4, "the second did not wait for the first's commit (%.2f s)",
+		  w.waited);
+	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(*) FROM samples"), 1));
+	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(*) FROM processes"), 1));
+	cr_expect(eq(i64, db_integer(pg.url, "SELECT max FROM groups WHERE kind = 0"), 8192));
+	store__close(first);
+	store__close(second);
 	pg_stop(&pg);
 }

@@ -62,6 +62,7 @@ int store_pg__setup(struct db *db, bool read_only)
 		return check(db);
 	/*
 	 * Created by the first collector, once: the others wait on the lock, then find it.
+	 * Up to date, nothing is changed: DDL would lock the tables other collectors write.
 	 * A database of a newer schema is refused before anything changes it.
 	 */
 	snprintf(sql, sizeof(sql), "INSERT INTO heaptap_schema (version) SELECT %d WHERE NOT "
@@ -69,7 +70,7 @@ int store_pg__setup(struct db *db, bool read_only)
 	if (db__exec(db, "BEGIN; SET LOCAL client_min_messages = warning; "
 			 "SELECT pg_advisory_xact_lock(7478) /* heaptap */;"
 			 "CREATE TABLE IF NOT EXISTS heaptap_schema (version INTEGER NOT NULL);") ||
-	    (version_of(db) <= STORE_SCHEMA_VERSION &&
+	    (version_of(db) < STORE_SCHEMA_VERSION &&
 	     (db__exec(db, STORE_PG_SCHEMA) || db__exec(db, STORE_PG_UPGRADE) ||
 	      db__exec(db, sql))) ||
 	    db__exec(db, "COMMIT")) {
