@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* db.h: each call to the backend of its database. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "db.h"
@@ -11,8 +12,20 @@
 
 bool db__is_postgresql(const char *target)
 {
-	return !strncmp(target, "postgresql://", 13) || !strncmp(target, "postgres://", 11) ||
-	       (strchr(target, '=') && !strchr(target, '/'));
+	const char *p = target;
+
+	if (!strncmp(target, "postgresql://", 13) || !strncmp(target, "postgres://", 11))
+		return true;
+	/* libpq's key=value list: "host=... dbname=...", a keyword first. */
+	while (*p == ' ')
+		p++;
+	if (!islower((unsigned char)*p))
+		return false;
+	while (islower((unsigned char)*p) || *p == '_')
+		p++;
+	while (*p == ' ')
+		p++;
+	return *p == '=';
 }
 
 int db__open(const char *target, bool read_only, struct db **out)
