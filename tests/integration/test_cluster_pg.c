@@ -98,6 +98,22 @@ Test(cluster_pg, two_collectors_one_job)
 	collector_start(&b, pg.url, 0, NULL);
 	cr_assert(eq(int, wait_status(start_job(&a, &b, NULL, err, sizeof(err)), 120), 0),
 		  "mpirun: %s", slurp(err));
+	/* Each collector's live view is the whole job: the ranks the other stored too. */
+	for (int i = 0; i < 2; i++) {
+		char top[256];
+		char *argv[] = { (char *)heaptap_path(), "top", "--collector",
+				 i ? b.endpoint : a.endpoint, "-b", "--json", "-n", "1", NULL };
+		json_object *view;
+
+		cr_expect(eq(int, wait_status(spawn(argv, scratch_file("top.json", top, sizeof(top)),
+						    scratch_file("top.err", err, sizeof(err))), 30),
+			     0), "top --collector: %s", slurp(err));
+		view = json_object_from_file(top);
+		cr_assert(view != NULL, "top --collector wrote no JSON: %s", slurp(err));
+		cr_expect(eq(int, json_object_array_length(get(view, "processes")), RANKS),
+			  "collector %d's view: %s", i, json_object_to_json_string(view));
+		json_object_put(view);
+	}
 	cr_expect(eq(int, collector_stop(&a, SIGTERM), 0), "%s", slurp(a.err));
 	cr_expect(eq(int, collector_stop(&b, SIGTERM), 0), "%s", slurp(b.err));
 	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(DISTINCT host) FROM processes"), 1));
