@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "job_input_internal.h"
+#include "report_scan.h"
 #include "log.h"
 #include "report_frames.h"
 #include "report_input.h"
@@ -304,126 +305,13 @@ int job_input_add_report(struct job *j, json_object *root, const char *source)
 	return read_untraced(j, field(root, "untraced"));
 }
 
-/* One JSON report file into j. */
-/* The whole file, NUL-terminated; NULL with errno. */
-static char *slurp(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	char *text = NULL, *grown;
-	size_t n = 0, cap = 0, got;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n + 1 >= cap) {
-			cap = cap ? cap * 2 : 1 << 16;
-			if (!(grown = realloc(text, cap))) {
-				free(text);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			text = grown;
-		}
-		got = fread(text + n, 1, cap - n - 1, f);
-		n += got;
-	} while (got);
-	if (ferror(f)) {
-		free(text);
-		fclose(f);
-		errno = EIO;
-		return NULL;
-	}
-	fclose(f);
-	text[n] = '\0';
-	*size = n;
-	return text;
-}
-
-/* The end of the string that starts at text[at] (a '"'): the index of its closing quote. */
-static size_t string_end(const char *text, size_t size, size_t at)
-{
-	for (at++; at < size; at++) {
-		if (text[at] == '\\')
-			at++;
-		else if (text[at] == '"')
-			return at;
-	}
-	return size;
-}
-
-/* The end of the array or object that starts at text[at]: the index after its close. */
-static size_t value_end(const char *text, size_t size, size_t at)
-{
-	int depth = 0;
-
-	for (; at < size; at++) {
-		char c = text[at];
-
-		if (c == '"')
-			at = string_end(text, size, at);
-		else if (c == '[' || c == '{')
-			depth++;
-		else if ((c == ']' || c == '}') && --depth == 0)
-			return at + 1;
-	}
-	return size;
-}
-
-/* Is text[at..end] (a string with its quotes) one of the keys the summary never reads? */
-static bool unread_key(const char *text, size_t at, size_t end)
-{
-	static const char *const keys[] = { "\"calltree\"", "\"allocated\"", "\"outstanding\"",
-					    "\"mappings\"" };
-
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		if (end - at + 1 == strlen(keys[k]) && !memcmp(text + at, keys[k], end - at + 1))
-			return true;
-	}
-	return false;
-}
-
 /*
- * Each process's "calltree", "allocated", "outstanding" and "mappings" (root, processes,
- * process: depth 3) made null before parsing: the summary does not read them, and they are
- * most of a report's objects (a rank of Open MPI has some 20,000 nodes and 3,000
- * allocation sites). A scan of the text is many times quicker than json-c's objects.
+ * Each process's fields the summary does not read, made null before parsing: they are
+ * most of a report's objects (a rank of Open MPI has some 20,000 call-tree nodes and 3,000
+ * allocation sites), and a scan of the text is many times quicker than json-c's objects.
  */
-static void drop_calltrees(char *text, size_t size)
-{
-	int depth = 0;
-
-	for (size_t at = 0; at < size; at++) {
-		char c = text[at];
-		size_t end, v;
-
-		if (c == '{' || c == '[') {
-			depth++;
-		} else if (c == '}' || c == ']') {
-			depth--;
-		} else if (c == '"') {
-			end = string_end(text, size, at);
-			if (depth == 3 && unread_key(text, at, end)) {
-				v = end + 1 + strspn(text + end + 1, " \t\r\n");
-				if (v < size && text[v] == ':') {
-					v += 1 + strspn(text + v + 1, " \t\r\n");
-					if (v < size && (text[v] == '[' || text[v] == '{')) {
-						size_t stop = value_end(text, size, v);
-
-						/* "[]" stays: no room for null. */
-						if (stop - v >= 4) {
-							memset(text + v, ' ', stop - v);
-							memcpy(text + v, "null", 4);
-						}
-						at = stop - 1;
-						continue;
-					}
-				}
-			}
-			at = end;
-		}
-	}
-}
+static const char *const unread_fields[] = { "calltree", "allocated", "outstanding", "mappings",
+					     NULL };
 
 /*
  * The report in the file: its one JSON object, or of top -b --json's snapshots (one a line)
@@ -434,14 +322,14 @@ static json_object *read_report(const char *path)
 	struct json_tokener *tok = json_tokener_new();
 	json_object *last = NULL, *o;
 	size_t size = 0, at = 0;
-	char *text = slurp(path, &size);
+	char *text = report_scan__slurp(path, &size);
+	struct report_cut unread = {};
 	bool cut = false;
 
-	if (!text || !tok) {
+	if (!text || !tok || report_scan__cut(text, size, NULL, unread_fields, &unread)) {
 		log_error("cannot read %s: %s", path, strerror(text ? ENOMEM : errno));
 		goto cleanup;
 	}
-	drop_calltrees(text, size);
 	while (at < size) {
 		at += strspn(text + at, " \t\r\n");
 		if (at == size)
@@ -463,6 +351,7 @@ static json_object *read_report(const char *path)
 	else if (cut)
 		log_info("%s: its last snapshot is cut short; the one before it is reported", path);
 cleanup:
+	report_cut__clear(&unread);
 	json_tokener_free(tok);
 	free(text);
 	return last;
