@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +53,13 @@ const char *scratch_dir(void)
 const char *scratch_file(const char *name, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/%s", scratch_dir(), name);
+	return buf;
+}
+
+const char *scratch_subdir(const char *name, char *buf, size_t size)
+{
+	scratch_file(name, buf, size);
+	cr_assert(mkdir(buf, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", buf, strerror(errno));
 	return buf;
 }
 
@@ -282,6 +290,13 @@ json_object *get_opt(json_object *o, const char *key)
 	json_object *v = NULL;
 
 	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+bool json_flag(json_object *o, const char *key)
+{
+	json_object *v = get_opt(o, key);
+
+	return v && json_object_get_boolean(v);
 }
 
 size_t processes_of(json_object *report, pid_t pid, json_object **out, size_t max)

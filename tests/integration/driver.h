@@ -19,6 +19,8 @@ const char *target_path(const char *name, char *buf, size_t size);
 /* A fresh scratch directory for this test; files in it by name. */
 const char *scratch_dir(void);
 const char *scratch_file(const char *name, char *buf, size_t size);
+/* The same, made a directory (one that exists already will do). */
+const char *scratch_subdir(const char *name, char *buf, size_t size);
 
 /* Start argv with stdout and stderr in files (NULL: /dev/null). */
 pid_t spawn(char *const argv[], const char *out, const char *err);
@@ -67,6 +69,8 @@ json_object *load_json(const char *path);
 json_object *get(json_object *o, const char *key);
 /* The key's value, or NULL when it is absent (a field older heaptaps do not write). */
 json_object *get_opt(json_object *o, const char *key);
+/* The key's boolean value; false when it is absent. */
+bool json_flag(json_object *o, const char *key);
 /* The entries of the report's processes[] with this pid (a pid's images, reused pids). */
 size_t processes_of(json_object *report, pid_t pid, json_object **out, size_t max);
 /* The element of array whose key has the integer value / string value. */

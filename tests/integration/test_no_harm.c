@@ -230,8 +230,7 @@ static void kill_heaptap_at(const char *mode, const struct moment *m, int index,
 	int status;
 
 	snprintf(name, sizeof(name), "%s-%d", mode, index);
-	scratch_file(name, dir, sizeof(dir));
-	cr_assert(mkdir(dir, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
+	scratch_subdir(name, dir, sizeof(dir));
 	snprintf(out, sizeof(out), "%s/job.out", dir);
 	snprintf(err, sizeof(err), "%s/heaptap.err", dir);
 	snprintf(job_err, sizeof(job_err), "%s/job.err", dir);
