@@ -86,6 +86,16 @@ static __always_inline bool runs_as_own_user(void)
 }
 
 /*
+ * A process's real uid, for the record of who ran it: taken here because a short-lived
+ * process is gone before userspace could read /proc. The kernel's value (the initial user
+ * namespace's), as root's /proc shows it.
+ */
+static __always_inline __u32 real_uid(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, real_cred, uid.val);
+}
+
+/*
  * Stop the current process if it is to be held and heaptap is there to let it go: it must
  * have read its events lately (a stalled heaptap would leave the stop to its guardian's
  * bound). The stop is recorded before it is sent, so the guardian always sees it.
@@ -140,6 +150,7 @@ static __always_inline void mappings_changed(__u32 type)
 		.type = type,
 		.pid = id >> 32,
 		.tid = (__u32)id,
+		.uid = real_uid(bpf_get_current_task_btf()),
 	};
 
 	/* Stop before sending: the process must be held by the time userspace looks. */
@@ -172,7 +183,11 @@ int BPF_PROG(program_exec)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32;
 	char comm[TASK_COMM_LEN] = {};
-	struct ht_fork_event ev = { .type = HT_EV_LAUNCHER, .pid = pid };
+	struct ht_fork_event ev = {
+		.type = HT_EV_LAUNCHER,
+		.pid = pid,
+		.uid = real_uid(bpf_get_current_task_btf()),
+	};
 	__u8 one = 1;
 
 	if (bpf_map_lookup_elem(&targets, &pid)) {
@@ -213,6 +228,7 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	ev.pid = BPF_CORE_READ(child, tgid);
 	if (ev.pid == ev.parent || !bpf_map_lookup_elem(&targets, &ev.parent))
 		return 0; /* a new thread, or not ours */
+	ev.uid = real_uid(child); /* its own credentials are in place by now */
 	if (bpf_map_update_elem(&targets, &ev.pid, &one, BPF_ANY) ||
 	    bpf_map_update_elem(&hold, &ev.pid, &no_code_seen, BPF_ANY)) {
 		count_loss(ev.parent, LOSS_INFLIGHT_FULL);

@@ -138,7 +138,7 @@ struct ht_libs_event {
 	__u32 tid;
 	__u32 held; /* the process was stopped so probes can be placed before it runs on */
 	__u32 same_code; /* a loader event after which it maps no more code than before */
-	__u32 pad;
+	__u32 uid;	  /* the process's real uid (at an exec: the new program's) */
 	__u64 hold_since; /* with held: the stop's ht_hold.since_ns, which names this stop */
 };
 
@@ -146,7 +146,7 @@ struct ht_fork_event {
 	__u32 type;
 	__u32 pid;    /* the new process */
 	__u32 parent; /* the traced process that forked it */
-	__u32 pad;
+	__u32 uid;    /* the new process's real uid */
 };
 
 struct ht_exit_event {

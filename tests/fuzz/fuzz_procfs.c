@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * /proc/PID files: read whole (procfs_read, here of the input through /proc/self/fd/N),
- * then /proc/PID/stat's state letter after a command name that may hold anything.
+ * then /proc/PID/stat's state letter after a command name that may hold anything, and
+ * /proc/PID/status's real uid.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (len != size || memcmp(text, data, size) || text[len] != '\0')
 		abort();
 	procfs_stat_state(text);
+	procfs_status_uid(text);
 	free(text);
 	return 0;
 }

@@ -104,24 +104,16 @@ static Heaptap__State state_of(const struct target *t, bool detach_live)
 }
 
 /*
- * The process's user, as the database keeps it to find a user's runs: its real uid (from
- * /proc/PID/status) and that uid's name here. Left unknown when the process is gone.
+ * The process's user, as the database keeps it to find a user's runs: its real uid, taken
+ * when heaptap first saw it (the process may be gone by now), and that uid's name here.
+ * A uid without a name here is kept alone.
  */
-static void identity_user(struct arena *a, Heaptap__Identity *id, pid_t pid)
+static void identity_user(struct arena *a, Heaptap__Identity *id, uid_t uid)
 {
-	char path[32], line[256], name[256] = "", buf[1024];
+	char name[256] = "", buf[1024];
 	struct passwd pw, *found = NULL;
-	unsigned int uid;
-	bool known = false;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	while (f && !known && fgets(line, sizeof(line), f))
-		known = sscanf(line, "Uid: %u", &uid) == 1;
-	if (f)
-		fclose(f);
-	if (!known)
+	if (uid == (uid_t)-1)
 		return;
 	id->has_uid = true;
 	id->uid = uid;
@@ -177,7 +169,7 @@ static Heaptap__Process *current(struct builder *b)
 		p->identity = wire_identity(&b->arena, t);
 		if (!p->identity)
 			return NULL;
-		identity_user(&b->arena, p->identity, t->pid);
+		identity_user(&b->arena, p->identity, t->uid);
 		sent->identity = true;
 		b->bytes += strlen(t->command) + sizeof(t->mpi.job) + GROUP_OVERHEAD;
 	}

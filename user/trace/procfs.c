@@ -72,3 +72,38 @@ char procfs_state(pid_t pid)
 	free(stat);
 	return state;
 }
+
+uid_t procfs_status_uid(const char *status)
+{
+	/* "Uid:\treal\teffective\tsaved\tfs" on a line of its own. */
+	const char *line = status;
+	unsigned long uid;
+	char *end;
+
+	while (line && strncmp(line, "Uid:", 4)) {
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	if (!line)
+		return (uid_t)-1;
+	errno = 0;
+	uid = strtoul(line + 4, &end, 10);
+	if (errno || end == line + 4 || (*end != '\t' && *end != ' ' && *end != '\n') ||
+	    uid >= (uid_t)-1)
+		return (uid_t)-1;
+	return uid;
+}
+
+uid_t procfs_uid(pid_t pid)
+{
+	char *status;
+	size_t len;
+	uid_t uid;
+
+	if (procfs_read(pid, "status", &status, &len))
+		return (uid_t)-1;
+	uid = procfs_status_uid(status);
+	free(status);
+	return uid;
+}

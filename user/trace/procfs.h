@@ -12,6 +12,10 @@ int procfs_read(pid_t pid, const char *name, char **buf, size_t *len);
 char procfs_state(pid_t pid);
 /* The same from the text of a stat file. */
 char procfs_stat_state(const char *stat);
+/* The real uid of /proc/PID/status, or (uid_t)-1 when it cannot be read. */
+uid_t procfs_uid(pid_t pid);
+/* The same from the text of a status file. */
+uid_t procfs_status_uid(const char *status);
 /* A path inside the process's mount namespace, as heaptap can open it. */
 void procfs_root_path(pid_t pid, const char *path, char *out, size_t size);
 

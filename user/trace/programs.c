@@ -25,6 +25,9 @@ static void describe(struct target *t)
 	size_t len;
 	char *cmdline;
 
+	/* Unless an event told it: found by attaching, so still there to be read. */
+	if (t->uid == (uid_t)-1)
+		t->uid = procfs_uid(t->pid);
 	mpi_identity_of_process(t->pid, &t->mpi);
 	if (procfs_read(t->pid, "cmdline", &cmdline, &len) || len == 0)
 		return;
@@ -226,6 +229,7 @@ int session__expect_exec(struct session *s, pid_t pid, const char *path)
 	if (!t)
 		return -ENOMEM;
 	snprintf(t->command, sizeof(t->command), "%s", path);
+	t->uid = procfs_uid(pid); /* waiting for its go: the exec event tells it again */
 	t->held = true;
 	return tracer__add_target(s->tracer, pid, true);
 }
@@ -322,6 +326,7 @@ void handle_exec(struct session *s, const struct ht_libs_event *ev)
 	int err;
 
 	if (t && (t = new_image(s, t))) {
+		t->uid = ev->uid; /* as the new program starts: setuid() before exec is common */
 		describe(t);
 		seed_mapped_ranges(s, t); /* held at its exec: nothing of the new image ran yet */
 		t->untraced = s->mpi_only && t->mpi.rank < 0;
@@ -371,6 +376,7 @@ void handle_launcher(struct session *s, const struct ht_fork_event *ev)
 
 	if (target_of(s, ev->pid) || !(t = new_target(s, ev->pid)))
 		return;
+	t->uid = ev->uid;
 	t->untraced = true;
 	describe(t);
 	log_debug("following launcher %d (%s)", t->pid, t->command);
@@ -384,6 +390,7 @@ void handle_fork(struct session *s, const struct ht_fork_event *ev)
 	if (!parent || target_of(s, ev->pid) || !(t = new_target(s, ev->pid)))
 		return;
 	t->parent = ev->parent;
+	t->uid = ev->uid;
 	t->held = true; /* the kernel side holds it at its exec */
 	t->untraced = parent->untraced;
 	describe(t);

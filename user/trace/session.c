@@ -154,6 +154,7 @@ struct target *new_target(struct session *s, pid_t pid)
 	if (!t)
 		return NULL;
 	t->pid = pid;
+	t->uid = (uid_t)-1;
 	t->serial = ++s->serials;
 	t->stack_ids.map_fd = tracer__stacks_fd(s->tracer);
 	t->stacks.detailed = s->detailed_stacks;

@@ -33,6 +33,12 @@ struct target {
 	pid_t parent;	   /* the target that started it (--follow), else 0 */
 	struct mpi_identity mpi; /* rank -1: not an MPI rank */
 	char command[256]; /* its command line, arguments space-separated */
+	/*
+	 * Its real uid when heaptap first saw it, or at its exec (a later setuid() is not
+	 * followed): from the kernel's event where there is one, as a short-lived process is
+	 * gone before /proc is read. (uid_t)-1 when unknown.
+	 */
+	uid_t uid;
 	bool exited;
 	bool exec;	   /* this image ended in an exec: its report is as it was then */
 	int exit_code;	   /* with exited: its wait status (exit code, or killing signal) */
