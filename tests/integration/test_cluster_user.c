@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Each stored process's user (processes.uid and user_name) is the one it ran as, even for
- * a process that lived a few milliseconds and was gone long before the agent's batch.
+ * a process that lived a few milliseconds and was gone long before the agent's batch, and
+ * for one the agent attached to.
  */
 #include <pwd.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <criterion/new/assert.h>
 #include "cluster.h"
 #include "driver.h"
+#include "procs.h"
 
 TestSuite(cluster_user, .timeout = 120);
 
@@ -78,4 +80,41 @@ Test(cluster_user, short_lived_processes_keep_their_user)
 		 own_name);
 	cr_expect(eq(i64, db_integer(db, sql), 0), "%s", sql);
 	cr_expect(eq(i64, db_integer(db, "SELECT count(*) FROM processes WHERE uid IS NULL"), 0));
+}
+
+/* A process attached to by pid (agent -p), running as nobody, exits before the last batch. */
+Test(cluster_user, an_attached_process_keeps_its_user)
+{
+	char gtchild[512], db[256], err[256], sql[512], nobody_name[256], pid_arg[16];
+	char *target_argv[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+				"--clear-groups", (char *)target_path("gtchild", gtchild,
+								       sizeof(gtchild)),
+				"--wait", "--blocks", "1", NULL };
+	struct collector_proc c;
+	pid_t target, agent;
+
+	require_bpf();
+	user_name_of(NOBODY, nobody_name, sizeof(nobody_name));
+	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
+	target = spawn(target_argv, NULL, NULL);
+	for (double deadline = now_s() + 30; !proc_catches_signal(target, SIGUSR1);) {
+		cr_assert(now_s() < deadline, "gtchild --wait never got ready");
+		sleep_ms(5);
+	}
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)target);
+	{
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-p",
+				 pid_arg, NULL };
+
+		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));
+	}
+	expect_attached(agent, target, err);
+	kill(target, SIGUSR1);
+	cr_expect(eq(int, wait_status(target, 30), 0));
+	cr_assert(eq(int, wait_status(agent, 30), 0), "agent: %s", slurp(err));
+	cr_assert(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM processes WHERE pid = %d AND uid = %d "
+		 "AND user_name IS %s", (int)target, NOBODY, nobody_name);
+	cr_expect(eq(i64, db_integer(db, sql), 1), "%s", sql);
+	cr_expect(eq(i64, db_integer(db, "SELECT count(*) FROM processes"), 1));
 }
