@@ -7,8 +7,13 @@
  * of the 200 functions was sent once, and the groups are in the database once that round is
  * committed) it measures for SECONDS: the collector's CPU (/proc/PID/stat), the database's
  * growth and the collector's peak memory. The last batch says the agents are finishing.
- *   ingest HOST:PORT COLLECTOR_PID DB AGENTS RANKS GROUPS SECONDS
+ * Given several collectors (endpoints and pids separated by commas, in the same order), the
+ * agents are dealt to them in turn, one job across them all, and their CPU is the sum; given
+ * a database server's SERVER_PID, its CPU (its own and its children's, a backend per
+ * connection) is measured over the same window.
+ *   ingest HOST:PORT[,...] COLLECTOR_PID[,...] DB AGENTS RANKS GROUPS SECONDS [SERVER_PID]
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -42,20 +47,88 @@ static double mono(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double cpu_of(int pid)
+/* A process's /proc/PID/stat after its name, and its parent; false if it is gone. */
+static bool stat_of(int pid, char *buf, size_t size, const char **fields, int *ppid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long utime, stime;
+	char path[64];
+	bool ok;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, sizeof(buf), f))
-		exit(1);
+	if (!(f = fopen(path, "r")))
+		return false;
+	ok = fgets(buf, size, f) && (*fields = strrchr(buf, ')')) &&
+	     sscanf(*fields + 2, "%*c %d", ppid) == 1;
 	fclose(f);
-	p = strrchr(buf, ')');
-	sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime);
+	return ok;
+}
+
+/* CPU seconds of the stat fields after the name. */
+static double cpu_in(const char *fields)
+{
+	unsigned long utime = 0, stime = 0;
+
+	sscanf(fields + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime);
 	return (utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static double cpu_of(int pid)
+{
+	const char *fields;
+	char buf[1024];
+	int ppid;
+
+	if (!stat_of(pid, buf, sizeof(buf), &fields, &ppid))
+		exit(1);
+	return cpu_in(fields);
+}
+
+#define MAX_COLLECTORS 16
+
+struct collectors {
+	char *endpoint[MAX_COLLECTORS];
+	int pid[MAX_COLLECTORS], nr;
+};
+
+/* "A,B,C" into at most MAX_COLLECTORS pieces, in place. */
+static int split(char *list, char **out)
+{
+	int n = 0;
+
+	for (char *save, *t = strtok_r(list, ",", &save); t && n < MAX_COLLECTORS;
+	     t = strtok_r(NULL, ",", &save))
+		out[n++] = t;
+	return n;
+}
+
+static double collectors_cpu(const struct collectors *c)
+{
+	double cpu = 0;
+
+	for (int i = 0; i < c->nr; i++)
+		cpu += cpu_of(c->pid[i]);
+	return cpu;
+}
+
+/* A server's CPU seconds: its own and its children's (PostgreSQL: a backend each). */
+static double server_cpu(int pid)
+{
+	double cpu = cpu_of(pid);
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		int child = atoi(e->d_name), ppid;
+		const char *fields;
+		char buf[1024];
+
+		if (child > 0 && child != pid && stat_of(child, buf, sizeof(buf), &fields, &ppid) &&
+		    ppid == pid)
+			cpu += cpu_in(fields);
+	}
+	if (d)
+		closedir(d);
+	return cpu;
 }
 
 /*
@@ -272,19 +345,25 @@ int main(int argc, char **argv)
 {
 	struct rlimit lim;
 	struct sim *sims;
-	int agents, ranks, groups, seconds, pid;
+	int agents, ranks, groups, seconds, server = 0;
+	struct collectors col = {};
+	char *pids[MAX_COLLECTORS];
 	/* Until every function has its row: then only balances and samples change. */
 	int warmup = FUNCTIONS / 16 + 3;
-	double cpu0 = 0, t0 = 0, lag = 0;
+	double cpu0 = 0, server0 = 0, t0 = 0, lag = 0;
 	long long bytes0 = 0;
 	uint64_t unacked = 0;
 
-	if (argc != 8) {
-		fprintf(stderr, "usage: ingest HOST:PORT COLLECTOR_PID DB AGENTS RANKS GROUPS "
-				"SECONDS\n");
+	if (argc < 8 || argc > 9 || (col.nr = split(argv[1], col.endpoint)) !=
+					    split(argv[2], pids)) {
+		fprintf(stderr, "usage: ingest HOST:PORT[,...] COLLECTOR_PID[,...] DB AGENTS RANKS "
+				"GROUPS SECONDS [SERVER_PID]\n");
 		return 2;
 	}
-	pid = atoi(argv[2]);
+	for (int i = 0; i < col.nr; i++)
+		col.pid[i] = atoi(pids[i]);
+	if (argc > 8)
+		server = atoi(argv[8]);
 	agents = atoi(argv[4]);
 	ranks = atoi(argv[5]);
 	groups = atoi(argv[6]);
@@ -299,12 +378,13 @@ int main(int argc, char **argv)
 		snprintf(fn_names[f], sizeof(fn_names[f]), "bench_function_number_%d", f);
 	sims = calloc(agents, sizeof(*sims));
 	for (int i = 0; i < agents; i++)
-		connect_sim(&sims[i], argv[1], i);
+		connect_sim(&sims[i], col.endpoint[i % col.nr], i);
 	for (int tick = 0, end = -1; end < 0 || tick < end; tick++) {
 		double start = mono();
 
 		if (end < 0 && tick >= warmup && all_acked(sims, agents, warmup)) {
-			cpu0 = cpu_of(pid);
+			cpu0 = collectors_cpu(&col);
+			server0 = server ? server_cpu(server) : 0;
 			bytes0 = db_bytes(argv[3]);
 			t0 = mono();
 			end = tick + seconds;
@@ -320,25 +400,32 @@ int main(int argc, char **argv)
 		if (mono() - start > 1.05)
 			lag += mono() - start - 1.0;
 	}
-	for (int i = 0; i < agents; i++) {
-		double deadline = mono() + 10;
+	/* The last round's commit, of every rank's newest groups, may take seconds. */
+	double deadline = mono() + 60;
 
+	for (int i = 0; i < agents; i++) {
 		while (sims[i].acked < sims[i].seq && mono() < deadline)
 			pump(&sims[i], 100);
 		unacked += sims[i].seq - sims[i].acked;
 	}
 	{
-		double dt = mono() - t0, cpu = cpu_of(pid) - cpu0;
+		double dt = mono() - t0, cpu = collectors_cpu(&col) - cpu0;
+		double server_cores = server ? (server_cpu(server) - server0) / dt : 0;
 		long long grown = db_bytes(argv[3]) - bytes0;
-		double rank_hours = (double)agents * ranks * dt / 3600;
+		double rank_hours = (double)agents * ranks * dt / 3600, peak = 0;
 
+		for (int i = 0; i < col.nr; i++)
+			peak = peak_mib(col.pid[i]) > peak ? peak_mib(col.pid[i]) : peak;
 		printf("ingest: %d agents x %d ranks = %d ranks at 1 Hz, %d changed groups each, "
-		       "%.0f s: collector CPU %.2f cores, peak memory %.0f MiB; database "
-		       "+%.1f MiB = %.0f KiB per rank-hour; %llu batches unacknowledged; "
+		       "%d collector%s, %.0f s: collector CPU %.2f cores, peak memory %.0f MiB; "
+		       "database +%.1f MiB = %.0f KiB per rank-hour; %llu batches unacknowledged; "
 		       "simulator behind by %.1f s\n",
-		       agents, ranks, agents * ranks, groups, dt, cpu / dt, peak_mib(pid),
-		       grown / 1048576.0, grown / 1024.0 / rank_hours, (unsigned long long)unacked,
-		       lag);
+		       agents, ranks, agents * ranks, groups, col.nr, col.nr > 1 ? "s" : "", dt,
+		       cpu / dt, peak, grown / 1048576.0, grown / 1024.0 / rank_hours,
+		       (unsigned long long)unacked, lag);
+		if (server)
+			printf("ingest: the database server's CPU over the same %.0f s: %.2f cores\n",
+			       dt, server_cores);
 	}
 	return unacked ? 1 : 0;
 }

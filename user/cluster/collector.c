@@ -209,6 +209,20 @@ void collector_abort_round(struct collector *c)
 	close_round_agents(c, "its batches could not be stored");
 }
 
+/*
+ * While a round commits, no peer is read: the time is the collector's, not the peers'. It is
+ * not counted against their handshakes, frames and silence.
+ */
+static void excuse_deaf_time(struct collector *c, double seconds)
+{
+	for (struct conn *conn = c->conns; conn; conn = conn->next) {
+		conn->opened += seconds;
+		conn->last_message += seconds;
+		if (conn->frame_started)
+			conn->frame_started += seconds;
+	}
+}
+
 void collector_end_round(struct collector *c)
 {
 	struct conn *conn, *next;
@@ -219,6 +233,7 @@ void collector_end_round(struct collector *c)
 		return;
 	c->in_round = false;
 	err = store__commit(c->store);
+	excuse_deaf_time(c, mono() - t0);
 	if (c->metrics)
 		metrics__observe_db_write(c->metrics, mono() - t0);
 	if (err) {

@@ -122,10 +122,34 @@ int store_db_error(struct store *st, const char *what)
 	return -EIO;
 }
 
-/* The groups' upsert of STORE_GROUPS_MANY rows. NULL when out of memory. */
-static char *groups_many_sql(void)
+/*
+ * One statement of `rows` rows of `params` parameters each: head, then "(?1, ...), (...)",
+ * then tail. NULL when out of memory.
+ */
+static char *many_rows_sql(const char *head, int rows, int params, const char *tail)
 {
-	static const char update[] = " ON CONFLICT (process, kind, a, b) DO UPDATE SET "
+	size_t size = strlen(head) + (size_t)rows * params * 8 + strlen(tail) + 1;
+	char *text = malloc(size);
+	size_t len;
+
+	if (!text)
+		return NULL;
+	len = snprintf(text, size, "%s", head);
+	for (int r = 0; r < rows; r++) {
+		for (int c = 0; c < params; c++)
+			len += snprintf(text + len, size - len, "%s?%d%s", c ? "" : r ? ", (" : "(",
+					r * params + c + 1, c == params - 1 ? ")" : ", ");
+	}
+	snprintf(text + len, size - len, "%s", tail);
+	return text;
+}
+
+/* PostgreSQL's statements of many rows: a round's writes in few statements. */
+static int prepare_many(struct store *st)
+{
+	static const char groups_head[] = "INSERT INTO groups (process, kind, a, b, name, "
+		"current, min, max, requested, " STORE_CALL_COLUMNS ") VALUES ";
+	static const char groups_tail[] = " ON CONFLICT (process, kind, a, b) DO UPDATE SET "
 		"name = excluded.name, current = excluded.current, min = excluded.min, "
 		"max = excluded.max, requested = excluded.requested, malloc = excluded.malloc, "
 		"calloc = excluded.calloc, realloc = excluded.realloc, "
@@ -133,22 +157,25 @@ static char *groups_many_sql(void)
 		"memalign = excluded.memalign, posix_memalign = excluded.posix_memalign, "
 		"aligned_alloc = excluded.aligned_alloc, valloc = excluded.valloc, "
 		"pvalloc = excluded.pvalloc";
-	size_t size = 256 + STORE_GROUPS_MANY * STORE_GROUP_PARAMS * 8 + sizeof(update);
-	char *text = malloc(size);
-	size_t len;
+	static const char samples_head[] = "INSERT INTO samples (process, t, current, max) VALUES ";
+	struct {
+		struct db_stmt **stmt;
+		const char *head, *tail;
+		int rows, params;
+	} many[] = {
+		{ &st->groups_many, groups_head, groups_tail, STORE_GROUPS_MANY, STORE_GROUP_PARAMS },
+		{ &st->samples_many, samples_head, "", STORE_SAMPLES_MANY, STORE_SAMPLE_PARAMS },
+	};
 
-	if (!text)
-		return NULL;
-	len = snprintf(text, size, "INSERT INTO groups (process, kind, a, b, name, current, min, "
-		       "max, requested, " STORE_CALL_COLUMNS ") VALUES ");
-	for (int r = 0; r < STORE_GROUPS_MANY; r++) {
-		for (int c = 0; c < STORE_GROUP_PARAMS; c++)
-			len += snprintf(text + len, size - len, "%s?%d%s", c ? "" : r ? ", (" : "(",
-					r * STORE_GROUP_PARAMS + c + 1,
-					c == STORE_GROUP_PARAMS - 1 ? ")" : ", ");
+	for (size_t i = 0; i < sizeof(many) / sizeof(many[0]); i++) {
+		char *text = many_rows_sql(many[i].head, many[i].rows, many[i].params, many[i].tail);
+
+		*many[i].stmt = text ? db__prepare(st->db, text, DB_PERSISTENT | DB_PIPELINE) : NULL;
+		free(text);
+		if (!*many[i].stmt)
+			return store_db_error(st, "prepare a statement of many rows");
 	}
-	snprintf(text + len, size - len, "%s", update);
-	return text;
+	return 0;
 }
 
 int store__open(const char *path, bool read_only, struct store **out)
@@ -172,17 +199,8 @@ int store__open(const char *path, bool read_only, struct store **out)
 			goto fail;
 		}
 	}
-	if (pg && !read_only) {
-		char *text = groups_many_sql();
-
-		st->groups_many = text ? db__prepare(st->db, text, DB_PERSISTENT | DB_PIPELINE)
-				       : NULL;
-		free(text);
-		if (!st->groups_many) {
-			store_db_error(st, "prepare the groups' upsert");
-			goto fail;
-		}
-	}
+	if (pg && !read_only && prepare_many(st))
+		goto fail;
 	*out = st;
 	return 0;
 fail:
@@ -217,6 +235,8 @@ void store__close(struct store *st)
 	for (int i = 0; i < NR_STMTS; i++)
 		db_stmt__finalize(st->stmts[i]);
 	db_stmt__finalize(st->groups_many);
+	db_stmt__finalize(st->samples_many);
+	free(st->samples);
 	free(st);
 }
 
@@ -270,7 +290,7 @@ void store__rollback(struct store *st)
 
 size_t store__pending_bytes(const struct store *st)
 {
-	return pending__bytes(&st->pending);
+	return pending__bytes(&st->pending) + st->samples_cap * sizeof(*st->samples);
 }
 
 /* The agent's id and last batch stored: 1 found, 0 not, -EIO. */

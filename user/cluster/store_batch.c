@@ -77,14 +77,14 @@ static int write_group(struct store *st, const struct pending_group *g)
 }
 
 /* STORE_GROUPS_MANY groups from g on in one statement (each key there once). */
-static int write_groups(struct store *st, const struct pending_group *g)
+static int write_groups(struct store *st, const struct pending_group *const *g)
 {
 	struct db_stmt *s = st->groups_many;
 
 	db_reset(s);
 	db_clear_bindings(s);
 	for (int i = 0; i < STORE_GROUPS_MANY; i++)
-		bind_group(s, i * STORE_GROUP_PARAMS, &g[i]);
+		bind_group(s, i * STORE_GROUP_PARAMS, g[i]);
 	return store_run(st, s, "store groups");
 }
 
@@ -106,23 +106,65 @@ static int write_status(struct store *st, int64_t id, const struct process_statu
 	return store_run(st, s, "process status");
 }
 
+static void bind_sample(struct db_stmt *s, int base, const struct pending_sample *p)
+{
+	db_bind_int64(s, base + 1, p->process);
+	db_bind_double(s, base + 2, p->t);
+	db_bind_int64(s, base + 3, p->current);
+	db_bind_int64(s, base + 4, p->max);
+}
+
+static int write_sample(struct store *st, const struct pending_sample *p)
+{
+	struct db_stmt *s = store_stmt(st, SAMPLE_ADD);
+
+	bind_sample(s, 0, p);
+	return store_run(st, s, "add sample");
+}
+
+static int write_samples(struct store *st, const struct pending_sample *p)
+{
+	struct db_stmt *s = st->samples_many;
+
+	db_reset(s);
+	db_clear_bindings(s);
+	for (int i = 0; i < STORE_SAMPLES_MANY; i++)
+		bind_sample(s, i * STORE_SAMPLE_PARAMS, &p[i]);
+	return store_run(st, s, "add samples");
+}
+
 int store__flush(struct store *st)
 {
+	const struct pending_group **order = pending__in_key_order(&st->pending);
 	struct known_process *kp, *tmp;
 	size_t i = 0;
 
+	if (!order) {
+		log_error("database: out of memory for a round's changed groups");
+		return -ENOMEM;
+	}
 	for (; st->groups_many && i + STORE_GROUPS_MANY <= st->pending.nr; i += STORE_GROUPS_MANY) {
-		if (write_groups(st, &st->pending.groups[i]))
+		if (write_groups(st, &order[i]))
 			return -EIO;
 	}
 	if (st->pending.nr)
 		log_debug("database: %zu groups, %zu of them %d to a statement", st->pending.nr, i,
 			  STORE_GROUPS_MANY);
 	for (; i < st->pending.nr; i++) {
-		if (write_group(st, &st->pending.groups[i]))
+		if (write_group(st, order[i]))
 			return -EIO;
 	}
 	pending__clear(&st->pending);
+	for (i = 0; st->samples_many && i + STORE_SAMPLES_MANY <= st->nr_samples;
+	     i += STORE_SAMPLES_MANY) {
+		if (write_samples(st, &st->samples[i]))
+			return -EIO;
+	}
+	for (; i < st->nr_samples; i++) {
+		if (write_sample(st, &st->samples[i]))
+			return -EIO;
+	}
+	st->nr_samples = 0;
 	HASH_ITER(hh, st->processes, kp, tmp) {
 		if (!st->pending_statuses)
 			break;
@@ -139,6 +181,7 @@ int store__flush(struct store *st)
 void store__drop_pending(struct store *st)
 {
 	pending__clear(&st->pending);
+	st->nr_samples = 0;
 	st->pending_statuses = 0; /* their processes are forgotten with the transaction */
 }
 
@@ -342,11 +385,27 @@ static const char *state_name(Heaptap__State state)
 	}
 }
 
+static int stage_sample(struct store *st, int64_t process, double t, const Heaptap__Balance *b)
+{
+	if (st->nr_samples == st->samples_cap) {
+		size_t cap = st->samples_cap ? 2 * st->samples_cap : 1024;
+		struct pending_sample *grown = realloc(st->samples, cap * sizeof(*grown));
+
+		if (!grown) {
+			log_error("database: out of memory for a round's samples");
+			return -ENOMEM;
+		}
+		st->samples = grown;
+		st->samples_cap = cap;
+	}
+	st->samples[st->nr_samples++] = (struct pending_sample){ process, b->current, b->max, t };
+	return 0;
+}
+
 static int put_process(struct store *st, int64_t agent, const char *host,
 		       const Heaptap__Process *p, double t, store_on_process on_process, void *ctx)
 {
 	struct known_process *kp = process_of(st, agent, host, p, t);
-	struct db_stmt *s;
 
 	if (!kp)
 		return -EIO;
@@ -371,15 +430,8 @@ static int put_process(struct store *st, int64_t agent, const char *host,
 	    (p->allocators && store_os__put_allocators(st, kp->id, p->allocators)))
 		return -EIO;
 	/* A sample per batch: a time series, nothing to coalesce. */
-	if (p->total) {
-		s = store_stmt(st, SAMPLE_ADD);
-		db_bind_int64(s, 1, kp->id);
-		db_bind_double(s, 2, t);
-		db_bind_int64(s, 3, p->total->current);
-		db_bind_int64(s, 4, p->total->max);
-		if (store_run(st, s, "add sample"))
-			return -EIO;
-	}
+	if (p->total && stage_sample(st, kp->id, t, p->total))
+		return -ENOMEM;
 	if (on_process) {
 		struct store_who who = { kp->job, kp->host, kp->rank, kp->pid };
 

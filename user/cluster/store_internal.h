@@ -22,6 +22,9 @@ enum stmt {
  */
 #define STORE_GROUPS_MANY 64
 #define STORE_GROUP_PARAMS (9 + HT_NR_FUNCS)
+/* Samples likewise: 256 rows of 4. */
+#define STORE_SAMPLES_MANY 256
+#define STORE_SAMPLE_PARAMS 4
 
 /* Errors logged lately, each not again for a minute. */
 #define STORE_ERRORS_KEPT 8
@@ -31,6 +34,12 @@ struct name_id {
 	int64_t id;
 	UT_hash_handle hh;
 	char text[];
+};
+
+/* A point of a process's series: written at the commit, with the groups. */
+struct pending_sample {
+	int64_t process, current, max;
+	double t;
 };
 
 /* A process's newest status, written at the commit (like its groups). */
@@ -56,6 +65,7 @@ struct store {
 	struct db *db;
 	struct db_stmt *stmts[NR_STMTS];
 	struct db_stmt *groups_many; /* PostgreSQL: STORE_GROUPS_MANY groups in one statement */
+	struct db_stmt *samples_many; /* and STORE_SAMPLES_MANY samples */
 	struct {
 		char line[512];
 		double at; /* logged then (monotonic seconds) */
@@ -66,6 +76,8 @@ struct store {
 	struct pending_put *puts;      /* one process's groups, being staged */
 	size_t puts_cap;
 	size_t pending_statuses;
+	struct pending_sample *samples; /* of the round, in the order received */
+	size_t nr_samples, samples_cap;
 };
 
 /* The statement, reset and ready for its bindings. */

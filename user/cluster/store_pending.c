@@ -163,9 +163,57 @@ int pending__put(struct pending_groups *pg, int64_t process, const struct pendin
 	return 0;
 }
 
+/* A group's key and place, sorted apart from the groups: a compare reads no group. */
+struct sort_key {
+	int64_t process, a, b;
+	int32_t kind;
+	uint32_t index;
+};
+
+static int by_key(const void *x, const void *y)
+{
+	const struct sort_key *l = x, *r = y;
+
+	if (l->process != r->process)
+		return l->process < r->process ? -1 : 1;
+	if (l->kind != r->kind)
+		return l->kind < r->kind ? -1 : 1;
+	if (l->a != r->a)
+		return l->a < r->a ? -1 : 1;
+	return l->b < r->b ? -1 : l->b > r->b;
+}
+
+const struct pending_group **pending__in_key_order(struct pending_groups *pg)
+{
+	size_t want = pg->nr ? pg->nr : 1;
+	struct sort_key *keys;
+
+	if (want > pg->order_cap) {
+		const struct pending_group **grown = realloc(pg->order, want * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		pg->order = grown;
+		pg->order_cap = want;
+	}
+	if (!(keys = malloc(want * sizeof(*keys))))
+		return NULL;
+	for (size_t i = 0; i < pg->nr; i++) {
+		const struct pending_group *g = &pg->groups[i];
+
+		keys[i] = (struct sort_key){ g->process, g->a, g->b, g->kind, (uint32_t)i };
+	}
+	qsort(keys, pg->nr, sizeof(*keys), by_key);
+	for (size_t i = 0; i < pg->nr; i++)
+		pg->order[i] = &pg->groups[keys[i].index];
+	free(keys);
+	return pg->order;
+}
+
 size_t pending__bytes(const struct pending_groups *pg)
 {
-	return pg->cap * sizeof(*pg->groups) + pg->nr_slots * sizeof(*pg->slots);
+	return pg->cap * sizeof(*pg->groups) + pg->nr_slots * sizeof(*pg->slots) +
+	       pg->order_cap * sizeof(*pg->order);
 }
 
 void pending__clear(struct pending_groups *pg)
@@ -180,6 +228,7 @@ void pending__free(struct pending_groups *pg)
 {
 	free(pg->groups);
 	free(pg->slots);
+	free(pg->order);
 	arena_reset(&pg->names);
 	*pg = (struct pending_groups){};
 }

@@ -28,6 +28,8 @@ struct pending_groups {
 	uint64_t *slots;	      /* open addressing: a hash tag << 32 | index + 1, 0 = free */
 	size_t nr_slots;	      /* a power of two, at least twice nr */
 	struct arena names;
+	const struct pending_group **order; /* pending__in_key_order's, kept for the next round */
+	size_t order_cap;
 };
 
 /* One group of a process's message. */
@@ -41,6 +43,13 @@ struct pending_put {
 /* Record a process's groups' newest figures. 0 or -ENOMEM (some may be recorded). */
 int pending__put(struct pending_groups *pg, int64_t process, const struct pending_put *puts,
 		 size_t n);
+/*
+ * The groups in the database's key order (process, kind, a, b), valid until the next put or
+ * clear; NULL when out of memory. A statement of many rows then walks the index and the
+ * table's pages in order: a third of the server's time per row is in cache misses when the
+ * rows come in the order they first changed.
+ */
+const struct pending_group **pending__in_key_order(struct pending_groups *pg);
 /* The memory held: the collector commits early past its bound. */
 size_t pending__bytes(const struct pending_groups *pg);
 /* Forget every group (written, or rolled back); the memory stays for the next round. */
