@@ -4,8 +4,11 @@
  * Open MPI job whose ranks report to two collectors is one run whose ranks equal what
  * each recorded of itself; the server restarted and a collector killed (SIGKILL) while
  * the agents stream lose and double nothing; a server that refuses connections is said in
- * one line; an SQLite database copied in by store-migrate reports the same.
+ * one line; an SQLite database copied in by store-migrate reports the same; a round of
+ * hundreds of processes, written many rows to a statement, is stored exact; a commit that
+ * takes longer than --client-timeout cuts no agent off.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
@@ -16,7 +19,9 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "cluster.h"
+#include "db.h"
 #include "driver.h"
+#include "gtchild_report.h"
 #include "postgres.h"
 #include "services.h"
 #include "store.h"
@@ -389,5 +394,133 @@ Test(cluster_pg, a_batch_through_two_collectors_is_stored_once)
 	cr_expect(eq(i64, db_integer(pg.url, "SELECT max FROM groups WHERE kind = 0"), 8192));
 	store__close(first);
 	store__close(second);
+	pg_stop(&pg);
+}
+
+/* Each process whose truth is in dir (truth-PID.json) stored exact in url's run; how many. */
+static size_t expect_truths_stored(const char *url, const char *dir)
+{
+	json_object *report = stored_report(url, 0);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t checked = 0;
+
+	cr_assert(d != NULL);
+	while ((e = readdir(d))) {
+		char path[1024];
+
+		if (strncmp(e->d_name, "truth-", 6))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		expect_exact(report, path, "a stored process");
+		checked++;
+	}
+	closedir(d);
+	json_object_put(report);
+	return checked;
+}
+
+#define MANY 300
+
+/*
+ * One round of MANY short-lived processes (under --follow, the agent's last batch ends the
+ * round): more changed groups and samples than a statement carries, so most are written
+ * many rows at once, in the database's key order. Each process is stored equal to the truth
+ * it wrote itself; each sample once, the newest equal to the process's total.
+ */
+Test(cluster_pg, a_round_of_many_processes_is_stored_exact)
+{
+	const char *commit_every[] = { "--commit-every", "600", NULL };
+	char spawner[512], gtchild[512], truths[512], err[256], count[8];
+	struct pg_server pg = { 0 };
+	struct collector_proc c;
+
+	require_bpf();
+	pg_start(&pg);
+	collector_start(&c, pg.url, 0, commit_every);
+	target_path("spawner", spawner, sizeof(spawner));
+	target_path("gtchild", gtchild, sizeof(gtchild));
+	scratch_subdir("truths", truths, sizeof(truths));
+	snprintf(count, sizeof(count), "%d", MANY);
+	{
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+				 "-i", "0.2", "--follow", "--", spawner, "--count", count,
+				 "--batch", "10", "--", gtchild, "--blocks", "3", "--truth-dir",
+				 truths, NULL };
+
+		cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("agent.err", err,
+									    sizeof(err))),
+					      120), 0), "agent: %s", slurp(err));
+	}
+	cr_assert(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
+	cr_expect(eq(sz, expect_truths_stored(pg.url, truths), MANY), "truths written");
+	cr_expect(ge(i64, db_integer(pg.url, "SELECT count(*) FROM samples"), MANY),
+		  "more samples than one statement carries");
+	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(*) FROM (SELECT 1 FROM samples "
+					      "GROUP BY process, t HAVING count(*) > 1) x"), 0),
+		  "a sample stored twice");
+	/* Each process's newest sample is its total's figures. */
+	cr_expect(eq(i64, db_integer(pg.url, "SELECT count(*) FROM processes p JOIN groups g ON "
+					      "g.process = p.id AND g.kind = 0 WHERE NOT EXISTS "
+					      "(SELECT 1 FROM samples s WHERE s.process = p.id AND "
+					      "s.current = g.current AND s.max = g.max AND s.t = "
+					      "(SELECT max(t) FROM samples WHERE process = p.id))"), 0));
+	pg_stop(&pg);
+}
+
+#define SLOW 30
+
+/*
+ * A round's commit held up (another session locks the samples table) for over twice
+ * --client-timeout while an agent streams (SLOW processes started one after another): the
+ * collector reads nothing meanwhile, and that time is its own, not the agent's silence. No
+ * connection is closed, and every process is stored exact once the lock goes.
+ */
+Test(cluster_pg, a_slow_commit_cuts_no_agent_off)
+{
+	const char *opts[] = { "--commit-every", "0.5", "--client-timeout", "2", NULL };
+	char spawner[512], gtchild[512], truths[512], err[256], count[8], child[1200], *log;
+	struct pg_server pg = { 0 };
+	struct collector_proc c;
+	struct db *locker;
+	pid_t agent;
+
+	require_bpf();
+	pg_start(&pg);
+	collector_start(&c, pg.url, 0, opts);
+	target_path("spawner", spawner, sizeof(spawner));
+	target_path("gtchild", gtchild, sizeof(gtchild));
+	scratch_subdir("truths", truths, sizeof(truths));
+	snprintf(count, sizeof(count), "%d", SLOW);
+	/* A process every 0.3 s for 9 s: every round has samples to write. */
+	snprintf(child, sizeof(child), "sleep 0.3; exec %s --blocks 3 --truth-dir %s", gtchild,
+		 truths);
+	{
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
+				 "0.2", "--follow", "--", spawner, "--count", count, "--batch", "1",
+				 "--", "/bin/sh", "-c", child, NULL };
+
+		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));
+	}
+	for (int tries = 0; tries < 500 && db_integer(pg.url, "SELECT count(*) FROM samples") < 1;
+	     tries++)
+		sleep_ms(20);
+	cr_assert(eq(int, db__open(pg.url, false, &locker), 0));
+	cr_assert(eq(int, db__exec(locker, "BEGIN; LOCK TABLE samples IN EXCLUSIVE MODE"), 0),
+		  "%s", db__errmsg(locker));
+	sleep_ms(5000); /* the collector's next commit waits on the lock */
+	cr_assert(eq(int, db__exec(locker, "COMMIT"), 0));
+	db__close(locker);
+	cr_assert(eq(int, wait_status(agent, 60), 0), "agent: %s", slurp(err));
+	cr_assert(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
+	log = slurp(c.err);
+	cr_expect(strstr(log, "silent for") == NULL && strstr(log, "slow client") == NULL,
+		  "the collector cut the agent off for its own commit: %s", log);
+	free(log);
+	log = slurp(err);
+	cr_expect(eq(int, lines_with(log, "collector", NULL), 0), "the agent lost its collector: %s",
+		  log);
+	free(log);
+	cr_expect(eq(sz, expect_truths_stored(pg.url, truths), SLOW), "truths written");
 	pg_stop(&pg);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * A round's changed groups: each group once, with the figures of its newest put, in the
- * order first changed. Checked against a plain list kept beside it.
+ * order first changed. Checked against a plain list kept beside it. In key order for the
+ * database: every group once, sorted by (process, kind, a, b).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,27 @@ Test(store_pending, keeps_each_group_once_with_its_newest_figures)
 			cr_expect(eq(str, (char *)g->name, (char *)m->name));
 		else
 			cr_expect(g->name == NULL);
+	}
+	{
+		const struct pending_group **order = pending__in_key_order(&pg);
+		bool *seen = calloc(pg.nr, sizeof(*seen));
+
+		cr_assert(order != NULL && seen != NULL);
+		for (size_t i = 0; i < pg.nr; i++) {
+			const struct pending_group *g = order[i], *p = i ? order[i - 1] : NULL;
+			size_t at = (size_t)(g - pg.groups);
+
+			cr_assert(at < pg.nr && !seen[at], "group %zu listed twice", at);
+			seen[at] = true;
+			if (p)
+				cr_assert(p->process < g->process ||
+						  (p->process == g->process &&
+						   (p->kind < g->kind ||
+						    (p->kind == g->kind &&
+						     (p->a < g->a || (p->a == g->a && p->b < g->b))))),
+					  "groups %zu and %zu out of key order", i - 1, i);
+		}
+		free(seen);
 	}
 	/* A new round starts empty and fills the same way. */
 	pending__clear(&pg);

@@ -90,6 +90,11 @@ bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DI
 bench-bpf: heaptap $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DIR)/empty_probes
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/bpf_cost.sh
 
+# The collector's ingest into SQLite and PostgreSQL, and the agent's CPU (a section of bench).
+.PHONY: bench-cluster
+bench-cluster: heaptap $(BENCH_DIR)/ingest $(BENCH_DIR)/malloc_loop $(TEST_TARGETS)
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) TARGETS=$(TARGET_DIR) tools/bench/cluster.sh
+
 # Where an MPI job's start under heaptap spends its time (one run, needs perf): not in bench.
 .PHONY: bench-profile
 bench-profile: heaptap $(BENCH_DIR)/mpi_start

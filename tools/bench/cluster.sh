@@ -62,8 +62,10 @@ pg_bin=/usr/lib/postgresql/15/bin
 pg_collectors=${PG_COLLECTORS:-2}
 # A site's server sized for the job (tools/docs/postgresql.md): the tables in its buffers, a
 # checkpoint every quarter hour rather than every gigabyte of log.
-pg_settings=(-c shared_buffers=1GB -c wal_buffers=64MB -c max_wal_size=8GB
-	-c checkpoint_timeout=15min -c wal_compression=lz4)
+# PG_SETTINGS="" measures PostgreSQL's defaults.
+pg_tuned="-c shared_buffers=1GB -c wal_buffers=64MB -c max_wal_size=8GB"
+pg_tuned+=" -c checkpoint_timeout=15min -c wal_compression=lz4"
+read -ra pg_settings <<<"${PG_SETTINGS-$pg_tuned}"
 if [ ! -x "$pg_bin/postgres" ]; then
 	echo "bench: $pg_bin/postgres is missing: make deps installs Debian's postgresql" >&2
 	exit 1
@@ -94,7 +96,7 @@ for ((i = 0; i < pg_collectors; i++)); do
 	pg_endpoints+=("$endpoint")
 	pg_collector_pids+=("$collector")
 done
-echo "PostgreSQL 15, ${pg_settings[*]}:"
+echo "PostgreSQL 15, ${pg_settings[*]:-its default settings}:"
 "$bench/ingest" "$(IFS=,; echo "${pg_endpoints[*]}")" "$(IFS=,; echo "${pg_collector_pids[*]}")" \
 	"$pg_url" "$agents" "$ranks" "$groups" "$seconds" "$pg_pid" | tee "$scratch/ingest_pg.out"
 # The targets: the collectors' CPU within 1.3 x SQLite's, the server under one core.

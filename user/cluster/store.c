@@ -11,6 +11,20 @@
 #include "store_internal.h"
 #include "store_schema.h"
 
+/* A group's row, or many (prepare_many): the statement around the VALUES. */
+#define GROUPS_PUT_HEAD                                                                       \
+	"INSERT INTO groups (process, kind, a, b, name, current, min, max, requested, "        \
+	STORE_CALL_COLUMNS ") VALUES "
+#define GROUPS_PUT_TAIL                                                                       \
+	" ON CONFLICT (process, kind, a, b) DO UPDATE SET name = excluded.name, "             \
+	"current = excluded.current, min = excluded.min, max = excluded.max, "                 \
+	"requested = excluded.requested, malloc = excluded.malloc, calloc = excluded.calloc, " \
+	"realloc = excluded.realloc, reallocarray = excluded.reallocarray, "                   \
+	"free = excluded.free, memalign = excluded.memalign, "                                 \
+	"posix_memalign = excluded.posix_memalign, aligned_alloc = excluded.aligned_alloc, "   \
+	"valloc = excluded.valloc, pvalloc = excluded.pvalloc"
+#define SAMPLES_ADD_HEAD "INSERT INTO samples (process, t, current, max) VALUES "
+
 static const char *const sql[NR_STMTS] = {
 	[AGENT_FIND] = "SELECT id, last_seq FROM agents WHERE uid = ?1",
 	[AGENT_FIND_ID] = "SELECT last_seq FROM agents WHERE id = ?1",
@@ -46,15 +60,9 @@ static const char *const sql[NR_STMTS] = {
 	[NAME_FIND] = "SELECT id FROM names WHERE text = ?1",
 	[NAME_ADD] = "INSERT INTO names (text) VALUES (?1) ON CONFLICT (text) DO NOTHING",
 	/* An update in place where the group exists (most batches): no delete and insert. */
-	[GROUP_PUT] = "INSERT INTO groups (process, kind, a, b, name, current, min, "
-		      "max, requested, " STORE_CALL_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-		      "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) "
-		      "ON CONFLICT (process, kind, a, b) DO UPDATE SET name = excluded.name, "
-		      "current = ?6, min = ?7, max = ?8, requested = ?9, malloc = ?10, "
-		      "calloc = ?11, realloc = ?12, reallocarray = ?13, free = ?14, "
-		      "memalign = ?15, posix_memalign = ?16, aligned_alloc = ?17, valloc = ?18, "
-		      "pvalloc = ?19",
-	[SAMPLE_ADD] = "INSERT INTO samples (process, t, current, max) VALUES (?1, ?2, ?3, ?4)",
+	[GROUP_PUT] = GROUPS_PUT_HEAD "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+		      "?14, ?15, ?16, ?17, ?18, ?19)" GROUPS_PUT_TAIL,
+	[SAMPLE_ADD] = SAMPLES_ADD_HEAD "(?1, ?2, ?3, ?4)",
 	[OWNER_PUT] = "INSERT INTO owner (process, blocks, bytes, peak_blocks, "
 		      "peak_bytes, freed_calls, freed_bytes, freed_bytes_known) VALUES (?1, ?2, "
 		      "?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (process) DO UPDATE SET blocks = ?2, "
@@ -147,24 +155,14 @@ static char *many_rows_sql(const char *head, int rows, int params, const char *t
 /* PostgreSQL's statements of many rows: a round's writes in few statements. */
 static int prepare_many(struct store *st)
 {
-	static const char groups_head[] = "INSERT INTO groups (process, kind, a, b, name, "
-		"current, min, max, requested, " STORE_CALL_COLUMNS ") VALUES ";
-	static const char groups_tail[] = " ON CONFLICT (process, kind, a, b) DO UPDATE SET "
-		"name = excluded.name, current = excluded.current, min = excluded.min, "
-		"max = excluded.max, requested = excluded.requested, malloc = excluded.malloc, "
-		"calloc = excluded.calloc, realloc = excluded.realloc, "
-		"reallocarray = excluded.reallocarray, free = excluded.free, "
-		"memalign = excluded.memalign, posix_memalign = excluded.posix_memalign, "
-		"aligned_alloc = excluded.aligned_alloc, valloc = excluded.valloc, "
-		"pvalloc = excluded.pvalloc";
-	static const char samples_head[] = "INSERT INTO samples (process, t, current, max) VALUES ";
 	struct {
 		struct db_stmt **stmt;
 		const char *head, *tail;
 		int rows, params;
 	} many[] = {
-		{ &st->groups_many, groups_head, groups_tail, STORE_GROUPS_MANY, STORE_GROUP_PARAMS },
-		{ &st->samples_many, samples_head, "", STORE_SAMPLES_MANY, STORE_SAMPLE_PARAMS },
+		{ &st->groups_many, GROUPS_PUT_HEAD, GROUPS_PUT_TAIL, STORE_GROUPS_MANY,
+		  STORE_GROUP_PARAMS },
+		{ &st->samples_many, SAMPLES_ADD_HEAD, "", STORE_SAMPLES_MANY, STORE_SAMPLE_PARAMS },
 	};
 
 	for (size_t i = 0; i < sizeof(many) / sizeof(many[0]); i++) {

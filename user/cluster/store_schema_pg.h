@@ -24,7 +24,7 @@
 	"  command TEXT, pid BIGINT, attribution TEXT, first_seen DOUBLE PRECISION,"         \
 	"  last_seen DOUBLE PRECISION, last_seq BIGINT NOT NULL DEFAULT 0,"                  \
 	"  state TEXT NOT NULL DEFAULT 'connected',"                                          \
-	"  dropped_messages BIGINT NOT NULL DEFAULT 0)" PG_REWRITTEN ";"                                      \
+	"  dropped_messages BIGINT NOT NULL DEFAULT 0)" PG_REWRITTEN ";"                      \
 	"CREATE TABLE IF NOT EXISTS runs (" PG_ID ", key TEXT NOT NULL UNIQUE, job TEXT,"     \
 	"  command TEXT, started DOUBLE PRECISION, attribution TEXT);"                        \
 	"CREATE TABLE IF NOT EXISTS processes (" PG_ID ","                                    \
@@ -35,7 +35,7 @@
 	"  state TEXT NOT NULL DEFAULT 'running', exit_status BIGINT, signal BIGINT,"        \
 	"  lost_events BIGINT DEFAULT 0, incomplete_stacks BIGINT DEFAULT 0,"                \
 	"  holds_skipped BIGINT DEFAULT 0, unsupported_unwinds BIGINT DEFAULT 0,"            \
-	"  uid BIGINT, user_name TEXT, UNIQUE (agent, key))" PG_REWRITTEN ";"                                                             \
+	"  uid BIGINT, user_name TEXT, UNIQUE (agent, key))" PG_REWRITTEN ";"                 \
 	"CREATE INDEX IF NOT EXISTS processes_of_run ON processes (run);"                     \
 	"CREATE TABLE IF NOT EXISTS names (" PG_ID ", text TEXT NOT NULL UNIQUE);"            \
 	"CREATE TABLE IF NOT EXISTS groups ("                                                 \
@@ -44,7 +44,8 @@
 	"  current BIGINT, min BIGINT, max BIGINT, requested BIGINT,"                        \
 	"  malloc BIGINT, calloc BIGINT, realloc BIGINT, reallocarray BIGINT,"               \
 	"  free BIGINT, memalign BIGINT, posix_memalign BIGINT, aligned_alloc BIGINT,"       \
-	"  valloc BIGINT, pvalloc BIGINT, PRIMARY KEY (process, kind, a, b))" PG_REWRITTEN ";"               \
+	"  valloc BIGINT, pvalloc BIGINT, PRIMARY KEY (process, kind, a, b))"                 \
+	PG_REWRITTEN ";"                                                                      \
 	"CREATE TABLE IF NOT EXISTS samples ("                                                \
 	"  process BIGINT NOT NULL, t DOUBLE PRECISION NOT NULL,"                            \
 	"  current BIGINT NOT NULL, max BIGINT NOT NULL);"                                    \
@@ -52,7 +53,7 @@
 	"CREATE TABLE IF NOT EXISTS owner ("                                                  \
 	"  process BIGINT PRIMARY KEY REFERENCES processes(id), blocks BIGINT,"              \
 	"  bytes BIGINT, peak_blocks BIGINT, peak_bytes BIGINT, freed_calls BIGINT,"         \
-	"  freed_bytes BIGINT, freed_bytes_known BIGINT)" PG_REWRITTEN ";"                                    \
+	"  freed_bytes BIGINT, freed_bytes_known BIGINT)" PG_REWRITTEN ";"                    \
 	"CREATE TABLE IF NOT EXISTS owner_sites ("                                            \
 	"  process BIGINT NOT NULL REFERENCES processes(id), kind BIGINT NOT NULL,"          \
 	"  position BIGINT NOT NULL, frames TEXT NOT NULL, blocks BIGINT, bytes BIGINT,"    \
@@ -65,9 +66,11 @@
 	"  brk BIGINT, malloc_own BIGINT, mmap_calls BIGINT, munmap_calls BIGINT,"           \
 	"  mremap_calls BIGINT, brk_calls BIGINT, madvise_calls BIGINT,"                     \
 	"  released_calls BIGINT, released_bytes BIGINT, before_tracing_calls BIGINT,"      \
-	"  before_tracing_bytes BIGINT, PRIMARY KEY (process, kind, a, library, function))" PG_REWRITTEN ";" \
+	"  before_tracing_bytes BIGINT, PRIMARY KEY (process, kind, a, library, function))"   \
+	PG_REWRITTEN ";"                                                                      \
 	"CREATE TABLE IF NOT EXISTS mapping_rss ("                                            \
-	"  process BIGINT PRIMARY KEY REFERENCES processes(id), rss BIGINT, rss_max BIGINT)" PG_REWRITTEN ";"\
+	"  process BIGINT PRIMARY KEY REFERENCES processes(id), rss BIGINT, rss_max BIGINT)"  \
+	PG_REWRITTEN ";"                                                                      \
 	"CREATE TABLE IF NOT EXISTS allocators ("                                             \
 	"  process BIGINT NOT NULL REFERENCES processes(id), allocator TEXT NOT NULL,"       \
 	"  position BIGINT NOT NULL, library TEXT, freed_unknown BIGINT,"                    \
@@ -78,7 +81,7 @@
 	"  function TEXT NOT NULL, name TEXT, current BIGINT, min BIGINT, max BIGINT,"       \
 	"  requested BIGINT, malloc BIGINT, calloc BIGINT, realloc BIGINT, free BIGINT,"     \
 	"  memalign BIGINT, posix_memalign BIGINT, brk BIGINT,"                              \
-	"  PRIMARY KEY (process, allocator, kind, a, library, function))" PG_REWRITTEN ";"                   \
+	"  PRIMARY KEY (process, allocator, kind, a, library, function))" PG_REWRITTEN ";"    \
 	"CREATE OR REPLACE VIEW balances AS"                                                  \
 	"  SELECT g.process, CASE g.kind WHEN 0 THEN 'total' WHEN 1 THEN 'thread'"           \
 	"    WHEN 2 THEN 'library' ELSE 'function' END AS kind,"                              \
