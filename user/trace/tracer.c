@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -86,17 +85,6 @@ static int deliver(void *ctx, void *data, size_t size)
 	return t->on_event(t->ctx, data, size);
 }
 
-/* libbpf needs tracefs for some attach paths; a fresh machine may not have it mounted. */
-static void mount_tracefs(void)
-{
-	struct stat st;
-
-	if (stat("/sys/kernel/tracing/events", &st) == 0)
-		return;
-	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		log_debug("cannot mount tracefs: %m");
-}
-
 /* Launchers are known from the start: they are never stopped (they relay SIGCONT). */
 static int know_launchers(struct tracer *t)
 {
@@ -173,7 +161,6 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 		return -ENOMEM;
 	t->on_event = on_event;
 	t->ctx = ctx;
-	mount_tracefs();
 
 	t->skel = heaptap_bpf__open();
 	if (!t->skel) {
