@@ -468,7 +468,7 @@ Test(cluster_pg, a_round_of_many_processes_is_stored_exact)
 	pg_stop(&pg);
 }
 
-#define SLOW 30
+#define SLOW 40
 
 /*
  * A round's commit held up (another session locks the samples table) for over twice
@@ -478,7 +478,7 @@ Test(cluster_pg, a_round_of_many_processes_is_stored_exact)
  */
 Test(cluster_pg, a_slow_commit_cuts_no_agent_off)
 {
-	const char *opts[] = { "--commit-every", "0.5", "--client-timeout", "2", NULL };
+	const char *opts[] = { "--commit-every", "0.5", "--client-timeout", "3", NULL };
 	char spawner[512], gtchild[512], truths[512], err[256], count[8], child[1200], *log;
 	struct pg_server pg = { 0 };
 	struct collector_proc c;
@@ -492,7 +492,7 @@ Test(cluster_pg, a_slow_commit_cuts_no_agent_off)
 	target_path("gtchild", gtchild, sizeof(gtchild));
 	scratch_subdir("truths", truths, sizeof(truths));
 	snprintf(count, sizeof(count), "%d", SLOW);
-	/* A process every 0.3 s for 9 s: every round has samples to write. */
+	/* A process every 0.3 s for 9 s and more: every round has samples to write. */
 	snprintf(child, sizeof(child), "sleep 0.3; exec %s --blocks 3 --truth-dir %s", gtchild,
 		 truths);
 	{
@@ -508,7 +508,7 @@ Test(cluster_pg, a_slow_commit_cuts_no_agent_off)
 	cr_assert(eq(int, db__open(pg.url, false, &locker), 0));
 	cr_assert(eq(int, db__exec(locker, "BEGIN; LOCK TABLE samples IN EXCLUSIVE MODE"), 0),
 		  "%s", db__errmsg(locker));
-	sleep_ms(5000); /* the collector's next commit waits on the lock */
+	sleep_ms(7000); /* the collector's next commit waits on the lock */
 	cr_assert(eq(int, db__exec(locker, "COMMIT"), 0));
 	db__close(locker);
 	cr_assert(eq(int, wait_status(agent, 60), 0), "agent: %s", slurp(err));
