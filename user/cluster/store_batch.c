@@ -68,26 +68,6 @@ static void bind_group(struct db_stmt *s, int base, const struct pending_group *
 		db_bind_int64(s, base + 10 + f, (int64_t)g->calls[f]);
 }
 
-static int write_group(struct store *st, const struct pending_group *g)
-{
-	struct db_stmt *s = store_stmt(st, GROUP_PUT);
-
-	bind_group(s, 0, g);
-	return store_run(st, s, "store a group");
-}
-
-/* STORE_GROUPS_MANY groups from g on in one statement (each key there once). */
-static int write_groups(struct store *st, const struct pending_group *const *g)
-{
-	struct db_stmt *s = st->groups_many;
-
-	db_reset(s);
-	db_clear_bindings(s);
-	for (int i = 0; i < STORE_GROUPS_MANY; i++)
-		bind_group(s, i * STORE_GROUP_PARAMS, g[i]);
-	return store_run(st, s, "store groups");
-}
-
 static int write_status(struct store *st, int64_t id, const struct process_status *ps)
 {
 	struct db_stmt *s = store_stmt(st, PROCESS_STATUS);
@@ -114,56 +94,65 @@ static void bind_sample(struct db_stmt *s, int base, const struct pending_sample
 	db_bind_int64(s, base + 4, p->max);
 }
 
-static int write_sample(struct store *st, const struct pending_sample *p)
-{
-	struct db_stmt *s = store_stmt(st, SAMPLE_ADD);
+/* Row i of rows (a round's groups in key order, or its samples) bound from base + 1 on. */
+typedef void bind_row_fn(struct db_stmt *s, int base, const void *rows, size_t i);
 
-	bind_sample(s, 0, p);
-	return store_run(st, s, "add sample");
+static void bind_group_at(struct db_stmt *s, int base, const void *rows, size_t i)
+{
+	bind_group(s, base, ((const struct pending_group *const *)rows)[i]);
 }
 
-static int write_samples(struct store *st, const struct pending_sample *p)
+static void bind_sample_at(struct db_stmt *s, int base, const void *rows, size_t i)
 {
-	struct db_stmt *s = st->samples_many;
+	bind_sample(s, base, &((const struct pending_sample *)rows)[i]);
+}
 
-	db_reset(s);
-	db_clear_bindings(s);
-	for (int i = 0; i < STORE_SAMPLES_MANY; i++)
-		bind_sample(s, i * STORE_SAMPLE_PARAMS, &p[i]);
-	return store_run(st, s, "add samples");
+/*
+ * n rows: per_statement at a time through many (PostgreSQL's statement of many rows, NULL
+ * on SQLite), the rest one by one through the statement one. 0 or -EIO (logged).
+ */
+static int write_rows(struct store *st, struct db_stmt *many, int per_statement, int params,
+		      enum stmt one, bind_row_fn *bind, const void *rows, size_t n,
+		      const char *what)
+{
+	size_t i = 0;
+
+	for (; many && i + per_statement <= n; i += per_statement) {
+		db_reset(many);
+		db_clear_bindings(many);
+		for (int r = 0; r < per_statement; r++)
+			bind(many, r * params, rows, i + r);
+		if (store_run(st, many, what))
+			return -EIO;
+	}
+	for (; i < n; i++) {
+		struct db_stmt *s = store_stmt(st, one);
+
+		bind(s, 0, rows, i);
+		if (store_run(st, s, what))
+			return -EIO;
+	}
+	return 0;
 }
 
 int store__flush(struct store *st)
 {
 	const struct pending_group **order = pending__in_key_order(&st->pending);
 	struct known_process *kp, *tmp;
-	size_t i = 0;
 
 	if (!order) {
 		log_error("database: out of memory for a round's changed groups");
 		return -ENOMEM;
 	}
-	for (; st->groups_many && i + STORE_GROUPS_MANY <= st->pending.nr; i += STORE_GROUPS_MANY) {
-		if (write_groups(st, &order[i]))
-			return -EIO;
-	}
 	if (st->pending.nr)
-		log_debug("database: %zu groups, %zu of them %d to a statement", st->pending.nr, i,
-			  STORE_GROUPS_MANY);
-	for (; i < st->pending.nr; i++) {
-		if (write_group(st, order[i]))
-			return -EIO;
-	}
+		log_debug("database: %zu groups, %d to a statement", st->pending.nr,
+			  st->groups_many ? STORE_GROUPS_MANY : 1);
+	if (write_rows(st, st->groups_many, STORE_GROUPS_MANY, STORE_GROUP_PARAMS, GROUP_PUT,
+		       bind_group_at, order, st->pending.nr, "store groups") ||
+	    write_rows(st, st->samples_many, STORE_SAMPLES_MANY, STORE_SAMPLE_PARAMS, SAMPLE_ADD,
+		       bind_sample_at, st->samples, st->nr_samples, "add samples"))
+		return -EIO;
 	pending__clear(&st->pending);
-	for (i = 0; st->samples_many && i + STORE_SAMPLES_MANY <= st->nr_samples;
-	     i += STORE_SAMPLES_MANY) {
-		if (write_samples(st, &st->samples[i]))
-			return -EIO;
-	}
-	for (; i < st->nr_samples; i++) {
-		if (write_sample(st, &st->samples[i]))
-			return -EIO;
-	}
 	st->nr_samples = 0;
 	HASH_ITER(hh, st->processes, kp, tmp) {
 		if (!st->pending_statuses)
