@@ -78,6 +78,17 @@ enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1, STORE_ALLOCATED =
 	"  memalign INTEGER, posix_memalign INTEGER, brk INTEGER,"                           \
 	"  PRIMARY KEY (process, allocator, kind, a, library, function)) WITHOUT ROWID;"
 
+/* The query of the view that names the groups, on both backends. */
+#define STORE_BALANCES_VIEW                                                                   \
+	"  SELECT g.process, CASE g.kind WHEN 0 THEN 'total' WHEN 1 THEN 'thread'"           \
+	"    WHEN 2 THEN 'library' ELSE 'function' END AS kind,"                              \
+	"    CASE g.kind WHEN 1 THEN g.a END AS tid,"                                          \
+	"    CASE g.kind WHEN 2 THEN l.text WHEN 3 THEN l.text END AS library,"               \
+	"    CASE g.kind WHEN 3 THEN f.text WHEN 1 THEN g.name END AS name,"                  \
+	"    g.current, g.min, g.max, g.requested, " STORE_CALL_COLUMNS                         \
+	"  FROM groups g LEFT JOIN names l ON g.kind IN (2, 3) AND l.id = g.a"                \
+	"  LEFT JOIN names f ON g.kind = 3 AND f.id = g.b;"
+
 #define STORE_SCHEMA                                                                          \
 	"CREATE TABLE IF NOT EXISTS agents ("                                                 \
 	"  id INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE, host TEXT, command TEXT,"       \
@@ -113,14 +124,6 @@ enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1, STORE_ALLOCATED =
 	"CREATE INDEX IF NOT EXISTS samples_of_process ON samples (process, t);"             \
 	STORE_OWNER_SCHEMA                                                                     \
 	STORE_OS_SCHEMA                                                                        \
-	"CREATE VIEW IF NOT EXISTS balances AS"                                               \
-	"  SELECT g.process, CASE g.kind WHEN 0 THEN 'total' WHEN 1 THEN 'thread'"           \
-	"    WHEN 2 THEN 'library' ELSE 'function' END AS kind,"                              \
-	"    CASE g.kind WHEN 1 THEN g.a END AS tid,"                                          \
-	"    CASE g.kind WHEN 2 THEN l.text WHEN 3 THEN l.text END AS library,"               \
-	"    CASE g.kind WHEN 3 THEN f.text WHEN 1 THEN g.name END AS name,"                  \
-	"    g.current, g.min, g.max, g.requested, " STORE_CALL_COLUMNS                         \
-	"  FROM groups g LEFT JOIN names l ON g.kind IN (2, 3) AND l.id = g.a"                \
-	"  LEFT JOIN names f ON g.kind = 3 AND f.id = g.b;"
+	"CREATE VIEW IF NOT EXISTS balances AS" STORE_BALANCES_VIEW
 
 #endif

@@ -82,15 +82,7 @@
 	"  requested BIGINT, malloc BIGINT, calloc BIGINT, realloc BIGINT, free BIGINT,"     \
 	"  memalign BIGINT, posix_memalign BIGINT, brk BIGINT,"                              \
 	"  PRIMARY KEY (process, allocator, kind, a, library, function))" PG_REWRITTEN ";"    \
-	"CREATE OR REPLACE VIEW balances AS"                                                  \
-	"  SELECT g.process, CASE g.kind WHEN 0 THEN 'total' WHEN 1 THEN 'thread'"           \
-	"    WHEN 2 THEN 'library' ELSE 'function' END AS kind,"                              \
-	"    CASE g.kind WHEN 1 THEN g.a END AS tid,"                                          \
-	"    CASE g.kind WHEN 2 THEN l.text WHEN 3 THEN l.text END AS library,"               \
-	"    CASE g.kind WHEN 3 THEN f.text WHEN 1 THEN g.name END AS name,"                  \
-	"    g.current, g.min, g.max, g.requested, " STORE_CALL_COLUMNS                         \
-	"  FROM groups g LEFT JOIN names l ON g.kind IN (2, 3) AND l.id = g.a"                \
-	"  LEFT JOIN names f ON g.kind = 3 AND f.id = g.b;"
+	"CREATE OR REPLACE VIEW balances AS" STORE_BALANCES_VIEW
 
 /* A database of an older schema brought up to date (4: without each process's user). */
 #define STORE_PG_UPGRADE                                                                      \
