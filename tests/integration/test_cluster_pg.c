@@ -433,6 +433,42 @@ static size_t expect_truths_stored(const char *url, const char *dir, const char 
 	return stored;
 }
 
+/*
+ * agent --follow (a batch every 0.2 s, to c) of a launcher that starts count gtchild
+ * processes, batch at a time, each after `pause` seconds when given, each writing its truth
+ * into the scratch directory `truths` (its path in truths_dir). The agent's pid; its log
+ * in err.
+ */
+static pid_t follow_children(const struct collector_proc *c, int count, const char *batch,
+			     const char *pause, char *truths_dir, size_t truths_size, char *err,
+			     size_t err_size)
+{
+	char spawner[512], gtchild[512], n[8], child[1200];
+	char *argv[24] = { (char *)heaptap_path(), "agent", "--collector", (char *)c->endpoint,
+			   "-i", "0.2", "--follow", "--", spawner, "--count", n, "--batch",
+			   (char *)batch, "--" };
+	int argc = 14;
+
+	target_path("spawner", spawner, sizeof(spawner));
+	target_path("gtchild", gtchild, sizeof(gtchild));
+	scratch_subdir("truths", truths_dir, truths_size);
+	snprintf(n, sizeof(n), "%d", count);
+	if (pause) {
+		snprintf(child, sizeof(child), "sleep %s; exec %s --blocks 3 --truth-dir %s", pause,
+			 gtchild, truths_dir);
+		argv[argc++] = "/bin/sh";
+		argv[argc++] = "-c";
+		argv[argc++] = child;
+	} else {
+		const char *direct[] = { gtchild, "--blocks", "3", "--truth-dir", truths_dir };
+
+		for (size_t i = 0; i < sizeof(direct) / sizeof(direct[0]); i++)
+			argv[argc++] = (char *)direct[i];
+	}
+	argv[argc] = NULL;
+	return spawn(argv, NULL, scratch_file("agent.err", err, err_size));
+}
+
 #define MANY 300
 
 /*
@@ -445,27 +481,16 @@ static size_t expect_truths_stored(const char *url, const char *dir, const char 
 Test(cluster_pg, a_round_of_many_processes_is_stored_exact)
 {
 	const char *commit_every[] = { "--commit-every", "600", NULL };
-	char spawner[512], gtchild[512], truths[512], err[256], count[8];
+	char truths[512], err[256];
 	struct pg_server pg = { 0 };
 	struct collector_proc c;
 
 	require_bpf();
 	pg_start(&pg);
 	collector_start(&c, pg.url, 0, commit_every);
-	target_path("spawner", spawner, sizeof(spawner));
-	target_path("gtchild", gtchild, sizeof(gtchild));
-	scratch_subdir("truths", truths, sizeof(truths));
-	snprintf(count, sizeof(count), "%d", MANY);
-	{
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
-				 "-i", "0.2", "--follow", "--", spawner, "--count", count,
-				 "--batch", "3", "--", gtchild, "--blocks", "3", "--truth-dir",
-				 truths, NULL };
-
-		cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("agent.err", err,
-									    sizeof(err))),
-					      120), 0), "agent: %s", slurp(err));
-	}
+	cr_assert(eq(int, wait_status(follow_children(&c, MANY, "3", NULL, truths, sizeof(truths),
+						      err, sizeof(err)),
+				      120), 0), "agent: %s", slurp(err));
 	cr_assert(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
 	cr_expect(gt(sz, expect_truths_stored(pg.url, truths, err), MANY * 9 / 10),
 		  "processes stored");
@@ -494,7 +519,7 @@ Test(cluster_pg, a_round_of_many_processes_is_stored_exact)
 Test(cluster_pg, a_slow_commit_cuts_no_agent_off)
 {
 	const char *opts[] = { "--commit-every", "0.5", "--client-timeout", "3", NULL };
-	char spawner[512], gtchild[512], truths[512], err[256], count[8], child[1200], *log;
+	char truths[512], err[256], *log;
 	struct pg_server pg = { 0 };
 	struct collector_proc c;
 	struct db *locker;
@@ -503,20 +528,8 @@ Test(cluster_pg, a_slow_commit_cuts_no_agent_off)
 	require_bpf();
 	pg_start(&pg);
 	collector_start(&c, pg.url, 0, opts);
-	target_path("spawner", spawner, sizeof(spawner));
-	target_path("gtchild", gtchild, sizeof(gtchild));
-	scratch_subdir("truths", truths, sizeof(truths));
-	snprintf(count, sizeof(count), "%d", SLOW);
-	/* A process every 0.3 s for 9 s and more: every round has samples to write. */
-	snprintf(child, sizeof(child), "sleep 0.3; exec %s --blocks 3 --truth-dir %s", gtchild,
-		 truths);
-	{
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
-				 "0.2", "--follow", "--", spawner, "--count", count, "--batch", "1",
-				 "--", "/bin/sh", "-c", child, NULL };
-
-		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));
-	}
+	/* A process every 0.3 s for 12 s and more: every round has samples to write. */
+	agent = follow_children(&c, SLOW, "1", "0.3", truths, sizeof(truths), err, sizeof(err));
 	for (int tries = 0; tries < 500 && db_integer(pg.url, "SELECT count(*) FROM samples") < 1;
 	     tries++)
 		sleep_ms(20);
