@@ -163,7 +163,7 @@ $(OUTPUT)/user/%.o: user/%.c $(SKEL) $(PROTO_H) $(PROFILE_PROTO_H)
 $(OUTPUT)/version_string.h: FORCE | $(OUTPUT)
 	$(Q)echo '#define HEAPTAP_VERSION "$(VERSION)"' > $@.tmp
 	$(Q)if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
-$(OUTPUT)/user/version.o: $(OUTPUT)/version_string.h
+$(OUTPUT)/user/host/version.o: $(OUTPUT)/version_string.h
 
 $(HTML_ASSETS_OBJ): user/report/html_assets.S $(HTML_ASSETS)
 	$(call msg,AS,$@)

@@ -65,7 +65,7 @@ struct {
 bool follow_launchers;
 
 /*
- * For a user who may trace only their own processes (see user/privilege.h): their real
+ * For a user who may trace only their own processes (see user/host/privilege.h): their real
  * uid and gid, else (u32)-1. Another user's launcher is not followed, and a process whose
  * exec gave it other ids (setuid, setgid) is not stopped.
  */

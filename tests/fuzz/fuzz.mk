@@ -13,18 +13,18 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) $(WARN) -std=gnu11 -D_
 # longest input.
 FUZZ_elfsyms_SRCS := symbols/elfsyms symbols/elfsyms_debug symbols/elfsyms_order symbols/symcache symbols/callsite \
 	symbols/naming symbols/source_name symbols/funcstarts symbols/inlines symbols/strpool \
-	trace/cfi trace/procmaps trace/procfs symbols/elf_limits symbols/budget
+	symbols/cfi host/procmaps host/procfs symbols/elf_limits symbols/budget
 FUZZ_elfsyms_EXTRA := quiet_log
 FUZZ_elfsyms_SEEDS := elf:40960
 FUZZ_callsite_SRCS := symbols/callsite symbols/elf_limits
 FUZZ_callsite_SEEDS := elf:40960
-FUZZ_unwind_table_SRCS := trace/unwind_table trace/cfi trace/cfi_program symbols/elf_limits
+FUZZ_unwind_table_SRCS := trace/unwind_table symbols/cfi symbols/cfi_program symbols/elf_limits
 FUZZ_unwind_table_SEEDS := elf:40960
-FUZZ_procmaps_SRCS := trace/procmaps trace/procfs
+FUZZ_procmaps_SRCS := host/procmaps host/procfs
 FUZZ_procmaps_SEEDS := procmaps:65536
-FUZZ_rank_SRCS := trace/rank trace/procfs
+FUZZ_rank_SRCS := host/rank host/procfs
 FUZZ_rank_SEEDS := rank:16384
-FUZZ_procfs_SRCS := trace/procfs
+FUZZ_procfs_SRCS := host/procfs
 FUZZ_procfs_SEEDS := procfs:65536
 # The collector's decoder: frames from the network, and the messages' own objects.
 FUZZ_wire_SRCS := cluster/wire cluster/os_wire_check cluster/run_wire cluster/run_view \
@@ -49,7 +49,7 @@ $(FUZZ_DIR)/obj/%.o: user/%.c | $(PROTO_H)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-# The fuzzers, and their helpers (quiet_log.c: user/log.c's messages formatted, then dropped).
+# The fuzzers, and their helpers (quiet_log.c: user/base/log.c's messages formatted, then dropped).
 $(FUZZ_DIR)/%.o: tests/fuzz/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

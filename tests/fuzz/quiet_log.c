@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * user/log.c for the fuzzers: every message is still formatted (the sanitizers check what
+ * user/base/log.c for the fuzzers: every message is still formatted (the sanitizers check what
  * its arguments point at), then dropped, so that millions of warnings about crafted files
  * neither fill the logs nor slow the run.
  */

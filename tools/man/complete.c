@@ -157,7 +157,7 @@ int complete_bash(FILE *out)
 	const char *cases = strstr(bash_body, "@ARG_CASES@");
 
 	fputs("# bash completion for heaptap -*- shell-script -*-\n"
-	      "# Generated from heaptap's option tables (user/cli_table.h) by tools/man/gendoc.c.\n"
+	      "# Generated from heaptap's option tables (user/cli/cli_table.h) by tools/man/gendoc.c.\n"
 	      "\n_heaptap_subcommands='", out);
 	for (size_t i = 0; i < cli_nr_subcommands; i++)
 		fprintf(out, "%s%s", i ? " " : "", cli_subcommands[i].name);
@@ -264,7 +264,7 @@ int complete_zsh(FILE *out)
 
 	fputs("#compdef heaptap\n"
 	      "# zsh completion for heaptap. Generated from heaptap's option tables\n"
-	      "# (user/cli_table.h) by tools/man/gendoc.c.\n\n"
+	      "# (user/cli/cli_table.h) by tools/man/gendoc.c.\n\n"
 	      "_heaptap() {\n"
 	      "\tlocal curcontext=$curcontext state line ret=1\n"
 	      "\tlocal -a global=(", out);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * The man pages' generated parts and the shell completion, from the option tables the
- * parser itself uses (user/cli_table.h): an option the parser accepts cannot be missing
+ * parser itself uses (user/cli/cli_table.h): an option the parser accepts cannot be missing
  * from its page or from the completion.
  *
  *   gendoc man SUBCOMMAND|heaptap TEMPLATE VERSION DATE   the page, on standard output

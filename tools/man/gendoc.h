@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* gendoc's parts: what they read of the option tables (user/cli_table.h). */
+/* gendoc's parts: what they read of the option tables (user/cli/cli_table.h). */
 #ifndef HEAPTAP_GENDOC_H
 #define HEAPTAP_GENDOC_H
 
