@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 #include "commands.h"
 #include "log.h"
 #include "owner_text.h"
@@ -9,8 +8,6 @@
 #include "profile_files.h"
 #include "profile_session.h"
 #include "report.h"
-
-volatile sig_atomic_t stop_requested;
 
 int open_session(const struct options *opts, struct session **s)
 {
@@ -154,28 +151,4 @@ int write_reports(struct session *s, struct outputs *out, FILE *default_out)
 		status = EXIT_PARTIAL;
 	}
 	return status;
-}
-
-void request_stop(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void catch_stop_signals(void (*handler)(int))
-{
-	/* No SA_RESTART: the signal must interrupt the poll. */
-	struct sigaction sa = { .sa_handler = handler };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 }

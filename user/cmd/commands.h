@@ -3,11 +3,12 @@
 #ifndef HEAPTAP_COMMANDS_H
 #define HEAPTAP_COMMANDS_H
 
-#include <signal.h>
 #include <stdio.h>
 #include "cli.h"
+#include "clock.h"
 #include "report.h"
 #include "session.h"
+#include "stop_signal.h"
 
 int cmd_run(const struct options *opts);
 int cmd_attach(const struct options *opts);
@@ -67,11 +68,4 @@ int write_reports(struct session *s, struct outputs *out, FILE *default_out);
 int write_session_exports(struct session *s, struct outputs *out);
 /* Close what write_reports did not (no report): a file heaptap created is removed. */
 void close_outputs(struct outputs *out);
-/* SIGINT and SIGTERM set stop_requested instead of killing heaptap. */
-extern volatile sig_atomic_t stop_requested;
-void request_stop(int sig);
-void catch_stop_signals(void (*handler)(int));
-/* Seconds on the monotonic clock. */
-double now(void);
-
 #endif

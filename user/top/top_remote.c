@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
-#include "commands.h"
+#include "clock.h"
+#include "stop_signal.h"
 #include "human_bytes.h"
 #include "top_remote.h"
 #include "viewer.h"

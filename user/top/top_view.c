@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
-#include "commands.h"
+#include "clock.h"
 #include "human_bytes.h"
 #include "top_held.h"
 #include "top_tree.h"

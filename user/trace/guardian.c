@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -25,14 +24,6 @@ struct guardian {
 /* How often the guardian looks at the stops, and how long it keeps looking after heaptap. */
 #define TICK_MS 50
 #define LINGER_MS 1000
-
-uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* The start time of /proc/PID/stat (field 22, clock ticks since boot), or 0. */
 static uint64_t start_ticks(pid_t pid)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "clock.h"
 
 /* No stop lasts longer than this (and none starts when heaptap is slower than half). */
 #define HT_HOLD_BOUND_MS 1000
@@ -37,8 +38,5 @@ bool hold_end(int held_fd, pid_t pid);
 unsigned int hold_end_all(int held_fd, uint64_t min_age_ns);
 /* Set or clear `disabled`, and/or the heartbeat (0: leave it), in hold_control. */
 int hold_control_set(int control_fd, bool disabled, uint64_t heartbeat_ns);
-
-/* CLOCK_MONOTONIC in ns, as bpf_ktime_get_ns() sees it. */
-uint64_t monotonic_ns(void);
 
 #endif
