@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* The command line: subcommands, options, and heaptap's exit statuses. */
+/* The command line: subcommands and options (the exit statuses: exit_status.h). */
 #ifndef HEAPTAP_CLI_H
 #define HEAPTAP_CLI_H
 
@@ -10,23 +10,8 @@
 #include "alloc_spec.h"
 #include "attribution.h"
 #include "budget.h"
+#include "exit_status.h"
 #include "profile_folded.h"
-
-/* Exit statuses (run exits with the command's own status when it ran). */
-enum exit_status {
-	EXIT_OK = 0,
-	/*
-	 * heaptap cannot run here (kernel older than 6.6, not in the initial PID namespace),
-	 * BPF could not be loaded or attached, a report could not be written, out of memory.
-	 */
-	EXIT_FAILURE_INTERNAL = 1,
-	EXIT_USAGE = 2,		   /* bad command line, a report file heaptap cannot open */
-	EXIT_BAD_TARGET = 3,	   /* no such process, a kernel thread, nothing to probe */
-	EXIT_NO_PRIVILEGE = 4,	   /* not root, nor the capabilities (cli_exit_statuses) */
-	EXIT_PARTIAL = 5,	   /* some processes could not be traced (the report lists them) */
-	EXIT_NOT_EXECUTABLE = 126, /* run: the command exists but cannot be executed */
-	EXIT_NOT_FOUND = 127,	   /* run: no such command */
-};
 
 enum subcommand {
 	CMD_RUN, CMD_ATTACH, CMD_TOP, CMD_SITES, CMD_REPORT, CMD_COMPARE, CMD_AGENT, CMD_COLLECT,

@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
+#include "exit_status.h"
 #include "collector_internal.h"
 #include "log.h"
 

@@ -60,7 +60,7 @@ int cmd_top_collector(const struct options *opts)
 	}
 	catch_stop_signals(request_stop);
 	if (!batch) {
-		status = top_remote_screen(v, opts);
+		status = top_remote_screen(v, opts->run_id, opts->interval);
 		goto cleanup;
 	}
 	while (!stop_requested) {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include "cli.h"
+#include "exit_status.h"
 #include "log.h"
 #include "preflight.h"
 

@@ -184,9 +184,9 @@ static void draw_opened(struct screen *sc)
 }
 
 /* Fetch what the screen shows. 0, or -errno (the connection failed). */
-static int refresh_data(struct screen *sc, struct viewer *v, const struct options *opts)
+static int refresh_data(struct screen *sc, struct viewer *v, long run_id)
 {
-	int err = viewer__query(v, opts->run_id, 0, false, &sc->run);
+	int err = viewer__query(v, run_id, 0, false, &sc->run);
 
 	if (err && err != -ENOENT)
 		return err;
@@ -201,7 +201,7 @@ static int refresh_data(struct screen *sc, struct viewer *v, const struct option
 	return err == -ENOENT ? 0 : err;
 }
 
-int top_remote_screen(struct viewer *v, const struct options *opts)
+int top_remote_screen(struct viewer *v, long run_id, double interval)
 {
 	struct screen sc = {};
 	double next = 0;
@@ -232,11 +232,11 @@ int top_remote_screen(struct viewer *v, const struct options *opts)
 		else if (key == 27 || key == KEY_BACKSPACE || key == 127)
 			sc.opened_id = 0;
 		if (now() >= next) {
-			if (refresh_data(&sc, v, opts)) {
+			if (refresh_data(&sc, v, run_id)) {
 				status = EXIT_FAILURE_INTERNAL;
 				break;
 			}
-			next = now() + opts->interval;
+			next = now() + interval;
 		} else if (key == ERR) {
 			continue;
 		}

@@ -3,7 +3,7 @@
 #ifndef HEAPTAP_TOP_REMOTE_H
 #define HEAPTAP_TOP_REMOTE_H
 
-#include "cli.h"
+#include "exit_status.h"
 #include "report.h"
 
 struct viewer;
@@ -21,7 +21,8 @@ void top_rates__of(struct top_rates *r, const char *host, const struct target *t
 void top_rates__free(struct top_rates *r);
 uint64_t top_total_calls(const struct balance *b);
 
-/* The full-screen view until q or a signal. heaptap's exit status. */
-int top_remote_screen(struct viewer *v, const struct options *opts);
+/* The full-screen view of run run_id (0: the newest), read again every interval seconds,
+ * until q or a signal. heaptap's exit status. */
+int top_remote_screen(struct viewer *v, long run_id, double interval);
 
 #endif
