@@ -4,19 +4,6 @@
 #include <string.h>
 #include "accountant.h"
 
-const char *const ht_func_names[HT_NR_FUNCS] = {
-	[HT_MALLOC] = "malloc",
-	[HT_CALLOC] = "calloc",
-	[HT_REALLOC] = "realloc",
-	[HT_REALLOCARRAY] = "reallocarray",
-	[HT_FREE] = "free",
-	[HT_MEMALIGN] = "memalign",
-	[HT_POSIX_MEMALIGN] = "posix_memalign",
-	[HT_ALIGNED_ALLOC] = "aligned_alloc",
-	[HT_VALLOC] = "valloc",
-	[HT_PVALLOC] = "pvalloc",
-};
-
 void balance__apply(struct balance *b, enum ht_func func, int64_t delta, uint64_t requested)
 {
 	b->current += delta;
