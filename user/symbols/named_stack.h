@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "allocator.h"
+#include "allocator_object.h"
 #include "heaptap_types.h"
 #include "naming.h"
 #include "procmaps.h"

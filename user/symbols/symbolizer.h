@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
-#include "allocator.h"
+#include "allocator_object.h"
 #include "procmaps.h"
 #include "attribution.h"
 #include "stack_records.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The object that provides a process's malloc family: the program itself when it defines
- * malloc (static builds), a preloaded or linked allocator, or the C library.
+ * Finding the object that provides a process's malloc family (struct allocator,
+ * allocator_object.h), and what its size classes make of a request.
  */
 #ifndef HEAPTAP_ALLOCATOR_H
 #define HEAPTAP_ALLOCATOR_H
@@ -9,22 +9,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "allocator_object.h"
 #include "heaptap_types.h"
 #include "procmaps.h"
 #include "size_classes.h"
 #include "symcache.h"
-
-struct allocator {
-	char path[4096];      /* as mapped in the target */
-	char open_path[4096]; /* as heaptap reaches it */
-	uint64_t dev, inode;
-	bool glibc;	      /* block sizes can be read from glibc chunk headers */
-	enum size_classes classes; /* otherwise, usable sizes from the allocator's classes */
-	/* File offset of each entry point, 0 when the object lacks it. */
-	uint64_t offsets[HT_NR_FUNCS];
-	/* Where its probes go (probe_site.h): offsets[f], or a few bytes past it. */
-	uint64_t sites[HT_NR_FUNCS];
-};
 
 /*
  * Find the allocator among the file mappings of pid. Returns 0, -ENOENT when no mapped

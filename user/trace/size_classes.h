@@ -9,14 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-enum size_classes {
-	SIZE_CLASSES_NONE,     /* unknown allocator: usable = requested */
-	SIZE_CLASSES_JEMALLOC, /* jemalloc 5 (4 KiB pages, 16-byte quantum) */
-	SIZE_CLASSES_TCMALLOC, /* gperftools 2, full or minimal (8 KiB pages) */
-	SIZE_CLASSES_MIMALLOC, /* mimalloc 2 */
-	SIZE_CLASSES_TBB,      /* oneTBB's scalable allocator and its malloc proxy */
-};
+#include "allocator_object.h"
 
 /* The classes of the allocator in the file named path (by its file name); NONE otherwise. */
 enum size_classes size_classes__of(const char *path);
