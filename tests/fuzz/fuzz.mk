@@ -28,7 +28,7 @@ FUZZ_procfs_SRCS := host/procfs
 FUZZ_procfs_SEEDS := procfs:65536
 # The collector's decoder: frames from the network, and the messages' own objects.
 FUZZ_wire_SRCS := cluster/wire cluster/os_wire_check cluster/run_wire cluster/run_view \
-	cluster/arena report/stored_owner report/owner_text report/human_bytes \
+	cluster/arena account/stored_owner \
 	account/accountant symbols/attribution
 FUZZ_wire_EXTRA := quiet_log
 FUZZ_wire_OBJS := $(FUZZ_DIR)/proto/heaptap.pb-c.o

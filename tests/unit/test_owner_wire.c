@@ -17,6 +17,7 @@
 #include "store.h"
 #include "store_internal.h"
 #include "store_read.h"
+#include "stored_owner_report.h"
 #include "wire.h"
 
 TestSuite(owner_wire);

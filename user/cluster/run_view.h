@@ -7,7 +7,7 @@
 #define HEAPTAP_RUN_VIEW_H
 
 #include <stdint.h>
-#include "report.h"
+#include "run_model.h"
 #include "session.h"
 #include "stored_owner.h"
 

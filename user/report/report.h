@@ -9,7 +9,8 @@
 #include "calltree.h"
 #include "report_frames.h"
 #include "session.h"
-#include "stored_owner.h"
+#include "run_model.h"
+#include "stored_owner_report.h"
 
 void report_text(FILE *out, struct session *s);
 /* The processes only, without what unwinding cost (top -b snapshots). */
@@ -72,28 +73,6 @@ int report_calltree_text(FILE *out, const struct calltree *t, const struct tree_
 void report_trees(FILE *out, struct session *s, const struct tree_opts *o);
 /* The line naming a process before its tree. */
 void report_tree_heading(FILE *out, int pid, int rank, int world_size, const char *command);
-
-/* What a report says of a process beyond its target: counted by a session, or stored. */
-struct process_facts {
-	uint64_t lost_events, holds_skipped;
-	const char *host;  /* NULL: a process of this machine, traced here (not said) */
-	const char *state; /* NULL, or how it ended but by exit: "agent lost", "detached" */
-	uint64_t dropped_messages; /* its agent's updates that never reached the collector */
-	const struct stored_owner *owner; /* who held its memory, as stored; NULL: none */
-	/* Served by a collector (top --collector): its owner totals, when held_known. */
-	bool held_known;
-	uint64_t held_blocks, held_bytes, held_peak_bytes;
-};
-
-/* The processes of a run not traced here: stored by a collector, or served by one. */
-struct report_run {
-	enum attribution_rule rule;
-	int64_t id;	 /* the collector's run id */
-	const char *job; /* NULL when its processes have no job id */
-	size_t nr;
-	struct target **targets; /* their groups sorted (accountant__sort) */
-	const struct process_facts *facts; /* one per target */
-};
 
 void report_text_run(FILE *out, const struct report_run *run);
 /* One process of a report read back, as its text section (heaptap report --rank). */

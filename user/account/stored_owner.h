@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * Who held a process's memory, as a collector stored it (its largest sites, not every
- * one): the sections "Still allocated at the end" and "At the peak" of heaptap report DB,
- * and the same "outstanding", "peak", "allocated" and "freed_before_tracing" JSON fields
- * as a run's report.
+ * one). The reports write it (report/stored_owner_report.c) as the sections "Still
+ * allocated at the end" and "At the peak" of heaptap report DB, and as the same
+ * "outstanding", "peak", "allocated" and "freed_before_tracing" JSON fields as a run's
+ * report.
  */
 #ifndef HEAPTAP_STORED_OWNER_H
 #define HEAPTAP_STORED_OWNER_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <json-c/json.h>
 
 struct stored_site {
@@ -30,12 +30,4 @@ struct stored_owner {
 };
 
 void stored_owner__free(struct stored_owner *o);
-/*
- * "outstanding" and "peak" added to a process's JSON object p; "allocated" and
- * "freed_before_tracing" too when the agent sent them.
- */
-void stored_owner__json(json_object *p, const struct stored_owner *o);
-/* The two text sections; allocator: the library whose frames the short stacks skip. */
-void stored_owner__text(FILE *out, const struct stored_owner *o, const char *allocator);
-
 #endif
