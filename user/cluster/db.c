@@ -36,11 +36,8 @@ int db__open(const char *target, bool read_only, struct db **out)
 
 void db__close(struct db *db)
 {
-	if (!db)
-		return;
-	CALL(db, close, db);
-	free(db->name);
-	free(db);
+	if (db)
+		CALL(db, close, db);
 }
 
 enum db_kind db__kind(const struct db *db)

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* What db.c dispatches to: each backend's calls. Each backend's db_stmt begins with its db. */
+/*
+ * What db.c dispatches to: each backend's calls. Each backend's db_stmt begins with its db;
+ * its close frees what its open made, the db itself included.
+ */
 #ifndef HEAPTAP_DB_INTERNAL_H
 #define HEAPTAP_DB_INTERNAL_H
 

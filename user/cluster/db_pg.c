@@ -129,7 +129,7 @@ int db_pg__open(const char *conninfo, bool read_only, struct db **out)
 	d->c = connect_to(d, conninfo);
 	if (!d->c) {
 		log_error("cannot connect to the database %s: %s", conninfo, d->err);
-		db__close(&d->base);
+		db_pg__close(&d->base);
 		return -EIO;
 	}
 	*out = &d->base;
@@ -138,8 +138,12 @@ int db_pg__open(const char *conninfo, bool read_only, struct db **out)
 
 void db_pg__close(struct db *db)
 {
-	PQfinish(pg(db)->c);
-	PQfinish(pg(db)->side);
+	struct db_pg *d = pg(db);
+
+	PQfinish(d->c);
+	PQfinish(d->side);
+	free(d->base.name);
+	free(d);
 }
 
 static int reconnect(struct db_pg *d, PGconn **c)

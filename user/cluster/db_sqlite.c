@@ -36,7 +36,7 @@ int db_sqlite__open(const char *path, bool read_only, struct db **out)
 	if (sqlite3_open_v2(path, &d->h, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		log_error("cannot open the database %s: %s", path,
 			  d->h ? sqlite3_errmsg(d->h) : "out of memory");
-		db__close(&d->base);
+		db_sqlite__close(&d->base);
 		return -EIO;
 	}
 	sqlite3_busy_timeout(d->h, 5000 /* ms */);
@@ -46,7 +46,11 @@ int db_sqlite__open(const char *path, bool read_only, struct db **out)
 
 void db_sqlite__close(struct db *db)
 {
-	sqlite3_close(h(db));
+	struct db_sqlite *d = (struct db_sqlite *)db;
+
+	sqlite3_close(d->h);
+	free(d->base.name);
+	free(d);
 }
 
 const char *db_sqlite__errmsg(struct db *db)
