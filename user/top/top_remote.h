@@ -21,8 +21,10 @@ void top_rates__of(struct top_rates *r, const char *host, const struct target *t
 void top_rates__free(struct top_rates *r);
 uint64_t top_total_calls(const struct balance *b);
 
-/* The full-screen view of run run_id (0: the newest), read again every interval seconds,
- * until q or a signal. heaptap's exit status. */
+/*
+ * The full-screen view of run run_id (0: the newest), read again every interval seconds,
+ * until q or a signal. heaptap's exit status.
+ */
 int top_remote_screen(struct viewer *v, long run_id, double interval);
 
 #endif
