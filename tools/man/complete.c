@@ -6,7 +6,8 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "gendoc.h"
+#include "complete.h"
+#include "option_table.h"
 
 /* Every option of a table, as words: "-a --attribution --json ...". */
 static void bash_words(FILE *out, const struct argp_option *options)

@@ -16,46 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gendoc.h"
-
-enum arg_kind arg_kind(const struct argp_option *o)
-{
-	const char *a = o->arg;
-	bool words = true;
-
-	if (!a)
-		return ARG_NONE;
-	for (const char *p = a; *p; p++) {
-		if (!islower((unsigned char)*p) && *p != '_' && *p != '|')
-			words = false;
-	}
-	if (words)
-		return ARG_CHOICE;
-	if (strstr(a, "PID"))
-		return ARG_PID;
-	if (strstr(a, "FILE") || strstr(a, "PATH") || strstr(a, ".json") || strstr(a, ".sqlite"))
-		return ARG_FILE;
-	return ARG_TYPED;
-}
-
-bool is_end(const struct argp_option *o)
-{
-	return !o->name && !o->key && !o->doc && !o->group;
-}
-
-bool has_short(const struct argp_option *o)
-{
-	return o->key > 0 && o->key <= 0x7f && isprint(o->key) && !(o->flags & OPTION_DOC);
-}
-
-/* The options argp adds to every subcommand. */
-const struct argp_option builtin_options[] = {
-	{ "help", '?', NULL, 0, "print the options and exit" },
-	{ "usage", -3, NULL, 0, "print a short usage message and exit" },
-	{ "version", 'V', NULL, 0, "print heaptap's version, libbpf's, and the kernel features "
-				   "heaptap needs that this machine has, and exit" },
-	{},
-};
+#include "complete.h"
+#include "option_table.h"
 
 /* Text into roff: backslashes, hyphens, and a line that would start a request. */
 static void roff(FILE *out, const char *text, size_t len)

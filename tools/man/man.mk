@@ -9,7 +9,8 @@ ZSH_COMPLETION := $(OUTPUT)/completion/_heaptap
 
 docs: $(MAN_PAGES) $(COMPLETION) $(ZSH_COMPLETION)
 
-GENDOC_OBJS := $(OUTPUT)/tools/man/gendoc.o $(OUTPUT)/tools/man/complete.o
+GENDOC_OBJS := $(OUTPUT)/tools/man/gendoc.o $(OUTPUT)/tools/man/complete.o \
+	$(OUTPUT)/tools/man/option_table.o
 
 $(OUTPUT)/tools/man/%.o: tools/man/%.c $(SKEL) $(PROTO_H) $(PROFILE_PROTO_H)
 	$(call msg,CC,$@)

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* gendoc's parts: what they read of the option tables (user/cli/cli_table.h). */
-#ifndef HEAPTAP_GENDOC_H
-#define HEAPTAP_GENDOC_H
+/* What gendoc's man pages and completion read of the option tables (user/cli/cli_table.h). */
+#ifndef HEAPTAP_OPTION_TABLE_H
+#define HEAPTAP_OPTION_TABLE_H
 
 #include <stdbool.h>
-#include <stdio.h>
 #include "cli_table.h"
 
 /* What an option's argument is (cli_table.h says how its table writes it). */
@@ -17,9 +16,5 @@ bool is_end(const struct argp_option *o);
 bool has_short(const struct argp_option *o);
 /* --help, --usage, --version: argp adds them to every subcommand. */
 extern const struct argp_option builtin_options[];
-
-/* complete.c: the completion scripts, on out. 0, or 1 if out failed. */
-int complete_bash(FILE *out);
-int complete_zsh(FILE *out);
 
 #endif
