@@ -8,7 +8,7 @@
 #include <string.h>
 #include "job_input_internal.h"
 #include "log.h"
-#include "report_scan.h"
+#include "report_read.h"
 #include "store_read.h"
 
 /*
@@ -19,48 +19,15 @@
 static const char *const unread_fields[] = { "calltree", "allocated", "outstanding", "mappings",
 					     NULL };
 
-/*
- * The report in the file: its one JSON object, or of top -b --json's snapshots (one a line)
- * the last whole one. NULL after one logged line.
- */
+/* The report in the file, its fields the summary does not read made null. */
 static json_object *read_report(const char *path)
 {
-	struct json_tokener *tok = json_tokener_new();
-	json_object *last = NULL, *o;
-	size_t size = 0, at = 0;
-	char *text = report_scan__slurp(path, &size);
 	struct report_cut unread = {};
-	bool cut = false;
+	json_object *root = report_read_last(path, NULL, unread_fields,
+					     "a report heaptap finished writing", &unread, NULL);
 
-	if (!text || !tok || report_scan__cut(text, size, NULL, unread_fields, &unread)) {
-		log_error("cannot read %s: %s", path, strerror(text ? ENOMEM : errno));
-		goto cleanup;
-	}
-	while (at < size) {
-		at += strspn(text + at, " \t\r\n");
-		if (at == size)
-			break;
-		json_tokener_reset(tok);
-		o = json_tokener_parse_ex(tok, text + at, (int)(size - at < INT32_MAX ? size - at :
-									  INT32_MAX));
-		if (!o) {
-			cut = true;
-			break;
-		}
-		json_object_put(last);
-		last = o;
-		at += json_tokener_get_parse_end(tok);
-	}
-	if (!last)
-		log_error("cannot read %s: %s", path, size ? "not JSON, or cut short: give a report "
-			  "heaptap finished writing" : "empty");
-	else if (cut)
-		log_info("%s: its last snapshot is cut short; the one before it is reported", path);
-cleanup:
 	report_cut__clear(&unread);
-	json_tokener_free(tok);
-	free(text);
-	return last;
+	return root;
 }
 
 static int add_file(struct job *j, const char *path)

@@ -9,7 +9,7 @@
 #include "profile_input.h"
 #include "report_frames.h"
 #include "report_input.h"
-#include "report_scan.h"
+#include "report_read.h"
 
 static json_object *field(json_object *o, const char *key)
 {
@@ -185,16 +185,6 @@ static int read_process(json_object *o, const char *tree, const struct report_fr
 	return 0;
 }
 
-/* How many processes a report holds (its cut trees are counted in that order). */
-static size_t processes_in(json_object *root)
-{
-	json_object *list = field(root, "processes");
-
-	return list && json_object_is_type(list, json_type_array) ?
-		       json_object_array_length(list) :
-		       0;
-}
-
 /*
  * The report's JSON, each process's call tree cut out into cut (read by hand: it is most of
  * a report's values), and its sites too unless with_profile; of top -b --json's snapshots
@@ -206,45 +196,9 @@ static json_object *parse(const char *path, bool with_profile, struct report_cut
 {
 	static const char *const sites[] = { "outstanding", "allocated", "peak", "mappings",
 					     "stacks", NULL };
-	struct json_tokener *tok = json_tokener_new();
-	json_object *last = NULL, *o;
-	size_t size = 0, at = 0, before = 0;
-	char *text = report_scan__slurp(path, &size);
-	int err = text && tok ? 0 : -errno;
-	bool whole = true;
 
-	if (!err)
-		err = report_scan__cut(text, size, "calltree", with_profile ? NULL : sites, cut);
-	if (err || size > INT32_MAX) {
-		log_error("cannot read %s: %s", path, err ? strerror(tok ? -err : ENOMEM) :
-			  "over 2 GB");
-		goto cleanup;
-	}
-	while (at < size) {
-		at += strspn(text + at, " \t\r\n");
-		if (at == size)
-			break;
-		json_tokener_reset(tok);
-		if (!(o = json_tokener_parse_ex(tok, text + at, (int)(size - at)))) {
-			whole = false;
-			break;
-		}
-		if (last)
-			before += processes_in(last);
-		json_object_put(last);
-		last = o;
-		*first = before;
-		at += json_tokener_get_parse_end(tok);
-	}
-	if (!last)
-		log_error("cannot read %s: %s", path, size ? "not JSON, or cut short: give the file "
-			  "heaptap --json wrote" : "empty");
-	else if (!whole)
-		log_info("%s: its last snapshot is cut short; the one before it is reported", path);
-cleanup:
-	json_tokener_free(tok);
-	free(text);
-	return last;
+	return report_read_last(path, "calltree", with_profile ? NULL : sites,
+				"the file heaptap --json wrote", cut, first);
 }
 
 static int read_json(const char *path, struct loaded_report *out, bool with_profile)
