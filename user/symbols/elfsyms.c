@@ -86,18 +86,6 @@ static int fits(const struct elfsyms *s, Elf *elf, const GElf_Shdr *sh, size_t e
 	return 0;
 }
 
-Elf_Scn *elfsyms_find_section(Elf *elf, Elf64_Word type)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
-			return scn;
-	}
-	return NULL;
-}
-
 int elfsyms_load_symbols(struct elfsyms *s, Elf *elf, Elf_Scn *symtab)
 {
 	Elf_Data *data, *strdata;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* What elfsyms.c and elfsyms_debug.c share of one file's symbols: not for other modules. */
+/* What elfsyms*.c share of one file's symbols: not for other modules. */
 #ifndef HEAPTAP_ELFSYMS_INTERNAL_H
 #define HEAPTAP_ELFSYMS_INTERNAL_H
 
