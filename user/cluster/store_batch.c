@@ -8,6 +8,7 @@
 #include "log.h"
 #include "store_internal.h"
 #include "store_os.h"
+#include "store_owner.h"
 #include "store_schema.h"
 
 /* "job:ID" or "agent:UID" */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <uthash.h>
 #include "log.h"
-#include "store_internal.h"
+#include "store_sql.h"
 #include "store_migrate.h"
 #include "store_read.h"
 #include "store_schema.h"

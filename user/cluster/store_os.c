@@ -6,7 +6,7 @@
 #include "log.h"
 #include "os_wire.h"
 #include "run_wire.h"
-#include "store_internal.h"
+#include "store_sql.h"
 #include "store_os.h"
 #include "store_schema.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "log.h"
-#include "store_internal.h"
+#include "store_sql.h"
 #include "store_owner.h"
 #include "store_schema.h"
 #include "wire.h"

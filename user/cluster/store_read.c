@@ -7,7 +7,7 @@
 #include <time.h>
 #include "heaptap_types.h"
 #include "log.h"
-#include "store_internal.h"
+#include "store_sql.h"
 #include "store_os.h"
 #include "store_owner.h"
 #include "store_read.h"
