@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* What collector.c (sockets, rounds) and collector_conn.c (the protocol) share. */
+/*
+ * What collector.c (sockets, the loop), collector_conn.c (the protocol) and
+ * collector_round.c (rounds, acknowledgements, output) share.
+ */
 #ifndef HEAPTAP_COLLECTOR_INTERNAL_H
 #define HEAPTAP_COLLECTOR_INTERNAL_H
 
@@ -53,6 +56,8 @@ struct collector {
 
 /* collector_conn.c: a message from conn; nonzero: close it (reason logged). */
 int collector_handle(struct collector *c, struct conn *conn, wire_msg *msg);
+/* collector_round.c: send what conn has pending; wait for EPOLLOUT if the socket is full. */
+void collector_flush_output(struct collector *c, struct conn *conn);
 /* Queue a message on conn (sent as the socket allows). 0 or -errno. */
 int collector_send(struct collector *c, struct conn *conn, const wire_msg *msg);
 /* Close conn now, with one line saying why (NULL: quietly). */
@@ -64,6 +69,7 @@ int collector_begin_round(struct collector *c);
 void collector_end_round(struct collector *c);
 /* Roll it back: its agents are cut off, and send their batches again. */
 void collector_abort_round(struct collector *c);
+/* Seconds since the Epoch, as the database records them. */
 double collector_now(void);
 
 #endif
