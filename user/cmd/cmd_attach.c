@@ -102,14 +102,9 @@ int cmd_attach(const struct options *opts)
 			return EXIT_USAGE;
 		}
 	}
-	/* A bad report path fails now, before any process is touched. */
-	status = open_outputs(opts, &out);
+	status = open_outputs_and_session(opts, &out, &s);
 	if (status != EXIT_OK)
 		return status;
-	status = open_session(opts, &s);
-	if (status != EXIT_OK)
-		goto cleanup;
-	catch_stop_signals(request_stop);
 	status = attach_all(s, opts->pids, opts->nr_pids);
 	if (status != EXIT_OK)
 		goto cleanup;
@@ -154,7 +149,6 @@ int cmd_attach(const struct options *opts)
 	if (status == EXIT_OK)
 		status = err;
 cleanup:
-	close_outputs(&out);
-	session__free(s);
+	close_outputs_and_session(&out, s);
 	return status;
 }

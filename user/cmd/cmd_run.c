@@ -220,7 +220,6 @@ int cmd_run(const struct options *opts)
 	if (err != EXIT_OK && status == 0)
 		status = err;
 cleanup:
-	close_outputs(&out);
-	session__free(s);
+	close_outputs_and_session(&out, s);
 	return status;
 }

@@ -99,13 +99,9 @@ int cmd_top(const struct options *opts)
 	int status;
 
 	/* --pprof, --folded: the only files top writes, opened before anything is touched. */
-	status = open_outputs(opts, &out);
+	status = open_outputs_and_session(opts, &out, &s);
 	if (status != EXIT_OK)
 		return status;
-	status = open_session(opts, &s);
-	if (status != EXIT_OK)
-		goto cleanup;
-	catch_stop_signals(request_stop);
 	status = start(s, opts, &w);
 	if (status != EXIT_OK)
 		goto cleanup;
@@ -152,7 +148,6 @@ int cmd_top(const struct options *opts)
 	if (w.command_log[0])
 		log_info("the command's output is in %s", w.command_log);
 cleanup:
-	close_outputs(&out);
-	session__free(s);
+	close_outputs_and_session(&out, s);
 	return status;
 }

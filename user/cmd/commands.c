@@ -73,6 +73,29 @@ void close_outputs(struct outputs *out)
 	report_file__close(&out->folded);
 }
 
+int open_outputs_and_session(const struct options *opts, struct outputs *out,
+			     struct session **s)
+{
+	/* A bad report path fails now, before any process is touched. */
+	int status = open_outputs(opts, out);
+
+	if (status != EXIT_OK)
+		return status;
+	status = open_session(opts, s);
+	if (status != EXIT_OK) {
+		close_outputs(out);
+		return status;
+	}
+	catch_stop_signals(request_stop);
+	return EXIT_OK;
+}
+
+void close_outputs_and_session(struct outputs *out, struct session *s)
+{
+	close_outputs(out);
+	session__free(s);
+}
+
 /* The text report, and the trees when --tree asks. */
 static void report_text_and_trees(FILE *f, struct session *s, const struct outputs *out)
 {

@@ -68,4 +68,13 @@ int write_reports(struct session *s, struct outputs *out, FILE *default_out);
 int write_session_exports(struct session *s, struct outputs *out);
 /* Close what write_reports did not (no report): a file heaptap created is removed. */
 void close_outputs(struct outputs *out);
+/*
+ * What attach and top do before touching a process: open the outputs, start the session,
+ * and let SIGINT and SIGTERM set stop_requested. EXIT_OK, or an exit status after one
+ * line, with nothing left open.
+ */
+int open_outputs_and_session(const struct options *opts, struct outputs *out,
+			     struct session **s);
+/* Close the outputs (as close_outputs) and free the session (NULL: none). */
+void close_outputs_and_session(struct outputs *out, struct session *s);
 #endif
