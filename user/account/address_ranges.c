@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "address_ranges.h"
+#include "bsearch_upper.h"
 
 static int reserve(struct address_ranges *ar, size_t more)
 {
@@ -25,17 +26,7 @@ static int reserve(struct address_ranges *ar, size_t more)
 /* The first piece ending after addr. */
 static size_t first_after(const struct address_ranges *ar, uint64_t addr)
 {
-	size_t lo = 0, hi = ar->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ar->pieces[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return BSEARCH_UPPER(ar->pieces, ar->nr, end, addr);
 }
 
 static void charge(struct range_change *c, const struct range_piece *p, int sign)

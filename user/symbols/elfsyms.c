@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bsearch_upper.h"
 #include "elf_limits.h"
 #include "elfsyms_internal.h"
 
@@ -315,17 +316,7 @@ static bool covers(const struct symbol *sym, uint64_t off)
 /* The index of the first symbol starting after off: candidates lie before it. */
 static size_t after(const struct elfsyms *s, uint64_t off)
 {
-	size_t lo = 0, hi = s->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->syms[mid].offset <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return BSEARCH_UPPER(s->syms, s->nr, offset, off);
 }
 
 const char *elfsyms__find(const struct elfsyms *s, uint64_t off, uint64_t *start)

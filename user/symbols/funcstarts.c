@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <stdlib.h>
+#include "bsearch_upper.h"
 #include "cfi.h"
 #include "elf_limits.h"
 #include "funcstarts.h"
@@ -108,16 +109,8 @@ size_t funcstarts__bytes(const struct funcstarts *fs)
 
 bool funcstarts__start_of(const struct funcstarts *fs, uint64_t off, uint64_t *start)
 {
-	size_t lo = 0, hi = fs->nr;
+	size_t lo = BSEARCH_UPPER(fs->ranges, fs->nr, start, off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (fs->ranges[mid].start <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* FDEs do not nest; a crafted overlap names the latest start that holds off. */
 	if (!lo || off >= fs->ranges[lo - 1].end)
 		return false;

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <uthash.h>
+#include "bsearch_upper.h"
 #include "budget.h"
 #include "heaptap_types.h"
 #include "log.h"
@@ -103,17 +104,7 @@ static int store_slots(struct unwind_maps *u, const void *slots, uint32_t first,
 /* How many of the table's rows start at or before offset (rows are sorted by pc). */
 static uint32_t rows_at_or_before(const struct unwind_table *table, uint64_t offset)
 {
-	size_t lo = 0, hi = table->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (table->rows[mid].pc <= offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return BSEARCH_UPPER(table->rows, table->nr, pc, offset);
 }
 
 /* Index pages of 256 bytes or more: a search then takes a few steps on libc. */

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bsearch_upper.h"
 #include "cfi.h"
 #include "cfi_program.h"
 #include "elf_limits.h"
@@ -193,17 +194,9 @@ int unwind_table__build_within(const char *path, size_t max_bytes, struct unwind
 
 const struct ht_unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t pc)
 {
-	size_t lo = 0, hi = t->nr;
-
 	/* The last row starting at or before pc. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t lo = BSEARCH_UPPER(t->rows, t->nr, pc, pc);
 
-		if (t->rows[mid].pc <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? &t->rows[lo - 1] : NULL;
 }
 
