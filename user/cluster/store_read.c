@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "heaptap_types.h"
@@ -219,36 +220,46 @@ cleanup:
 	return err;
 }
 
-int store__load_samples(struct store *st, int64_t process, double since, json_object **out)
+int store__load_samples(struct store *st, int64_t process, double since,
+			struct store_sample **out, size_t *nr)
 {
-	json_object *list = json_object_new_array();
+	struct store_sample *list = malloc(sizeof(*list)), *grown;
+	size_t n = 0, cap = 1;
 	struct db_stmt *s;
 	int rc;
 
 	*out = NULL;
+	*nr = 0;
 	if (!list)
 		return -ENOMEM;
 	if (!(s = db__prepare(store__db(st), "SELECT t, current, max FROM samples WHERE "
 					      "process = ?1 ORDER BY t", 0))) {
-		json_object_put(list);
+		free(list);
 		return store_db_error(st, "read samples");
 	}
 	db_bind_int64(s, 1, process);
 	while ((rc = db_step(s)) == DB_ROW) {
-		json_object *row = json_object_new_array();
-		/* Milliseconds are enough to plot, and keep the numbers short. */
-		double t = (double)(int64_t)((db_column_double(s, 0) - since) * 1000) / 1000;
-
-		json_object_array_add(row, json_object_new_double(t));
-		json_object_array_add(row, json_object_new_int64(db_column_int64(s, 1)));
-		json_object_array_add(row, json_object_new_int64(db_column_int64(s, 2)));
-		json_object_array_add(list, row);
+		if (n == cap) {
+			if (!(grown = realloc(list, 2 * cap * sizeof(*list)))) {
+				rc = -ENOMEM;
+				break;
+			}
+			list = grown;
+			cap *= 2;
+		}
+		list[n++] = (struct store_sample){
+			/* Milliseconds are enough to plot, and keep the numbers short. */
+			.t = (double)(int64_t)((db_column_double(s, 0) - since) * 1000) / 1000,
+			.current = db_column_int64(s, 1),
+			.max = db_column_int64(s, 2),
+		};
 	}
 	db_stmt__finalize(s);
 	if (rc != DB_DONE) {
-		json_object_put(list);
-		return store_db_error(st, "read samples");
+		free(list);
+		return rc == -ENOMEM ? -ENOMEM : store_db_error(st, "read samples");
 	}
 	*out = list;
+	*nr = n;
 	return 0;
 }

@@ -20,10 +20,16 @@ int store__list_runs(struct store *st, FILE *out);
 int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_only,
 		    struct run_view *v);
 
+/* A point of a stored process's series of totals. */
+struct store_sample {
+	double t; /* seconds since the run's start, to the millisecond */
+	int64_t current, max;
+};
 /*
- * A stored process's series of totals as a report's samples: [[t, current, max], ...], t in
- * seconds since since (its run's start), oldest first. 0, -ENOMEM or -EIO.
+ * A stored process's series of totals, oldest first, t in seconds since since (its run's
+ * start): *out (free it; never NULL on success) and *nr. 0, -ENOMEM or -EIO.
  */
-int store__load_samples(struct store *st, int64_t process, double since, json_object **out);
+int store__load_samples(struct store *st, int64_t process, double since,
+			struct store_sample **out, size_t *nr);
 
 #endif

@@ -79,8 +79,6 @@ void report_text_run(FILE *out, const struct report_run *run);
 void report_text_process(FILE *out, const struct target *t, const struct process_facts *pf);
 /* The run as JSON in the report's schema, pretty or on one line. */
 void report_json_run(FILE *out, const struct report_run *run, bool one_line);
-/* The same as an object (the caller puts it). */
-json_object *report_json_run_object(const struct report_run *run);
 
 /*
  * A report's file, opened when heaptap starts, so that a bad path fails before any

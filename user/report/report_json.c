@@ -24,7 +24,7 @@ static json_object *samples_json(const struct total_series *s)
 	return list;
 }
 
-/* names: schema 2, each frame its index in names; NULL: schema 1. */
+/* names: schema 2, each frame its index in names. */
 static json_object *process_json(const struct target *t, const struct process_facts *pf,
 				 struct frame_table *names)
 {
@@ -286,16 +286,14 @@ void report_json_line(FILE *out, struct session *s)
 	write_report(out, root, names, JSON_C_TO_STRING_PLAIN);
 }
 
-/* names: schema 2, each frame its index in names; NULL: schema 1 (read back in memory). */
+/* The run in schema 2, each frame its index in names. */
 static json_object *run_object(const struct report_run *run, struct frame_table *names)
 {
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
 
-	json_object_object_add(root, "heaptap", json_object_new_int(names ? REPORT_SCHEMA : 1));
-	if (names) {
-		json_object_object_add(root, "frames", frame_table__json(names));
-		json_object_object_add(root, "stacks", frame_table__stacks_json(names));
-	}
+	json_object_object_add(root, "heaptap", json_object_new_int(REPORT_SCHEMA));
+	json_object_object_add(root, "frames", frame_table__json(names));
+	json_object_object_add(root, "stacks", frame_table__stacks_json(names));
 	json_object_object_add(root, "attribution",
 			       json_object_new_string(attribution_rule_name(run->rule)));
 	json_object_object_add(root, "run", json_object_new_int64(run->id));
@@ -305,11 +303,6 @@ static json_object *run_object(const struct report_run *run, struct frame_table 
 							      names));
 	json_object_object_add(root, "processes", processes);
 	return root;
-}
-
-json_object *report_json_run_object(const struct report_run *run)
-{
-	return run_object(run, NULL);
 }
 
 void report_json_run(FILE *out, const struct report_run *run, bool one_line)
