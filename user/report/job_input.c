@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Jobs read back: JSON reports (parsed by job_input_json.c), or a database's run, which
- * comes as the same JSON (job_input_db.c).
+ * Jobs read back: JSON reports (parsed by job_input_json.c), or a database's run, its
+ * processes made ranks from the store's run view (job_input_db.c).
  */
 #include <errno.h>
 #include <stdlib.h>

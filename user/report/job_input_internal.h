@@ -7,7 +7,7 @@
 
 /*
  * The processes of a report (schema "heaptap": 1 or 2, checked) into j; source names the
- * file (NULL: a database). 0, or -errno after one logged line.
+ * file. 0, or -errno after one logged line.
  */
 int job_input_add_report(struct job *j, json_object *root, const char *source);
 /* Free what a rank holds and zero it. */
