@@ -314,20 +314,19 @@ static const char *const unread_fields[] = { "calltree", "allocated", "outstandi
 					     NULL };
 
 /*
- * The report in the file: its one JSON object, or of top -b --json's snapshots (one a line)
- * the last whole one. NULL after one logged line.
+ * The report in text (size bytes, named name), changed in place: its one JSON object, or
+ * of top -b --json's snapshots (one a line) the last whole one. NULL after one logged line.
  */
-static json_object *read_report(const char *path)
+static json_object *parse_report(char *text, size_t size, const char *name)
 {
 	struct json_tokener *tok = json_tokener_new();
 	json_object *last = NULL, *o;
-	size_t size = 0, at = 0;
-	char *text = report_scan__slurp(path, &size);
+	size_t at = 0;
 	struct report_cut unread = {};
 	bool cut = false;
 
-	if (!text || !tok || report_scan__cut(text, size, NULL, unread_fields, &unread)) {
-		log_error("cannot read %s: %s", path, strerror(text ? ENOMEM : errno));
+	if (!tok || report_scan__cut(text, size, NULL, unread_fields, &unread)) {
+		log_error("cannot read %s: %s", name, strerror(ENOMEM));
 		goto cleanup;
 	}
 	while (at < size) {
@@ -346,15 +345,30 @@ static json_object *read_report(const char *path)
 		at += json_tokener_get_parse_end(tok);
 	}
 	if (!last)
-		log_error("cannot read %s: %s", path, size ? "not JSON, or cut short: give a report "
+		log_error("cannot read %s: %s", name, size ? "not JSON, or cut short: give a report "
 			  "heaptap finished writing" : "empty");
 	else if (cut)
-		log_info("%s: its last snapshot is cut short; the one before it is reported", path);
+		log_info("%s: its last snapshot is cut short; the one before it is reported", name);
 cleanup:
 	report_cut__clear(&unread);
 	json_tokener_free(tok);
-	free(text);
 	return last;
+}
+
+/* The report in the file (parse_report). NULL after one logged line. */
+static json_object *read_report(const char *path)
+{
+	size_t size = 0;
+	char *text = report_scan__slurp(path, &size);
+	json_object *root;
+
+	if (!text) {
+		log_error("cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	root = parse_report(text, size, path);
+	free(text);
+	return root;
 }
 
 static int add_file(struct job *j, const char *path)
@@ -455,6 +469,24 @@ int job__read(const char *const *paths, size_t n, int64_t run_id, struct job *ou
 		log_error("%s holds no process to report", n == 1 ? paths[0] : "these files");
 		err = -EINVAL;
 	}
+	if (err)
+		job__clear(out);
+	return err;
+}
+
+int job__read_text(char *text, size_t size, const char *name, struct job *out)
+{
+	json_object *root = parse_report(text, size, name);
+	int err = root ? 0 : -EINVAL;
+
+	memset(out, 0, sizeof(*out));
+	if (!err)
+		err = job_input_add_report(out, root, name);
+	json_object_put(root);
+	if (!err && !out->attribution && !(out->attribution = strdup("entry")))
+		err = -ENOMEM;
+	if (!err)
+		err = settle_ranks(out);
 	if (err)
 		job__clear(out);
 	return err;
