@@ -41,7 +41,7 @@ const char *size_text(int64_t bytes, bool raw, char *buf, size_t size)
 	return buf;
 }
 
-const char *count_text(uint64_t n, char *buf, size_t size)
+const char *grouped_count(uint64_t n, char *buf, size_t size)
 {
 	char digits[24];
 	int len = snprintf(digits, sizeof(digits), "%" PRIu64, n);

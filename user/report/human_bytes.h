@@ -20,6 +20,6 @@ const char *human_bytes(int64_t bytes, char *buf, size_t size);
 const char *size_text(int64_t bytes, bool raw, char *buf, size_t size);
 
 /* A count with thousands separators: "60,001". Returns buf. */
-const char *count_text(uint64_t n, char *buf, size_t size);
+const char *grouped_count(uint64_t n, char *buf, size_t size);
 
 #endif

@@ -64,8 +64,8 @@ static void print_site(FILE *out, const struct owner_site *s, uint64_t blocks, u
 {
 	char size[32], count[32];
 
-	fprintf(out, "%10s in %s block%s: ", size_text((int64_t)bytes, o->bytes, size, sizeof(size)),
-		count_text(blocks, count, sizeof(count)), blocks == 1 ? "" : "s");
+	fprintf(out, "%12s in %s block%s: ", size_text((int64_t)bytes, o->bytes, size, sizeof(size)),
+		grouped_count(blocks, count, sizeof(count)), blocks == 1 ? "" : "s");
 	print_chain(out, s->record, allocator);
 	fputc('\n', out);
 }
@@ -107,21 +107,21 @@ static void print_since_attaching(FILE *out, const struct target *t, const struc
 
 	fprintf(out, "Since attaching: %s in %s blocks allocated and still held",
 		size_text((int64_t)ow->bytes, o->bytes, held, sizeof(held)),
-		count_text(ow->blocks, blocks, sizeof(blocks)));
+		grouped_count(ow->blocks, blocks, sizeof(blocks)));
 	if (!before->calls) {
 		fprintf(out, "; no block from before freed; net change %s\n",
 			size_text(t->stats.total.current, o->bytes, net, sizeof(net)));
 		return;
 	}
 	if (before->bytes_known)
-		fprintf(out, "; %s of blocks from before freed (%s frees): net change %s, so it "
-			     "held at least %s before\n",
+		fprintf(out, "; %s in %s blocks freed that were there before: net change %s\n",
 			size_text((int64_t)before->bytes, o->bytes, freed, sizeof(freed)),
-			count_text(before->calls, calls, sizeof(calls)),
-			size_text(t->stats.total.current, o->bytes, net, sizeof(net)), freed);
+			grouped_count(before->calls, calls, sizeof(calls)),
+			size_text(t->stats.total.current, o->bytes, net, sizeof(net)));
 	else
-		fprintf(out, "; %s frees of blocks from before (sizes unknown to this allocator)\n",
-			count_text(before->calls, calls, sizeof(calls)));
+		fprintf(out, "; %s blocks freed that were there before (their sizes unknown to "
+			     "this allocator)\n",
+			grouped_count(before->calls, calls, sizeof(calls)));
 }
 
 static void print_peak(FILE *out, const struct target *t, const struct text_opts *o)
@@ -138,7 +138,7 @@ static void print_peak(FILE *out, const struct target *t, const struct text_opts
 	}
 	fprintf(out, "Peak: %s in %s blocks, %.1f s into tracing; held by:\n",
 		size_text((int64_t)ow->peak_bytes, o->bytes, size, sizeof(size)),
-		count_text(ow->peak_blocks, blocks, sizeof(blocks)), t->peak_seconds);
+		grouped_count(ow->peak_blocks, blocks, sizeof(blocks)), t->peak_seconds);
 	order = ow->sites_dropped ? NULL : owner__by_peak(ow, &nr);
 	for (uint32_t i = 0; order && i < nr && shown < PEAK_SITES; i++) {
 		const struct owner_site *s = &ow->sites[order[i]];
@@ -163,7 +163,7 @@ static void print_held(FILE *out, const struct target *t, const struct text_opts
 		leaks += leak_series__verdict(ow->sites[order[i]].series).likely_leak;
 	fprintf(out, "At the end: %s in %s block%s still held",
 		size_text((int64_t)ow->bytes, o->bytes, size, sizeof(size)),
-		count_text(ow->blocks, blocks, sizeof(blocks)), ow->blocks == 1 ? "" : "s");
+		grouped_count(ow->blocks, blocks, sizeof(blocks)), ow->blocks == 1 ? "" : "s");
 	if (leaks)
 		fprintf(out, "; %u likely leak%s (growing all along)", leaks, leaks == 1 ? "" : "s");
 	else if (ow->blocks)
@@ -197,19 +197,35 @@ static void print_calls(FILE *out, const struct target *t, const struct process_
 
 	for (int f = 0; f < HT_NR_FUNCS; f++)
 		all += b->calls[f];
-	fprintf(out, "Calls: %s", count_text(all, n, sizeof(n)));
+	fprintf(out, "Calls: %s", grouped_count(all, n, sizeof(n)));
 	for (int f = 0, shown = 0; f < HT_NR_FUNCS; f++) {
 		if (b->calls[f])
 			fprintf(out, "%s%s %s", shown++ ? ", " : " (", ht_func_names[f],
-				count_text(b->calls[f], n, sizeof(n)));
+				grouped_count(b->calls[f], n, sizeof(n)));
 	}
 	fprintf(out, "%s; lost events: %s", all ? ")" : "",
-		count_text(pf->lost_events, n, sizeof(n)));
-	fprintf(out, ", incomplete stacks: %s", count_text(t->incomplete_stacks, n, sizeof(n)));
+		grouped_count(pf->lost_events, n, sizeof(n)));
+	fprintf(out, ", incomplete stacks: %s", grouped_count(t->incomplete_stacks, n, sizeof(n)));
 	if (t->unsupported_unwinds)
 		fprintf(out, " (%" PRIu64 " cut at an unwind rule heaptap cannot follow)",
 			t->unsupported_unwinds);
 	fputc('\n', out);
+}
+
+/* The blocks past --live-blocks: counted in the balances, not in the sites above. */
+static void print_over_limit(FILE *out, const struct target *t, const struct text_opts *o)
+{
+	struct live_blocks_losses over;
+	char n[32], size[32];
+
+	if (!t->owner.live)
+		return;
+	over = live_blocks__over_limit(t->owner.live);
+	if (over.blocks)
+		fprintf(out, "Past the limit of %zu live blocks (--live-blocks): %s blocks, %s not "
+			     "attributed to their sites; their frees count as freed before tracing\n",
+			live_blocks__limit(t->owner.live), grouped_count(over.blocks, n, sizeof(n)),
+			size_text((int64_t)over.bytes, o->bytes, size, sizeof(size)));
 }
 
 void report_summary_text(FILE *out, const struct target *t, const struct process_facts *pf,
@@ -218,7 +234,7 @@ void report_summary_text(FILE *out, const struct target *t, const struct process
 	char peak[32], end[32];
 
 	print_heading(out, t, pf);
-	if (t->owner.live && (o->attached || t->owner.freed_before_tracing.calls))
+	if (t->owner.live && o->attached)
 		print_since_attaching(out, t, o);
 	if (t->owner.live) {
 		print_peak(out, t, o);
@@ -231,4 +247,5 @@ void report_summary_text(FILE *out, const struct target *t, const struct process
 			size_text(t->stats.total.current, o->bytes, end, sizeof(end)));
 	}
 	print_calls(out, t, pf);
+	print_over_limit(out, t, o);
 }

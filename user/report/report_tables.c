@@ -19,7 +19,7 @@ static void print_sizes(FILE *out, const char *indent, int64_t now, int64_t peak
 {
 	char a[32], b[32];
 
-	fprintf(out, "%10s %10s  %s", size_text(now, o->bytes, a, sizeof(a)),
+	fprintf(out, "%11s %11s  %s", size_text(now, o->bytes, a, sizeof(a)),
 		size_text(peak, o->bytes, b, sizeof(b)), indent);
 }
 
@@ -31,7 +31,7 @@ static void print_calls(FILE *out, const struct balance *b, const struct text_op
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
 		if (b->calls[f])
 			fprintf(out, "%s%s %s", shown++ ? ", " : ": ", ht_func_names[f],
-				count_text(b->calls[f], n, sizeof(n)));
+				grouped_count(b->calls[f], n, sizeof(n)));
 	}
 	/* DMATP's flow semantics: a group that freed what others allocated goes below 0. */
 	if (b->min < 0)
@@ -97,16 +97,16 @@ static void print_map_calls(FILE *out, const struct map_balance *b, const struct
 	for (int c = 0; c < HT_NR_OS_CALLS; c++) {
 		if (b->calls[c])
 			fprintf(out, "%s%s %s", shown++ ? ", " : "", ht_os_call_names[c],
-				count_text(b->calls[c], n, sizeof(n)));
+				grouped_count(b->calls[c], n, sizeof(n)));
 	}
 	if (b->released_calls)
 		fprintf(out, "; given back by madvise: %s in %s call%s",
 			size_text((int64_t)b->released_bytes, o->bytes, size, sizeof(size)),
-			count_text(b->released_calls, n, sizeof(n)), b->released_calls == 1 ? "" : "s");
+			grouped_count(b->released_calls, n, sizeof(n)), b->released_calls == 1 ? "" : "s");
 	if (b->before_tracing_calls)
 		fprintf(out, "; unmapped from before tracing: %s in %s call%s",
 			size_text((int64_t)b->before_tracing_bytes, o->bytes, size, sizeof(size)),
-			count_text(b->before_tracing_calls, n, sizeof(n)),
+			grouped_count(b->before_tracing_calls, n, sizeof(n)),
 			b->before_tracing_calls == 1 ? "" : "s");
 }
 
@@ -129,7 +129,7 @@ static void print_map_stacks(FILE *out, const struct mapping_stats *ms, const st
 				ms->nr_stacks - MAPPING_STACKS);
 			break;
 		}
-		fprintf(out, "%10s %10s  %s%s:", size_text(g->bal.current, o->bytes, a, sizeof(a)),
+		fprintf(out, "%11s %11s  %s%s:", size_text(g->bal.current, o->bytes, a, sizeof(a)),
 			size_text(g->bal.max, o->bytes, b, sizeof(b)), ht_os_call_names[g->call],
 			g->complete ? "" : " (incomplete stack)");
 		for (size_t i = g->nr_frames; i-- > 0;)
@@ -148,10 +148,10 @@ static void print_mappings(FILE *out, const struct mapping_stats *ms, const stru
 	fprintf(out, "----- Mappings by kind, now (mmap, munmap, mremap, brk, madvise) -----\n");
 	for (int k = 0; k < NR_MAP_KINDS; k++) {
 		if (b->kinds[k])
-			fprintf(out, "%10s  %s\n", size_text(b->kinds[k], o->bytes, a, sizeof(a)),
+			fprintf(out, "%11s  %s\n", size_text(b->kinds[k], o->bytes, a, sizeof(a)),
 				map_kind_names[k]);
 	}
-	fprintf(out, "%10s  in all, at most %s; the allocator's own: %s\n",
+	fprintf(out, "%11s  in all, at most %s; the allocator's own: %s\n",
 		size_text(b->current, o->bytes, a, sizeof(a)),
 		size_text(b->max, o->bytes, c, sizeof(c)),
 		size_text(b->heap, o->bytes, h, sizeof(h)));
