@@ -155,7 +155,7 @@ static void print_mappings(FILE *out, const struct mapping_stats *ms, const stru
 		size_text(b->current, o->bytes, a, sizeof(a)),
 		size_text(b->max, o->bytes, c, sizeof(c)),
 		size_text(b->heap, o->bytes, h, sizeof(h)));
-	fprintf(out, "Calls: ");
+	fprintf(out, "OS calls: ");
 	print_map_calls(out, b, o);
 	if (ms->nr_rss) {
 		uint64_t max = 0;
