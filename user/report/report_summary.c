@@ -59,13 +59,18 @@ static void print_chain(FILE *out, const struct stack_record *r, const char *all
 		fprintf(out, "%s (%s)", r->frames[0].function, base_name(r->frames[0].library));
 }
 
+/* growth: a likely leak's bytes per second, said on its line; NULL: not one. */
 static void print_site(FILE *out, const struct owner_site *s, uint64_t blocks, uint64_t bytes,
-		       const char *allocator, const struct text_opts *o)
+		       const double *growth, const char *allocator, const struct text_opts *o)
 {
-	char size[32], count[32];
+	char size[32], count[32], rate[32];
 
-	fprintf(out, "%12s in %s block%s: ", size_text((int64_t)bytes, o->bytes, size, sizeof(size)),
+	fprintf(out, "%12s in %s block%s", size_text((int64_t)bytes, o->bytes, size, sizeof(size)),
 		grouped_count(blocks, count, sizeof(count)), blocks == 1 ? "" : "s");
+	if (growth)
+		fprintf(out, ", likely leak growing %s/s",
+			size_text((int64_t)*growth, o->bytes, rate, sizeof(rate)));
+	fputs(": ", out);
 	print_chain(out, s->record, allocator);
 	fputc('\n', out);
 }
@@ -132,13 +137,15 @@ static void print_peak(FILE *out, const struct target *t, const struct text_opts
 	uint32_t nr, shown = 0, *order;
 
 	if (!ow->peak_bytes) {
-		fprintf(out, "Peak: %s (no block held at once)\n",
+		fprintf(out, "Peak: %s (no block allocated while traced)\n",
 			size_text(t->stats.total.max, o->bytes, size, sizeof(size)));
 		return;
 	}
-	fprintf(out, "Peak: %s in %s blocks, %.1f s into tracing; held by:\n",
+	fprintf(out, "Peak: %s in %s blocks, %.1f s into tracing; %s\n",
 		size_text((int64_t)ow->peak_bytes, o->bytes, size, sizeof(size)),
-		grouped_count(ow->peak_blocks, blocks, sizeof(blocks)), t->peak_seconds);
+		grouped_count(ow->peak_blocks, blocks, sizeof(blocks)), t->peak_seconds,
+		ow->sites_dropped ? "its sites were dropped to keep ended processes within "
+				    "--tree-budget" : "held by:");
 	order = ow->sites_dropped ? NULL : owner__by_peak(ow, &nr);
 	for (uint32_t i = 0; order && i < nr && shown < PEAK_SITES; i++) {
 		const struct owner_site *s = &ow->sites[order[i]];
@@ -146,7 +153,7 @@ static void print_peak(FILE *out, const struct target *t, const struct text_opts
 
 		if (!n)
 			continue; /* sorted by bytes: a site of empty blocks may follow */
-		print_site(out, s, n, owner_site__peak_bytes(ow, s), allocator, o);
+		print_site(out, s, n, owner_site__peak_bytes(ow, s), NULL, allocator, o);
 		shown++;
 	}
 	free(order);
@@ -156,7 +163,7 @@ static void print_held(FILE *out, const struct target *t, const struct text_opts
 {
 	const struct owner *ow = &t->owner;
 	const char *allocator = t->probed ? t->alloc.path : NULL;
-	char size[32], blocks[32], rate[32];
+	char size[32], blocks[32];
 	uint32_t nr, leaks = 0, *order = ow->sites_dropped ? NULL : owner__by_outstanding(ow, &nr);
 
 	for (uint32_t i = 0; order && i < nr && ow->sites[order[i]].blocks; i++)
@@ -178,11 +185,8 @@ static void print_held(FILE *out, const struct target *t, const struct text_opts
 		/* The leaks first: a large block held since the start is not the news. */
 		if (leaks && !v.likely_leak)
 			continue;
-		print_site(out, s, s->blocks, s->bytes, allocator, o);
-		if (v.likely_leak)
-			fprintf(out, "    likely leak: growing %s/s\n",
-				size_text((int64_t)v.growth_bytes_per_second, o->bytes, rate,
-					  sizeof(rate)));
+		print_site(out, s, s->blocks, s->bytes,
+			   v.likely_leak ? &v.growth_bytes_per_second : NULL, allocator, o);
 		shown++;
 	}
 	free(order);

@@ -43,7 +43,8 @@ static void print_threads(FILE *out, const struct process_stats *st, const struc
 {
 	const struct thread_stats *th, *tmp;
 
-	fprintf(out, "----- Threads: now, peak, calls -----\n");
+	if (st->threads)
+		fprintf(out, "----- Threads: now, peak, calls -----\n");
 	HASH_ITER(hh, st->threads, th, tmp) {
 		print_sizes(out, "", th->bal.current, th->bal.max, o);
 		fprintf(out, "%s (TID %u)", th->name, th->tid);
@@ -57,7 +58,8 @@ static void print_libraries(FILE *out, const struct process_stats *st,
 	const struct library_stats *l, *ltmp;
 	const struct function_stats *f, *ftmp;
 
-	fprintf(out, "----- Libraries, and the functions in each: now, peak, calls -----\n");
+	if (st->libraries)
+		fprintf(out, "----- Libraries, and the functions in each: now, peak, calls -----\n");
 	HASH_ITER(hh, st->libraries, l, ltmp) {
 		print_sizes(out, "", l->bal.current, l->bal.max, o);
 		fputs(l->library, out);
