@@ -199,9 +199,10 @@ static void expect_since_attaching(const char *out, const char *report_path,
 	char *text = slurp(out), line[1024], want[512], a[32], b[32], c[32], d[32], e[32];
 
 	for (size_t i = 0; i < json_object_array_length(outstanding); i++) {
-		held += json_object_get_int64(get(json_object_array_get_idx(outstanding, i), "bytes"));
-		blocks += json_object_get_int64(get(json_object_array_get_idx(outstanding, i),
-						    "blocks"));
+		json_object *site = json_object_array_get_idx(outstanding, i);
+
+		held += json_object_get_int64(get(site, "bytes"));
+		blocks += json_object_get_int64(get(site, "blocks"));
 	}
 	cr_assert(text != NULL);
 	cr_assert(line_starting(text, "Since attaching: ", line, sizeof(line)) != NULL, "%s", text);
@@ -211,7 +212,8 @@ static void expect_since_attaching(const char *out, const char *report_path,
 		 size_of(held, a, sizeof(a)), count_of(blocks, b, sizeof(b)),
 		 size_of(json_object_get_int64(get(truth, "pre_freed_bytes")), c, sizeof(c)),
 		 count_of(json_object_get_int64(get(truth, "pre_freed_calls")), d, sizeof(d)),
-		 size_of(json_object_get_int64(get(get(process, "total"), "current")), e, sizeof(e)));
+		 size_of(json_object_get_int64(get(get(process, "total"), "current")), e,
+			 sizeof(e)));
 	cr_expect(eq(str, line, want));
 	json_object_put(report);
 	json_object_put(truth);

@@ -195,8 +195,8 @@ Test(report_text, bytes_and_only_the_calls_made)
 		json_object *th = json_object_array_get_idx(threads, i);
 		char name[128];
 
-		snprintf(name, sizeof(name), "  %s (TID %d)", json_object_get_string(get(th, "name")),
-			 json_object_get_int(get(th, "tid")));
+		snprintf(name, sizeof(name), "  %s (TID %d)",
+			 json_object_get_string(get(th, "name")), json_object_get_int(get(th, "tid")));
 		row = strstr(text, name);
 		cr_assert(row != NULL, "no row %s: %s", name, text);
 		while (row > text && row[-1] != '\n')
@@ -210,7 +210,8 @@ Test(report_text, bytes_and_only_the_calls_made)
 			long long now, peak;
 
 			cr_expect(eq(int, sscanf(line, "%lld %lld", &now, &peak), 2), "%s", line);
-			cr_expect(eq(i64, now, json_object_get_int64(get(th, "current"))), "%s", line);
+			cr_expect(eq(i64, now, json_object_get_int64(get(th, "current"))), "%s",
+				  line);
 			cr_expect(eq(i64, peak, json_object_get_int64(get(th, "max"))), "%s", line);
 		}
 		expect_calls(line, th);
@@ -350,7 +351,8 @@ static void expect_mapping_grammar(char *mappings)
 	char *save = NULL;
 
 	for (; mapping_lines[nr]; nr++)
-		cr_assert(eq(int, regcomp(&re[nr], mapping_lines[nr], REG_EXTENDED | REG_NOSUB), 0));
+		cr_assert(eq(int, regcomp(&re[nr], mapping_lines[nr], REG_EXTENDED | REG_NOSUB),
+			     0));
 	mask(mappings);
 	for (char *l = strtok_r(mappings, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		bool ok = false;

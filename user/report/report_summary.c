@@ -172,7 +172,8 @@ static void print_held(FILE *out, const struct target *t, const struct text_opts
 		size_text((int64_t)ow->bytes, o->bytes, size, sizeof(size)),
 		grouped_count(ow->blocks, blocks, sizeof(blocks)), ow->blocks == 1 ? "" : "s");
 	if (leaks)
-		fprintf(out, "; %u likely leak%s (growing all along)", leaks, leaks == 1 ? "" : "s");
+		fprintf(out, "; %u likely leak%s (growing all along)", leaks,
+			leaks == 1 ? "" : "s");
 	else if (ow->blocks)
 		fprintf(out, "; no likely leak");
 	fprintf(out, "%s\n", ow->blocks && order ? ":" : "");
@@ -227,7 +228,8 @@ static void print_over_limit(FILE *out, const struct target *t, const struct tex
 	over = live_blocks__over_limit(t->owner.live);
 	if (over.blocks)
 		fprintf(out, "Past the limit of %zu live blocks (--live-blocks): %s blocks, %s not "
-			     "attributed to their sites; their frees count as freed before tracing\n",
+			     "attributed to their sites; their frees count as freed before "
+			     "tracing\n",
 			live_blocks__limit(t->owner.live), grouped_count(over.blocks, n, sizeof(n)),
 			size_text((int64_t)over.bytes, o->bytes, size, sizeof(size)));
 }

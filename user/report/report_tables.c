@@ -35,7 +35,8 @@ static void print_calls(FILE *out, const struct balance *b, const struct text_op
 	}
 	/* DMATP's flow semantics: a group that freed what others allocated goes below 0. */
 	if (b->min < 0)
-		fprintf(out, "%smin %s", shown ? "; " : ": ", size_text(b->min, o->bytes, n, sizeof(n)));
+		fprintf(out, "%smin %s", shown ? "; " : ": ",
+			size_text(b->min, o->bytes, n, sizeof(n)));
 	fputc('\n', out);
 }
 
@@ -59,7 +60,8 @@ static void print_libraries(FILE *out, const struct process_stats *st,
 	const struct function_stats *f, *ftmp;
 
 	if (st->libraries)
-		fprintf(out, "----- Libraries, and the functions in each: now, peak, calls -----\n");
+		fprintf(out, "----- Libraries, and the functions in each: now, peak, calls "
+			     "-----\n");
 	HASH_ITER(hh, st->libraries, l, ltmp) {
 		print_sizes(out, "", l->bal.current, l->bal.max, o);
 		fputs(l->library, out);
@@ -104,7 +106,8 @@ static void print_map_calls(FILE *out, const struct map_balance *b, const struct
 	if (b->released_calls)
 		fprintf(out, "; given back by madvise: %s in %s call%s",
 			size_text((int64_t)b->released_bytes, o->bytes, size, sizeof(size)),
-			grouped_count(b->released_calls, n, sizeof(n)), b->released_calls == 1 ? "" : "s");
+			grouped_count(b->released_calls, n, sizeof(n)),
+			b->released_calls == 1 ? "" : "s");
 	if (b->before_tracing_calls)
 		fprintf(out, "; unmapped from before tracing: %s in %s call%s",
 			size_text((int64_t)b->before_tracing_bytes, o->bytes, size, sizeof(size)),

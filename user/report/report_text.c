@@ -49,7 +49,8 @@ void report_text(FILE *out, struct session *s, const struct text_opts *o)
 	}
 	if (job) {
 		if (!o->full)
-			fprintf(out, "Each rank's own report: --full, or the JSON report (--json)\n");
+			fprintf(out, "Each rank's own report: --full, or the JSON report "
+				     "(--json)\n");
 		if ((err = report_job_text(out, s)))
 			log_error("cannot sum up the job across its ranks: %s", strerror(-err));
 	}
