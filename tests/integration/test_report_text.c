@@ -446,7 +446,8 @@ Test(report_text, mpi_job_ends_with_the_summary)
 	char target[4096], json[256], summary[256];
 	char *text, *want, *tail, *full;
 	char *mpirun[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2",
-			   (char *)target_path("mpi_tree", target, sizeof(target)), NULL };
+			   (char *)target_path("mpi_tree", target, sizeof(target)), "--truth-dir",
+			   (char *)scratch_dir(), NULL };
 
 	require_bpf();
 	text = run_report((char *[]){ "--mpi", NULL }, mpirun, NULL);
