@@ -56,6 +56,11 @@ void report_json(FILE *out, struct session *s);
  * frames (innermost first: library, offset, function). Write errors show on out.
  */
 void report_stacks(FILE *out, struct session *s);
+/*
+ * The report without what the job's summary does not read (call trees, allocation sites
+ * but the peak's, mappings): the summary of an MPI job's text report reads it back.
+ */
+void report_json_for_summary(FILE *out, struct session *s);
 /* The same report on one line (top -b --json). */
 void report_json_line(FILE *out, struct session *s);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * The end of an MPI job's text report: the summary across its ranks, the very one heaptap
- * report prints of the job's JSON report, made from the session's own JSON report.
+ * report prints of the job's JSON report, made from the session's own JSON report (without
+ * its call trees: the summary does not read them).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ int report_job_text(FILE *out, struct session *s)
 
 	if (!mem)
 		return -errno;
-	report_json(mem, s);
+	report_json_for_summary(mem, s);
 	if (fclose(mem) || !text) {
 		free(text);
 		return -ENOMEM;
