@@ -2,11 +2,13 @@
 /*
  * The text report's tables under its summary: a row per thread, per library and per
  * function within it (now, peak, and the calls that were made: a count of 0 is not
- * shown), and the OS view as one short table by kind of mapping (its stacks with
- * --mappings). Sizes in one style, binary units (--bytes: exact counts).
+ * shown), the same for each --allocator API, and the OS view as one short table by kind
+ * of mapping (its stacks with --mappings). Sizes in one style, binary units (--bytes:
+ * exact counts).
  */
 #include <inttypes.h>
 #include <string.h>
+#include "custom_allocs.h"
 #include "human_bytes.h"
 #include "report.h"
 
@@ -72,6 +74,63 @@ static void print_libraries(FILE *out, const struct process_stats *st,
 			print_sizes(out, "  ", f->bal.current, f->bal.max, o);
 			fputs(f->function, out);
 			print_calls(out, &f->bal, o);
+		}
+	}
+}
+
+/* An --allocator API's group: its calls by kind (malloc, free...), those it made. */
+static void print_api_row(FILE *out, const char *indent, const char *name,
+			  const struct balance *b, const struct text_opts *o)
+{
+	char n[32];
+	int shown = 0;
+
+	print_sizes(out, indent, b->current, b->max, o);
+	fputs(name, out);
+	for (int k = 0; k < SPEC_NR_KINDS; k++) {
+		uint64_t calls = b->calls[custom_allocs__slot(k)];
+
+		if (calls)
+			fprintf(out, "%s%s %s", shown++ ? ", " : ": ", alloc_spec__kind_name(k),
+				grouped_count(calls, n, sizeof(n)));
+	}
+	if (b->min < 0)
+		fprintf(out, "%smin %s", shown ? "; " : ": ",
+			size_text(b->min, o->bytes, n, sizeof(n)));
+	fputc('\n', out);
+}
+
+/* Each --allocator API: its total, threads, libraries and their functions. */
+static void print_apis(FILE *out, const struct target *t, const struct text_opts *o)
+{
+	size_t nr;
+	struct custom_account *accts = custom_allocs__accounts(t->custom, &nr);
+
+	for (size_t i = 0; i < nr; i++) {
+		struct custom_account *a = &accts[i];
+		const struct thread_stats *th, *tht;
+		const struct library_stats *l, *lt;
+		const struct function_stats *f, *ft;
+		char name[64];
+
+		accountant__sort(&a->stats);
+		fprintf(out, "----- Allocator %s (%s; block sizes unknown: usable = requested",
+			a->spec->name, a->library ? a->library : "not found");
+		if (a->freed_unknown)
+			fprintf(out, "; %" PRIu64 " frees of blocks from before tracing",
+				a->freed_unknown);
+		fprintf(out, "): now, peak, calls -----\n");
+		print_api_row(out, "", "in all", &a->stats.total, o);
+		HASH_ITER(hh, a->stats.threads, th, tht) {
+			snprintf(name, sizeof(name), "%s (TID %u)", th->name, th->tid);
+			print_api_row(out, "", name, &th->bal, o);
+		}
+		HASH_ITER(hh, a->stats.libraries, l, lt) {
+			print_api_row(out, "", l->library, &l->bal, o);
+			HASH_ITER(hh, a->stats.functions, f, ft) {
+				if (!strcmp(f->library, l->library))
+					print_api_row(out, "  ", f->function, &f->bal, o);
+			}
 		}
 	}
 }
@@ -182,6 +241,6 @@ void report_tables_text(FILE *out, const struct target *t, const struct process_
 	print_notes(out, t, pf);
 	print_threads(out, &t->stats, o);
 	print_libraries(out, &t->stats, o);
-	report_allocators_text(out, t);
+	print_apis(out, t, o);
 	print_mappings(out, &t->mappings, o);
 }
