@@ -50,7 +50,8 @@ static void print_chain(FILE *out, const struct stack_record *r, const char *all
 			return;
 		}
 		fprintf(out, "%s%s", shown++ ? " < " : "", f->function);
-		if (last || strcmp(f->library, r->frames[i + 1].library))
+		/* A run of one library ends here, or the chain is cut after it. */
+		if (last || shown == CHAIN_FRAMES || strcmp(f->library, r->frames[i + 1].library))
 			fprintf(out, " (%s)", base_name(f->library));
 		if (last)
 			return;
