@@ -26,9 +26,10 @@ static int compare_strings(const void *a, const void *b)
 static json_object *traced(const char *api, const char *program, json_object **report,
 			   json_object **truth)
 {
-	char target[4096], json[256], truth_path[256];
+	char target[4096], json[256], truth_path[256], text[256];
 	char *argv[] = { (char *)heaptap_path(), "run", "--allocator", (char *)api, "--json",
-			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
+			 (char *)scratch_file("report.json", json, sizeof(json)), "--bytes", "-o",
+			 (char *)scratch_file("report.txt", text, sizeof(text)),
 			 "--", (char *)target_path(program, target, sizeof(target)), "--truth",
 			 (char *)scratch_file("truth.json", truth_path, sizeof(truth_path)), NULL };
 	json_object *process;
@@ -41,6 +42,24 @@ static json_object *traced(const char *api, const char *program, json_object **r
 	cr_assert(process != NULL);
 	cr_expect(eq(i64, json_object_get_int64(get(process, "lost_events")), 0));
 	return process;
+}
+
+/* The text report (--bytes): the API's table opens with its total, now and peak. */
+static void expect_api_text(const char *name, json_object *total)
+{
+	char path[256], heading[64], *text = slurp(scratch_file("report.txt", path, sizeof(path)));
+	const char *at;
+	long long now = -1, peak = -1;
+
+	snprintf(heading, sizeof(heading), "----- Allocator %s (", name);
+	at = text ? strstr(text, heading) : NULL;
+
+	cr_assert(at != NULL, "no %s table in the text report: %s", heading, text);
+	at = strchr(at, '\n') + 1;
+	cr_expect(eq(int, sscanf(at, "%lld %lld  in all", &now, &peak), 2), "%s", at);
+	cr_expect(eq(i64, now, json_object_get_int64(get(total, "current"))), "%s: now", name);
+	cr_expect(eq(i64, peak, json_object_get_int64(get(total, "max"))), "%s: peak", name);
+	free(text);
 }
 
 /* The API's entry in allocators[]: its balance and each thread's, exactly as the truth. */
@@ -67,6 +86,7 @@ static json_object *assert_api(json_object *process, json_object *truth, const c
 		snprintf(what, sizeof(what), "%s thread %lld", name, tid);
 		assert_balance(got, want, every_field, what);
 	}
+	expect_api_text(name, get(truth, "total"));
 	return api;
 }
 

@@ -300,7 +300,7 @@ Test(docs, bash_completion)
 	expect_completion("run\nreport\n", "heaptap r");
 	/* Each subcommand's own options: attach has -d, run has not. */
 	expect_completion("--duration\n", "heaptap attach --du");
-	expect_completion("--depth\n", "heaptap run --d");
+	expect_completion("--depth\n--dmatp\n", "heaptap run --d");
 	expect_completion("", "heaptap run --du");
 	/* Fixed values, after the option or its '=' (which bash makes a word). */
 	expect_completion("tables\nfp\n", "heaptap run --unwind \"\"");

@@ -196,7 +196,7 @@ static void check(const char *report_path, const char *truth_path, const char *r
 static void run_mode(const char *rule)
 {
 	char target[4096], json[256], truth[256], text[256];
-	char *argv[] = { (char *)heaptap_path(), "run", "-a", (char *)rule, "--json",
+	char *argv[] = { (char *)heaptap_path(), "run", "--dmatp", "-a", (char *)rule, "--json",
 			 (char *)scratch_file("report.json", json, sizeof(json)), "-o",
 			 (char *)scratch_file("report.txt", text, sizeof(text)), "--",
 			 (char *)target_path("mappings", target, sizeof(target)), "--truth",
@@ -206,7 +206,7 @@ static void run_mode(const char *rule)
 	require_bpf();
 	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
 	check(json, truth, rule);
-	/* The text report: a Mappings section after DMATP's, with the functions in it. */
+	/* DMATP's text report: a Mappings section after DMATP's, with the functions in it. */
 	report = slurp(text);
 	cr_assert(report != NULL);
 	cr_assert(strstr(report, "----- Mappings:") != NULL);

@@ -144,10 +144,86 @@ static void check_owner(const char *report_path, const char *truth_path, bool at
 	json_object_put(truth);
 }
 
+/* A size as the text report writes it: binary units, one decimal ("2.7 MiB", "280 B"). */
+static const char *size_of(long long bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	for (; (v >= 1024 || v <= -1024) && u < 4; u++)
+		v /= 1024;
+	if (!u)
+		snprintf(buf, size, "%lld B", bytes);
+	else
+		snprintf(buf, size, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+/* A count as the text report writes it: "60,001". */
+static const char *count_of(long long n, char *buf, size_t size)
+{
+	if (n >= 1000000)
+		snprintf(buf, size, "%lld,%03lld,%03lld", n / 1000000, n / 1000 % 1000, n % 1000);
+	else if (n >= 1000)
+		snprintf(buf, size, "%lld,%03lld", n / 1000, n % 1000);
+	else
+		snprintf(buf, size, "%lld", n);
+	return buf;
+}
+
+/* The text's line that starts with prefix, copied into buf (NULL: none). */
+static const char *line_starting(const char *text, const char *prefix, char *buf, size_t size)
+{
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (!strncmp(l, prefix, strlen(prefix))) {
+			snprintf(buf, size, "%.*s", (int)strcspn(l, "\n"), l);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * After an attach, one line at the top says what heaptap saw held and what was there
+ * before it: pre_site's blocks, allocated before the attach and freed after it, as the
+ * program counted them; the net change, the JSON's total.
+ */
+static void expect_since_attaching(const char *out, const char *report_path,
+				   const char *truth_path)
+{
+	json_object *report = load_json(report_path), *truth = load_json(truth_path);
+	json_object *process = json_object_array_get_idx(get(report, "processes"), 0);
+	json_object *outstanding = get(process, "outstanding");
+	long long held = 0, blocks = 0;
+	char *text = slurp(out), line[1024], want[512], a[32], b[32], c[32], d[32], e[32];
+
+	for (size_t i = 0; i < json_object_array_length(outstanding); i++) {
+		json_object *site = json_object_array_get_idx(outstanding, i);
+
+		held += json_object_get_int64(get(site, "bytes"));
+		blocks += json_object_get_int64(get(site, "blocks"));
+	}
+	cr_assert(text != NULL);
+	cr_assert(line_starting(text, "Since attaching: ", line, sizeof(line)) != NULL, "%s", text);
+	cr_expect(strstr(text, line) - text < 400, "not at the top: %s", text);
+	snprintf(want, sizeof(want), "Since attaching: %s in %s blocks allocated and still held; "
+		 "%s in %s blocks freed that were there before: net change %s",
+		 size_of(held, a, sizeof(a)), count_of(blocks, b, sizeof(b)),
+		 size_of(json_object_get_int64(get(truth, "pre_freed_bytes")), c, sizeof(c)),
+		 count_of(json_object_get_int64(get(truth, "pre_freed_calls")), d, sizeof(d)),
+		 size_of(json_object_get_int64(get(get(process, "total"), "current")), e,
+			 sizeof(e)));
+	cr_expect(eq(str, line, want));
+	json_object_put(report);
+	json_object_put(truth);
+	free(text);
+}
+
 Test(owner, run_mode)
 {
 	char target[4096], json[256], truth[256], text[256];
-	char *argv[] = { (char *)heaptap_path(), "run", "--json",
+	char *argv[] = { (char *)heaptap_path(), "run", "--dmatp", "--json",
 			 (char *)scratch_file("report.json", json, sizeof(json)), "-o",
 			 (char *)scratch_file("report.txt", text, sizeof(text)), "--",
 			 (char *)target_path("owner_truth", target, sizeof(target)), "--truth",
@@ -192,6 +268,7 @@ Test(owner, attach_mode)
 	cr_assert(eq(int, wait_status(target, 60), 0));
 	cr_assert(eq(int, wait_status(tracer, 30), 0), "heaptap: %s", slurp(err));
 	check_owner(json, truth, true);
+	expect_since_attaching(out, json, truth);
 }
 
 /* Past --live-blocks, blocks are counted and said, and what is kept stays exact. */
@@ -224,4 +301,73 @@ Test(owner, the_live_block_limit)
 	cr_expect(text_report && strstr(text_report, "Past the limit of 40 live blocks"));
 	free(text_report);
 	json_object_put(report);
+}
+
+/*
+ * The text report's first lines answer: the site the program counted most at its peak
+ * leads the peak's sites, with those bytes; what is still held leads with the leak.
+ */
+Test(owner, summary_answers_first)
+{
+	char target[4096], json[256], truth_path[256], text_path[256], want[256], size[32];
+	char *argv[] = { (char *)heaptap_path(), "run", "--json",
+			 (char *)scratch_file("report.json", json, sizeof(json)), "-o",
+			 (char *)scratch_file("report.txt", text_path, sizeof(text_path)), "--",
+			 (char *)target_path("owner_truth", target, sizeof(target)), "--truth",
+			 (char *)scratch_file("truth.json", truth_path, sizeof(truth_path)), NULL };
+	json_object *truth;
+	const char *top = NULL;
+	long long top_bytes = -1;
+	char *text, *peak, *end, *first;
+
+	require_bpf();
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	truth = load_json(truth_path);
+	json_object_object_foreach(get(truth, "sites"), name, site) {
+		long long b = json_object_get_int64(get(site, "peak_bytes"));
+
+		if (b > top_bytes) {
+			top = name;
+			top_bytes = b;
+		}
+	}
+	text = slurp(text_path);
+	cr_assert(text != NULL && top != NULL);
+	peak = strstr(text, "\nPeak: ");
+	end = strstr(text, "\nAt the end: ");
+	cr_assert(peak && end && peak < end, "%s", text);
+	/* The peak's first site: the program's largest at its peak, in the first 12 lines. */
+	first = strchr(peak + 1, '\n') + 1;
+	snprintf(want, sizeof(want), "%s in ", size_of(top_bytes, size, sizeof(size)));
+	cr_expect(strstr(first, want) && strstr(first, want) < strchr(first, '\n'),
+		  "want %s first: %s", want, text);
+	snprintf(want, sizeof(want), ": %s", top);
+	cr_expect(strstr(first, want) && strstr(first, want) < strchr(first, '\n'),
+		  "want %s first: %s", top, text);
+	{
+		int line = 1;
+
+		for (const char *p = text; p < first; p++)
+			line += *p == '\n';
+		cr_expect(le(int, line, 12), "the peak's site on line %d", line);
+	}
+	/* What is still held: the one likely leak, leak_site, first. */
+	first = strchr(end + 1, '\n') + 1;
+	cr_expect(strstr(end, "; 1 likely leak ") && strstr(end, "; 1 likely leak ") < first,
+		  "%s", text);
+	cr_expect(strstr(first, ", likely leak growing ") && strstr(first, ": leak_site") &&
+			  strstr(first, ": leak_site") < strchr(first, '\n'),
+		  "%s", text);
+	/* The summary: from the heading to the tables, at most a dozen lines. */
+	{
+		const char *head = strstr(text, "==== PID"), *tables = strstr(text, "\n----- ");
+		int lines = 0;
+
+		cr_assert(head && tables && head < tables, "%s", text);
+		for (const char *p = head; p <= tables; p++)
+			lines += *p == '\n';
+		cr_expect(le(int, lines, 12), "a summary of %d lines: %s", lines, text);
+	}
+	json_object_put(truth);
+	free(text);
 }

@@ -60,16 +60,16 @@ Test(process_end, exec_closes_the_old_image)
 }
 
 /*
- * The text report's last "PID: <pid>..." line (malloc'ed), or NULL: a pid's images come
+ * The text report's last "==== PID <pid>..." heading (malloc'ed), or NULL: a pid's images come
  * in the order they ran, so the last is the one that ended the process.
  */
 static char *pid_line(const char *text_path, pid_t pid)
 {
 	char *text = slurp(text_path), *save = NULL, *line = NULL, head[32];
-	size_t len = snprintf(head, sizeof(head), "PID: %d", pid);
+	size_t len = snprintf(head, sizeof(head), "==== PID %d", pid);
 
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		if (!strncmp(l, head, len) && (l[len] == ',' || l[len] == '\0')) {
+		if (!strncmp(l, head, len) && (l[len] == ',' || l[len] == ':')) {
 			free(line);
 			line = strdup(l);
 		}

@@ -3,7 +3,11 @@
  * The demo workload: the allocation pattern of the DLM red-black-tree benchmark, scaled
  * down (50,000 inserts of 48-byte nodes, rounds of deletes and inserts, then everything
  * freed), in a worker thread, while the main thread builds a growing log with realloc.
+ *
+ * demo [--truth FILE]: FILE gets what the demo knows of itself, for the tests: the most
+ * nodes its tree held at once, a node's usable size, and its log's usable size at most.
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +19,9 @@ struct node {
 	long pad[3]; /* 48 bytes, as in the benchmark */
 };
 
+/* The tree's live nodes and their most, counted by its one thread. */
+static long live_nodes, most_nodes;
+
 static struct node *insert(struct node *root, long key)
 {
 	struct node **link = &root;
@@ -22,8 +29,11 @@ static struct node *insert(struct node *root, long key)
 	while (*link)
 		link = key < (*link)->key ? &(*link)->left : &(*link)->right;
 	*link = calloc(1, sizeof(struct node));
-	if (*link)
+	if (*link) {
 		(*link)->key = key;
+		if (++live_nodes > most_nodes)
+			most_nodes = live_nodes;
+	}
 	return root;
 }
 
@@ -38,6 +48,7 @@ static struct node *remove_min(struct node *root)
 	victim = *link;
 	*link = victim->right;
 	free(victim);
+	live_nodes--;
 	return root;
 }
 
@@ -48,6 +59,7 @@ static void free_tree(struct node *n)
 	free_tree(n->left);
 	free_tree(n->right);
 	free(n);
+	live_nodes--;
 }
 
 static void *tree_worker(void *arg)
@@ -68,10 +80,11 @@ static void *tree_worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	const char *truth = argc == 3 && !strcmp(argv[1], "--truth") ? argv[2] : NULL;
 	char *log = NULL;
-	size_t len = 0;
+	size_t len = 0, log_usable = 0;
 	pthread_t tree;
 
 	pthread_create(&tree, NULL, tree_worker, NULL);
@@ -84,11 +97,24 @@ int main(void)
 		if (!grown)
 			break;
 		log = grown;
+		if (malloc_usable_size(log) > log_usable)
+			log_usable = malloc_usable_size(log);
 		memcpy(log + len, line, n + 1);
 		len += n;
 	}
 	pthread_join(tree, NULL);
 	printf("demo: built a 50,000-node tree and a %zu-byte log\n", len);
+	if (truth) {
+		FILE *f = fopen(truth, "w");
+		void *node = calloc(1, sizeof(struct node));
+
+		if (!f || !node)
+			return 1;
+		fprintf(f, "{\"most_nodes\": %ld, \"node_usable\": %zu, \"log_usable\": %zu}\n",
+			most_nodes, malloc_usable_size(node), log_usable);
+		free(node);
+		fclose(f);
+	}
 	free(log);
 	return 0;
 }

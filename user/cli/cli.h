@@ -70,7 +70,11 @@ struct options {
 	enum folded_weight folded_weight; /* --folded-weight */
 	bool folded_weight_set;
 	int rank;		   /* report --rank; -1: every process */
-	bool full;		   /* report --full: each process's report, not the job's summary */
+	bool full;		   /* report --full: each process's report, not the job's summary;
+				      run, attach: an MPI job's ranks' sections too */
+	bool dmatp;		   /* run, attach --dmatp: DMATP's layout of the text report */
+	bool bytes;		   /* run, attach --bytes: sizes as exact byte counts */
+	bool mappings;		   /* run, attach --mappings: the OS view's stacks in the text */
 };
 
 /*

@@ -46,6 +46,18 @@
 	{ "site-depth", OPT_SITE_DEPTH, "N", 0, "frames shown per allocation site in the text "   \
 						"report (default 6)" }
 
+/* How the text report of run and attach is laid out (report_text.c). */
+#define OPTION_TEXT_LAYOUT                                                                    \
+	{ "dmatp", OPT_DMATP, NULL, 0, "print the text report in DMATP's layout (every "       \
+				       "counter of every group, raw bytes, the mappings' stacks, " \
+				       "the budgets), as heaptap printed it before" },            \
+	{ "bytes", OPT_BYTES, NULL, 0, "sizes in the text report as exact byte counts, not " \
+				       "KiB, MiB, GiB" },                                        \
+	{ "mappings", OPT_MAPPINGS, NULL, 0, "also list the stacks that made mappings (mmap, " \
+					     "munmap, mremap, brk, madvise) in the text report" }, \
+	{ "full", OPT_FULL, NULL, 0, "an MPI job: each rank's own report before the summary "  \
+				     "across the ranks (without it they are in --json only)" }
+
 /* Said by every subcommand that writes reports. */
 #define REPORT_FILES_DOC                                                                     \
 	"Report files (--json, -o, --stacks, --pprof, --folded) are opened before tracing "    \
@@ -61,6 +73,7 @@ static const struct argp_option run_options[] = {
 	OPTION_STACKS,
 	CLI_EXPORT_OPTIONS,
 	OPTION_TREE,
+	OPTION_TEXT_LAYOUT,
 	{ "follow", OPT_FOLLOW, NULL, 0, "trace every process COMMAND starts too, each from its "
 					  "first instruction (mpirun and its ranks)" },
 	{ "mpi", OPT_MPI, NULL, 0, "like --follow, but trace only the processes with an MPI "
@@ -82,6 +95,7 @@ static const struct argp_option attach_options[] = {
 	OPTION_STACKS,
 	CLI_EXPORT_OPTIONS,
 	OPTION_TREE,
+	OPTION_TEXT_LAYOUT,
 	OPTION_UNWIND,
 	OPTION_BUDGETS,
 	OPTION_OWNER,
@@ -488,6 +502,15 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_FULL:
 		o->full = true;
+		return 0;
+	case OPT_DMATP:
+		o->dmatp = true;
+		return 0;
+	case OPT_BYTES:
+		o->bytes = true;
+		return 0;
+	case OPT_MAPPINGS:
+		o->mappings = true;
 		return 0;
 	case OPT_LIVE_BLOCKS:
 		errno = 0;

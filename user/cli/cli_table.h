@@ -50,6 +50,9 @@ enum {
 	OPT_RANK,
 	OPT_ALLOCATOR,
 	OPT_FULL,
+	OPT_DMATP,
+	OPT_BYTES,
+	OPT_MAPPINGS,
 };
 
 /* The attribution rule and the unwinder of every subcommand that traces. */

@@ -55,6 +55,15 @@ int open_outputs(const struct options *opts, struct outputs *out)
 	*out = (struct outputs){
 		.tree = { .show = opts->tree, .depth = opts->depth, .under = opts->under },
 		.folded_weight = opts->folded_weight,
+		.layout = {
+			.dmatp = opts->dmatp,
+			.bytes = opts->bytes,
+			.mappings = opts->mappings,
+			.full = opts->full,
+			.verbose = opts->verbose,
+			.mpi = opts->mpi_only,
+			.attached = opts->cmd == CMD_ATTACH,
+		},
 	};
 	owner_text_set_depth(opts->site_depth);
 	if (report_outputs__open(files, sizeof(files) / sizeof(files[0]))) {
@@ -99,7 +108,7 @@ void close_outputs_and_session(struct outputs *out, struct session *s)
 /* The text report, and the trees when --tree asks. */
 static void report_text_and_trees(FILE *f, struct session *s, const struct outputs *out)
 {
-	report_text(f, s);
+	report_text(f, s, &out->layout);
 	if (out->tree.show)
 		report_trees(f, s, &out->tree);
 }

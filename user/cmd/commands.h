@@ -50,12 +50,13 @@ int attach_all(struct session *s, const pid_t *pids, size_t nr);
 int open_session(const struct options *opts, struct session **s);
 
 /* The report files the options name: -o, --json, --stacks, --pprof, --folded; and what
- * --tree and --folded-weight add. */
+ * --tree, --folded-weight and the text's layout options add. */
 struct outputs {
 	struct report_file text, json, stacks;
 	struct tree_opts tree;
 	struct report_file pprof, folded;
 	enum folded_weight folded_weight;
+	struct text_opts layout; /* --dmatp, --bytes, --mappings, --full, -v */
 };
 /* Open them before any target is touched: EXIT_OK, or EXIT_USAGE after one line. */
 int open_outputs(const struct options *opts, struct outputs *out);

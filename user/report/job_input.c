@@ -30,6 +30,17 @@ static json_object *read_report(const char *path)
 	return root;
 }
 
+/* A report already in memory, changed in place (job__read_text): as read_report. */
+static json_object *parse_report(char *text, size_t size, const char *name)
+{
+	struct report_cut unread = {};
+	json_object *root = report_parse_last(text, size, name, NULL, unread_fields,
+					      "a report heaptap finished writing", &unread, NULL);
+
+	report_cut__clear(&unread);
+	return root;
+}
+
 static int add_file(struct job *j, const char *path)
 {
 	json_object *root = read_report(path);
@@ -128,6 +139,24 @@ int job__read(const char *const *paths, size_t n, int64_t run_id, struct job *ou
 		log_error("%s holds no process to report", n == 1 ? paths[0] : "these files");
 		err = -EINVAL;
 	}
+	if (err)
+		job__clear(out);
+	return err;
+}
+
+int job__read_text(char *text, size_t size, const char *name, struct job *out)
+{
+	json_object *root = parse_report(text, size, name);
+	int err = root ? 0 : -EINVAL;
+
+	memset(out, 0, sizeof(*out));
+	if (!err)
+		err = job_input_add_report(out, root, name);
+	json_object_put(root);
+	if (!err && !out->attribution && !(out->attribution = strdup("entry")))
+		err = -ENOMEM;
+	if (!err)
+		err = settle_ranks(out);
 	if (err)
 		job__clear(out);
 	return err;

@@ -80,6 +80,12 @@ struct job {
  * rank twice, an empty database, no such run.
  */
 int job__read(const char *const *paths, size_t n, int64_t run_id, struct job *out);
+/*
+ * The job in one report's JSON text (size bytes; changed in place), named name in
+ * messages: a session's own report, summed up as heaptap report would sum up its file.
+ * 0, or -errno after one line on standard error.
+ */
+int job__read_text(char *text, size_t size, const char *name, struct job *out);
 void job__clear(struct job *j);
 /* The rank numbered rank, or NULL. */
 const struct job_rank *job__rank(const struct job *j, int rank);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* The end-of-run reports: DMATP's text sections, and JSON in the schema "heaptap": 2. */
+/* The end-of-run reports: text (the answer first, or DMATP's sections), and JSON in the
+ * schema "heaptap": 2. */
 #ifndef HEAPTAP_REPORT_H
 #define HEAPTAP_REPORT_H
 
@@ -12,9 +13,43 @@
 #include "run_model.h"
 #include "stored_owner_report.h"
 
-void report_text(FILE *out, struct session *s);
+struct process_facts;
+
+/* How run's and attach's text report is laid out. */
+struct text_opts {
+	bool dmatp;    /* --dmatp: DMATP's sections, as heaptap has always printed them */
+	bool bytes;    /* --bytes: sizes as exact counts of bytes */
+	bool mappings; /* --mappings: the OS view's stacks too */
+	bool full;     /* --full: an MPI job's ranks' own sections, before its summary */
+	bool verbose;  /* -v: what unwinding and naming cost (budgets, unwind tables) */
+	bool mpi;      /* --mpi: the processes are a job's ranks, however few */
+	bool attached; /* attach: the processes ran before tracing began */
+};
+
+/*
+ * The text report (report_text.c): each process's summary and tables, the processes not
+ * traced, and for an MPI job the summary across its ranks; o->dmatp: report_dmatp.
+ */
+void report_text(FILE *out, struct session *s, const struct text_opts *o);
+/* DMATP's layout (report_dmatp.c): the processes, those not traced, the budgets. */
+void report_dmatp(FILE *out, struct session *s);
 /* The processes only, without what unwinding cost (top -b snapshots). */
 void report_text_processes(FILE *out, struct session *s);
+/* report_summary.c: a process's heading and at most a dozen lines that answer first. */
+void report_summary_text(FILE *out, const struct target *t, const struct process_facts *pf,
+			 const struct text_opts *o);
+/* report_tables.c: its threads, libraries and functions, and its mappings by kind. */
+void report_tables_text(FILE *out, const struct target *t, const struct process_facts *pf,
+			const struct text_opts *o);
+/* report_diagnostics.c: the processes not traced, if any; unwind tables; symbols. */
+void report_untraced_text(FILE *out, struct session *s);
+void report_unwind_tables_text(FILE *out, struct session *s);
+void report_symbols_text(FILE *out, struct session *s);
+/*
+ * report_job.c: the summary across the ranks heaptap report prints of the session's JSON
+ * report. 0, or -errno (nothing printed).
+ */
+int report_job_text(FILE *out, struct session *s);
 /* The report as JSON (pretty). Write errors show on out (ferror, fclose). */
 void report_json(FILE *out, struct session *s);
 /*
@@ -22,6 +57,11 @@ void report_json(FILE *out, struct session *s);
  * frames (innermost first: library, offset, function). Write errors show on out.
  */
 void report_stacks(FILE *out, struct session *s);
+/*
+ * The report without what the job's summary does not read (call trees, allocation sites
+ * but the peak's, mappings): the summary of an MPI job's text report reads it back.
+ */
+void report_json_for_summary(FILE *out, struct session *s);
 /* The same report on one line (top -b --json). */
 void report_json_line(FILE *out, struct session *s);
 

@@ -270,6 +270,21 @@ void report_json(FILE *out, struct session *s)
 	write_report(out, names ? report_object(s, names) : NULL, names, JSON_C_TO_STRING_PLAIN);
 }
 
+void report_json_for_summary(FILE *out, struct session *s)
+{
+	/* What the job's summary does not read: most of a report's objects and its time. */
+	static const char *const unread[] = { "calltree", "allocated", "outstanding", "mappings" };
+	struct frame_table *names = frame_table__new();
+	json_object *root = names ? report_object(s, names) : NULL;
+	json_object *processes = root ? json_object_object_get(root, "processes") : NULL;
+
+	for (size_t i = 0; processes && i < json_object_array_length(processes); i++) {
+		for (size_t k = 0; k < sizeof(unread) / sizeof(unread[0]); k++)
+			json_object_object_del(json_object_array_get_idx(processes, i), unread[k]);
+	}
+	write_report(out, root, names, JSON_C_TO_STRING_PLAIN);
+}
+
 void report_json_line(FILE *out, struct session *s)
 {
 	struct frame_table *names = frame_table__new();

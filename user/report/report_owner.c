@@ -63,6 +63,8 @@ static json_object *peak_json(const struct target *t)
 
 	json_object_object_add(peak, "bytes", json_object_new_uint64(o->peak_bytes));
 	json_object_object_add(peak, "blocks", json_object_new_uint64(o->peak_blocks));
+	/* When it last peaked, seconds into tracing, to the reading loop's clock (~0.05 s). */
+	json_object_object_add(peak, "seconds", json_object_new_double(t->peak_seconds));
 	for (uint32_t i = 0; i < nr; i++) {
 		const struct owner_site *s = &o->sites[order[i]];
 		uint64_t blocks = owner_site__peak_blocks(o, s);

@@ -18,20 +18,20 @@ static size_t processes_in(json_object *root)
 		       0;
 }
 
-json_object *report_read_last(const char *path, const char *keep, const char *const drop[],
-			      const char *give, struct report_cut *cut, size_t *first)
+json_object *report_parse_last(char *text, size_t size, const char *name, const char *keep,
+			       const char *const drop[], const char *give, struct report_cut *cut,
+			       size_t *first)
 {
 	struct json_tokener *tok = json_tokener_new();
 	json_object *last = NULL, *o;
-	size_t size = 0, at = 0, before = 0;
-	char *text = report_scan__slurp(path, &size);
-	int err = !text ? -errno : !tok ? -ENOMEM : 0;
+	size_t at = 0, before = 0;
+	int err = !tok ? -ENOMEM : 0;
 	bool whole = true;
 
 	if (!err)
 		err = report_scan__cut(text, size, keep, drop, cut);
 	if (err || size > INT32_MAX) {
-		log_error("cannot read %s: %s", path, err ? strerror(-err) : "over 2 GB");
+		log_error("cannot read %s: %s", name, err ? strerror(-err) : "over 2 GB");
 		goto cleanup;
 	}
 	while (at < size) {
@@ -52,13 +52,28 @@ json_object *report_read_last(const char *path, const char *keep, const char *co
 		at += json_tokener_get_parse_end(tok);
 	}
 	if (!last && size)
-		log_error("cannot read %s: not JSON, or cut short: give %s", path, give);
+		log_error("cannot read %s: not JSON, or cut short: give %s", name, give);
 	else if (!last)
-		log_error("cannot read %s: empty", path);
+		log_error("cannot read %s: empty", name);
 	else if (!whole)
-		log_info("%s: its last snapshot is cut short; the one before it is reported", path);
+		log_info("%s: its last snapshot is cut short; the one before it is reported", name);
 cleanup:
 	json_tokener_free(tok);
-	free(text);
 	return last;
+}
+
+json_object *report_read_last(const char *path, const char *keep, const char *const drop[],
+			      const char *give, struct report_cut *cut, size_t *first)
+{
+	size_t size = 0;
+	char *text = report_scan__slurp(path, &size);
+	json_object *root;
+
+	if (!text) {
+		log_error("cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	root = report_parse_last(text, size, path, keep, drop, give, cut, first);
+	free(text);
+	return root;
 }

@@ -16,5 +16,9 @@
  */
 json_object *report_read_last(const char *path, const char *keep, const char *const drop[],
 			      const char *give, struct report_cut *cut, size_t *first);
+/* The same of a report already in memory (text, size bytes, named name), changed in place. */
+json_object *report_parse_last(char *text, size_t size, const char *name, const char *keep,
+			       const char *const drop[], const char *give, struct report_cut *cut,
+			       size_t *first);
 
 #endif

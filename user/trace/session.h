@@ -57,6 +57,7 @@ struct target {
 	struct custom_allocs *custom; /* --allocator APIs' accounts (custom_allocs.h) */
 	uint64_t usable_unknown; /* blocks whose usable size the allocator's classes cannot tell */
 	double owner_since;  /* when its blocks began to be tracked (session clock) */
+	double peak_seconds; /* when the owner figures last peaked, seconds after owner_since */
 	struct mapping_stats mappings; /* the OS view: mmap, munmap, mremap, brk, madvise */
 	struct total_series samples;   /* its total every -i seconds (processes[].samples) */
 	uint64_t incomplete_stacks;

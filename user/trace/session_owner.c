@@ -44,6 +44,7 @@ void track_owner(struct session *s, struct target *t, const struct ht_call_event
 		 enum ht_func func, struct stack_record *site, struct movement *moved)
 {
 	bool glibc = t->alloc.glibc, taken = false;
+	uint64_t generation = t->owner.generation;
 	struct live_block old;
 
 	if (!t->owner.live)
@@ -65,6 +66,9 @@ void track_owner(struct session *s, struct target *t, const struct ht_call_event
 			.tid = ev->tid,
 			.when = (uint32_t)(s->clock - t->owner_since),
 		});
+		/* A new maximum: to the poll's clock, what the report's "when" can say. */
+		if (t->owner.generation != generation)
+			t->peak_seconds = s->clock - t->owner_since;
 	}
 }
 
