@@ -214,6 +214,21 @@ Test(errors, bad_report_path_fails_before_the_command_runs)
 	expect_one_line_error((char *[]){ "attach", "-p", "1", "-o", bad, NULL }, 2, bad);
 }
 
+/* run --json -- true: "--" is no report file (it was one, and heaptap exited 0). */
+Test(errors, a_report_file_that_looks_like_an_option)
+{
+	char script[512], dashes[256];
+
+	snprintf(script, sizeof(script), "cd '%s' && exec \"$0\" run --json -- true",
+		 scratch_dir());
+	expect_one_line_error((char *[]){ "--", "sh", "-c", script, (char *)heaptap_path(),
+					  NULL },
+			      2, "--json takes a FILE, not '--'");
+	cr_expect(missing(scratch_file("--", dashes, sizeof(dashes))), "%s written", dashes);
+	expect_one_line_error((char *[]){ "report", "x.json", "--html", "-n", NULL }, 2,
+			      "--html takes a FILE, not '-n'");
+}
+
 Test(errors, two_reports_in_one_file)
 {
 	char path[256];

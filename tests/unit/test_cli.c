@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "cli.h"
+#include "cli_table.h"
 #include "preflight.h"
 
 TestSuite(cli);
@@ -350,4 +351,45 @@ Test(cli, the_cluster_commands)
 	expect_usage("not both", &o, parse(&o, "top", "--collector", "h:1", "-p", "1", NULL));
 	expect_usage("go with --collector", &o, parse(&o, "top", "--mpi", "--run", "2", NULL));
 	expect_usage("go with --collector", &o, parse(&o, "top", "--mpi", "--munge", NULL));
+}
+
+/*
+ * An option that takes a file, given what looks like an option (run --json -- true): one
+ * line and status 2, in every subcommand and both forms, never a file named "--".
+ */
+Test(cli, a_file_argument_that_starts_with_a_dash_is_refused)
+{
+	struct options o;
+	int checked = 0;
+
+	for (size_t i = 0; i < cli_nr_subcommands; i++) {
+		const struct cli_subcommand *sub = &cli_subcommands[i];
+
+		for (const struct argp_option *opt = sub->options; opt->name || opt->doc; opt++) {
+			char word[64], want[256], joined[80];
+
+			if (!opt->name || !opt->arg || (!strstr(opt->arg, "FILE") &&
+							 !strstr(opt->arg, "PATH")))
+				continue;
+			snprintf(word, sizeof(word), "--%s", opt->name);
+			snprintf(want, sizeof(want), "%s takes a %s, not '--'", word, opt->arg);
+			expect_usage(want, &o, parse(&o, sub->name, word, "--", "true", NULL));
+			snprintf(joined, sizeof(joined), "%s=-x", word);
+			snprintf(want, sizeof(want), "%s takes a %s, not '-x'", word, opt->arg);
+			expect_usage(want, &o, parse(&o, sub->name, joined, "true", NULL));
+			if (opt->key > 0 && opt->key < 0x80) {
+				snprintf(word, sizeof(word), "-%c", opt->key);
+				snprintf(want, sizeof(want), "%s takes a %s, not '-'", word, opt->arg);
+				expect_usage(want, &o, parse(&o, sub->name, word, "-", "true", NULL));
+			}
+			checked++;
+		}
+	}
+	/* -o, --json, --stacks, --pprof, --folded, --html, --key, --db... across subcommands. */
+	cr_expect(checked >= 15, "only %d file options found", checked);
+	/* A file that does start with '-', written as a path. */
+	cr_assert(eq(int, parse(&o, "run", "--json", "./--", "-o", "./-x", "--", "true", NULL),
+		     EXIT_OK), "%s", errors);
+	cr_expect(eq(str, (char *)o.json_path, "./--"));
+	cli_free(&o);
 }

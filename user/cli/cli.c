@@ -262,6 +262,20 @@ static const struct argp top_argp = {
 };
 
 /*
+ * A file option's argument that starts with '-' is an option taken for a file name (run
+ * --json -- true would write the report to a file named "--"): refused, with the way to
+ * name such a file. 0, or cli_usage_error()'s value.
+ */
+static int check_file_argument(const struct cli_subcommand *sub, const struct argp_option *o,
+			       const char *shown, const char *value)
+{
+	if (!o->arg || (!strstr(o->arg, "FILE") && !strstr(o->arg, "PATH")) || value[0] != '-')
+		return 0;
+	return cli_usage_error(sub, "%s takes a %s, not '%s' (for a file named so, write ./%s)",
+			       shown, o->arg, value, value);
+}
+
+/*
  * Check argv[1..argc) the way getopt will read it with sub's options (NULL: heaptap's
  * own, before the subcommand). Stops where options end: "--", or the first argument
  * when a command follows it. 0, or cli_usage_error()'s value.
@@ -301,6 +315,10 @@ static int check_options(const struct cli_subcommand *sub, int argc, char **argv
 			if (needs_argument(o) && !a[2 + len] && ++i >= argc)
 				return cli_usage_error(sub, "--%s needs an argument (%s)", o->name,
 						       o->arg);
+			snprintf(shown, sizeof(shown), "--%s", o->name);
+			if (needs_argument(o) &&
+			    check_file_argument(sub, o, shown, a[2 + len] ? a + 3 + len : argv[i]))
+				return EINVAL;
 			continue;
 		}
 		for (const char *p = a + 1; *p; p++) {
@@ -314,6 +332,8 @@ static int check_options(const struct cli_subcommand *sub, int argc, char **argv
 			if (!p[1] && ++i >= argc)
 				return cli_usage_error(sub, "%s needs an argument (%s)", shown,
 						       o->arg);
+			if (check_file_argument(sub, o, shown, p[1] ? p + 1 : argv[i]))
+				return EINVAL;
 			break;
 		}
 	}
