@@ -87,6 +87,20 @@ Test(errors, run_a_missing_or_unrunnable_command)
 	fclose(f);
 	chmod(junk, 0755);
 	expect_one_line_error((char *[]){ "run", "--", junk, NULL }, 126, "Exec format error");
+	/* A directory, named or found in PATH: not "Exec format error". */
+	expect_one_line_error((char *[]){ "run", "--", (char *)scratch_dir(), NULL }, 126,
+			      "Is a directory");
+	{
+		char dir[256], script[1024];
+
+		scratch_subdir("bin", dir, sizeof(dir));
+		scratch_subdir("bin/subdir", dir, sizeof(dir));
+		snprintf(script, sizeof(script), "PATH='%s/bin' exec \"$0\" run -- subdir",
+			 scratch_dir());
+		expect_one_line_error((char *[]){ "--", "sh", "-c", script,
+						  (char *)heaptap_path(), NULL },
+				      126, "cannot execute 'subdir': Is a directory");
+	}
 }
 
 Test(errors, without_privileges)
