@@ -134,9 +134,10 @@ deps-test: deps
 
 # Which of the Debian packages $(1) are not installed, asked of dpkg when a recipe needs it
 # (never where the Makefile is read: `make deps` runs without them); none without dpkg.
+# Installed with triggers pending (t, W: while another dpkg runs) counts as installed.
 missing_packages = $(if $(shell command -v dpkg-query),$(filter-out \
 	$(shell dpkg-query -W -f='$${db:Status-Abbrev}$${Package}\n' $(1) 2>/dev/null \
-		| sed -n 's/^ii *//p'),$(1)))
+		| sed -n 's/^.[itW]. *//p'),$(1)))
 
 # Before compiling anything, one line if a package is missing, not a compiler's error about a
 # header: the objects of heaptap wait for check-deps, those of the tests for check-deps-test.
