@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "report.h"
+#include "printable.h"
 
 static void print_balance(FILE *out, const char *indent, const struct balance *b)
 {
@@ -22,9 +23,10 @@ static void print_process(FILE *out, const struct target *t, const struct proces
 	const struct thread_stats *th, *tht;
 	const struct library_stats *l, *lt;
 	const struct function_stats *f, *ft;
+	char command[PRINTABLE_SIZE(sizeof(t->command))];
 
 	fprintf(out, "==== Statistics of overall memory usage =====\n");
-	fprintf(out, "Program name: %s\n", t->command);
+	fprintf(out, "Program name: %s\n", printable(t->command, command, sizeof(command)));
 	fprintf(out, "PID: %d", t->pid);
 	if (t->mpi.rank >= 0)
 		fprintf(out, ", rank: %d", t->mpi.rank);
@@ -196,12 +198,14 @@ void report_text_run(FILE *out, const struct report_run *run)
 static void print_untraced(FILE *out, struct session *s)
 {
 	const struct untraced *u = session__untraced(s);
+	char command[PRINTABLE_SIZE(sizeof(u->command))];
 
 	if (!u)
 		return;
 	fprintf(out, "==== Not traced =====\n");
 	for (; u; u = u->next)
-		fprintf(out, "PID %d (%s): %s\n", u->pid, u->command[0] ? u->command : "?",
+		fprintf(out, "PID %d (%s): %s\n", u->pid,
+			u->command[0] ? printable(u->command, command, sizeof(command)) : "?",
 			u->reason);
 }
 
