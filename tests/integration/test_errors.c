@@ -116,6 +116,8 @@ Test(errors, without_privileges)
 Test(errors, usage)
 {
 	expect_one_line_error((char *[]){ "frobnicate", NULL }, 2, "subcommand");
+	expect_one_line_error((char *[]){ "atach", "-p", "1", NULL }, 2,
+			      "did you mean 'attach'?");
 	expect_one_line_error((char *[]){ "attach", NULL }, 2, "-p");
 	expect_one_line_error((char *[]){ "run", "-a", "outer", "--", "true", NULL }, 2,
 			      "attribution");

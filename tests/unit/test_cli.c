@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "cli.h"
+#include "cli_suggest.h"
 #include "cli_table.h"
 #include "preflight.h"
 
@@ -392,4 +393,42 @@ Test(cli, a_file_argument_that_starts_with_a_dash_is_refused)
 		     EXIT_OK), "%s", errors);
 	cr_expect(eq(str, (char *)o.json_path, "./--"));
 	cli_free(&o);
+}
+
+Test(cli, edit_distance)
+{
+	cr_expect(eq(sz, cli_edit_distance("attach", "attach"), 0));
+	cr_expect(eq(sz, cli_edit_distance("atach", "attach"), 1));	 /* a letter dropped */
+	cr_expect(eq(sz, cli_edit_distance("attahc", "attach"), 1));	 /* two swapped */
+	cr_expect(eq(sz, cli_edit_distance("attack", "attach"), 1));	 /* one changed */
+	cr_expect(eq(sz, cli_edit_distance("atttach", "attach"), 1));	 /* one added */
+	cr_expect(eq(sz, cli_edit_distance("", "run"), 3));
+	cr_expect(eq(sz, cli_edit_distance("report", "compare"), 5));
+}
+
+/* A mistyped subcommand or option: "did you mean", on the one line of the error. */
+Test(cli, did_you_mean)
+{
+	struct options o;
+
+	expect_usage("unknown subcommand 'atach' (did you mean 'attach'?)", &o,
+		     parse(&o, "atach", "-p", "1", NULL));
+	expect_usage("(did you mean 'report'?)", &o, parse(&o, "repotr", "x.json", NULL));
+	expect_usage("(did you mean 'store-migrate'?)", &o,
+		     parse(&o, "store-migrat", "a", "b", NULL));
+	/* Nothing close: the list of subcommands, no guess. */
+	expect_usage("unknown subcommand 'frobnicate': run, attach", &o,
+		     parse(&o, "frobnicate", NULL));
+	cr_expect(strstr(errors, "did you mean") == NULL, "%s", errors);
+	/* A three-letter word only one edit away: "tap" is not "top" or "run". */
+	expect_usage("unknown subcommand 'xyz': run", &o, parse(&o, "xyz", NULL));
+	expect_usage("run has no option --jsn (did you mean --json?)", &o,
+		     parse(&o, "run", "--jsn", "x", "--", "true", NULL));
+	expect_usage("attach has no option --duraton (did you mean --duration?)", &o,
+		     parse(&o, "attach", "--duraton", "1", "-p", "1", NULL));
+	expect_usage("unknown option --verbsoe (did you mean --verbose?)", &o,
+		     parse(&o, "--verbsoe", "run", "--", "true", NULL));
+	/* An option of another subcommand says so, as before. */
+	expect_usage("run has no option --duration (an option of", &o,
+		     parse(&o, "run", "--duration", "1", "--", "true", NULL));
 }
