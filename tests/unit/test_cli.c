@@ -432,3 +432,19 @@ Test(cli, did_you_mean)
 	expect_usage("run has no option --duration (an option of", &o,
 		     parse(&o, "run", "--duration", "1", "--", "true", NULL));
 }
+
+/* top -b prints rows; --full whole reports (a batch of its own), never with --json. */
+Test(cli, top_full)
+{
+	struct options o;
+
+	cr_assert(eq(int, parse(&o, "top", "--full", "-p", "1", NULL), EXIT_OK), "%s", errors);
+	cr_expect(o.full && o.batch && !o.json_lines);
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "top", "-b", "-p", "1", NULL), EXIT_OK), "%s", errors);
+	cr_expect(o.batch && !o.full);
+	cli_free(&o);
+	expect_usage("one of them", &o, parse(&o, "top", "--full", "--json", "-p", "1", NULL));
+	expect_usage("heaptap report DB --full", &o,
+		     parse(&o, "top", "--collector", "h:1", "--full", NULL));
+}
