@@ -156,6 +156,11 @@ struct ht_exit_event {
 	__u32 group_dead; /* the last thread of the process */
 	__u32 exit_code;  /* with group_dead: the process's wait status (as waitpid's) */
 	__u32 pad;
+	/*
+	 * With group_dead: resident pages as the last thread began to exit (VmRSS), and the
+	 * most ever resident (VmHWM); 0 when not read.
+	 */
+	__u64 rss_pages, rss_peak_pages;
 };
 
 /*

@@ -171,6 +171,23 @@ static void sample_rss(struct session *s, struct target *t, double now)
 		t->lost_events++;
 }
 
+void record_exit_rss(struct session *s, struct target *t, const struct ht_exit_event *ev)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE), peak = ev->rss_peak_pages * page;
+	double now = monotonic_seconds();
+
+	if (!ev->rss_peak_pages)
+		return; /* not read: a kernel before 6.16 */
+	if (!s->rss_started) {
+		s->rss_started = now;
+		s->rss_next = now;
+	}
+	if (mapping_stats__add_rss(&t->mappings, now - s->rss_started, ev->rss_pages * page))
+		t->lost_events++;
+	if (peak > t->mappings.rss_peak)
+		t->mappings.rss_peak = peak;
+}
+
 void sample_rss_when_due(struct session *s)
 {
 	double now = monotonic_seconds();
