@@ -193,4 +193,8 @@ Test(size_classes, names_by_file)
 	cr_assert(eq(int, size_classes__of("libtbbmalloc_proxy.so.2"), SIZE_CLASSES_TBB));
 	cr_assert(eq(int, size_classes__of("/lib/libc.so.6"), SIZE_CLASSES_NONE));
 	cr_assert(eq(str, (char *)size_classes__name(SIZE_CLASSES_TCMALLOC), "tcmalloc"));
+	/* Pages whose layout BPF knows: mimalloc 2.0 only, by the file's own name. */
+	cr_assert(size_classes__pages_readable("/usr/lib/x86_64-linux-gnu/libmimalloc.so.2.0"));
+	cr_assert(not(size_classes__pages_readable("/usr/lib/libmimalloc.so.2.1")));
+	cr_assert(not(size_classes__pages_readable("libjemalloc.so.2")));
 }
