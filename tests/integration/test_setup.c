@@ -73,6 +73,16 @@ Test(setup, demo_first_time_without_a_pc_file, .fini = reinstall, .timeout = 900
 	cr_assert(ne(int, sh(NULL, 10, "pkg-config --exists " PC_MODULE), 0),
 		  PC_MODULE ".pc still there after removing " PACKAGE);
 
+	/* A plain make installs nothing: it names the package, and the way to get it. */
+	cr_expect(ne(int, sh(&out, 120, "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
+				       "make -j2 heaptap",
+			     tree),
+		     0));
+	cr_expect(strstr(out, "missing Debian packages: " PACKAGE "; run `make deps`") != NULL &&
+			  strchr(out, '\n') == out + strlen(out) - 1,
+		  "not one line naming " PACKAGE ":\n%s", out);
+	free(out);
+
 	/* Not the jobserver of a make this test may run under. */
 	int status = sh(&out, 600, "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
 				   "make -j2 demo",
