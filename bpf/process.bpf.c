@@ -263,8 +263,9 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 /*
  * The process's resident set as /proc/PID/status counts it, VmRSS and VmHWM (get_mm_rss,
  * get_mm_hiwater_rss), as its last thread exits: no sampler sees it, a process shorter
- * than its interval is gone before the next sample. Since Linux 6.16 the tracepoint comes
- * before exit_mm(), while the memory is still there; before, mm is gone and both stay 0.
+ * than its interval is gone before the next sample. Since the tracepoint got its group_dead
+ * argument (2025; Linux 6.12 has it not) it comes before exit_mm(), while the memory is
+ * still there; before, mm is gone and both stay 0 (userspace reads VmHWM as the heap grows).
  */
 static __always_inline void exit_rss(struct task_struct *task, struct ht_exit_event *ev)
 {

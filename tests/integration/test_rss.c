@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * The RSS a report gives for a process shorter than the sampling interval: its peak
- * (VmHWM) and its last resident set as the kernel counted them when it exited, against
- * what the program read of itself in /proc/self/status just before.
+ * The RSS a report gives: for a process shorter than the sampling interval, its peak
+ * (VmHWM) and its last resident set as the kernel counted them when it exited; for one
+ * still running, the peak read when its heap grew. Against what the program read of itself
+ * in /proc/self/status.
  */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "driver.h"
+#include "shell.h"
 
 TestSuite(rss, .timeout = 60);
 
@@ -21,13 +23,15 @@ TestSuite(rss, .timeout = 60);
  */
 #define SLACK (512 * 1024ll)
 
-static bool kernel_at_least(int major, int minor)
+/*
+ * Does the kernel's exit tracepoint come before the memory is released? It moved there when
+ * it got its group_dead argument, which its BTF shows.
+ */
+static bool exit_tracepoint_sees_memory(void)
 {
-	struct utsname u;
-	int a = 0, b = 0;
-
-	return uname(&u) == 0 && sscanf(u.release, "%d.%d", &a, &b) == 2 &&
-	       (a > major || (a == major && b >= minor));
+	return sh(NULL, 60, "bpftool btf dump file /sys/kernel/btf/vmlinux format c | grep -q "
+			    "'btf_trace_sched_process_exit)(void \\*, struct task_struct \\*, "
+			    "bool)'") == 0;
 }
 
 Test(rss, peak_and_last_at_exit)
@@ -49,9 +53,9 @@ Test(rss, peak_and_last_at_exit)
 	cr_assert(hwm_kb >= 16 * 1024, "the program's own peak: %lld kB", hwm_kb);
 	report = load_json(json);
 	mappings = get(json_object_array_get_idx(get(report, "processes"), 0), "mappings");
-	if (!kernel_at_least(6, 16))
-		cr_skip_test("before Linux 6.16 the exit tracepoint comes after the memory is "
-			     "gone: no RSS at exit");
+	if (!exit_tracepoint_sees_memory())
+		cr_skip_test("this kernel's exit tracepoint comes after the memory is gone: no "
+			     "RSS at exit");
 	cr_assert(get_opt(mappings, "rss_peak") != NULL, "no rss_peak in the report");
 	peak = json_object_get_int64(get(mappings, "rss_peak"));
 	cr_expect(peak >= hwm_kb * 1024 && peak <= hwm_kb * 1024 + SLACK,
@@ -68,5 +72,40 @@ Test(rss, peak_and_last_at_exit)
 		  report_text);
 	json_object_put(report);
 	free(report_text);
+	free(truth);
+}
+
+/* A process attached to, whose heap grows while traced and then rests: its peak, read. */
+Test(rss, peak_of_a_running_process)
+{
+	char bin[4096], json[256], err[256], truth_path[256], pid_arg[16], *truth;
+	char *target_argv[] = { (char *)target_path("rss_grow", bin, sizeof(bin)), truth_path,
+				NULL };
+	char *argv[] = { (char *)heaptap_path(), "attach", "-p", pid_arg, "-d", "3", "--json",
+			 json, "-o", "/dev/null", NULL };
+	long long hwm_kb, peak;
+	json_object *report, *mappings;
+	pid_t target, tracer;
+
+	require_bpf();
+	scratch_file("report.json", json, sizeof(json));
+	scratch_file("truth.txt", truth_path, sizeof(truth_path));
+	target = spawn(target_argv, NULL, NULL);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", target);
+	tracer = spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err)));
+	expect_attached(tracer, target, err);
+	kill(target, SIGUSR1);
+	cr_assert(eq(int, wait_status(tracer, 30), 0));
+	kill(target, SIGKILL);
+	wait_status(target, 10);
+	truth = slurp(truth_path);
+	cr_assert(truth && sscanf(truth, "%lld", &hwm_kb) == 1, "truth: %s", truth);
+	report = load_json(json);
+	mappings = get(json_object_array_get_idx(get(report, "processes"), 0), "mappings");
+	cr_assert(get_opt(mappings, "rss_peak") != NULL, "no rss_peak in the report");
+	peak = json_object_get_int64(get(mappings, "rss_peak"));
+	cr_expect(peak >= hwm_kb * 1024 - SLACK && peak <= hwm_kb * 1024 + SLACK,
+		  "peak RSS %lld bytes, the program's VmHWM %lld kB", peak, hwm_kb);
+	json_object_put(report);
 	free(truth);
 }
