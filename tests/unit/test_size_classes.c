@@ -123,7 +123,7 @@ static struct tally compare_with(const char *library)
 	FILE *in;
 
 	snprintf(path, sizeof(path), LIBDIR "%s", library);
-	cr_assert(eq(int, access(path, R_OK), 0), "%s is missing: run make deps", path);
+	cr_assert(eq(int, access(path, R_OK), 0), "%s is missing: run make deps-test", path);
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", path);
 	cr_assert(eq(int, pipe(fds), 0));
 	child = fork();
