@@ -7,6 +7,8 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "cli.h"
+#include "cli_suggest.h"
+#include "cli_table.h"
 #include "preflight.h"
 
 TestSuite(cli);
@@ -350,4 +352,99 @@ Test(cli, the_cluster_commands)
 	expect_usage("not both", &o, parse(&o, "top", "--collector", "h:1", "-p", "1", NULL));
 	expect_usage("go with --collector", &o, parse(&o, "top", "--mpi", "--run", "2", NULL));
 	expect_usage("go with --collector", &o, parse(&o, "top", "--mpi", "--munge", NULL));
+}
+
+/*
+ * An option that takes a file, given what looks like an option (run --json -- true): one
+ * line and status 2, in every subcommand and both forms, never a file named "--".
+ */
+Test(cli, a_file_argument_that_starts_with_a_dash_is_refused)
+{
+	struct options o;
+	int checked = 0;
+
+	for (size_t i = 0; i < cli_nr_subcommands; i++) {
+		const struct cli_subcommand *sub = &cli_subcommands[i];
+
+		for (const struct argp_option *opt = sub->options; opt->name || opt->doc; opt++) {
+			char word[64], want[256], joined[80];
+
+			if (!opt->name || !opt->arg || (!strstr(opt->arg, "FILE") &&
+							 !strstr(opt->arg, "PATH")))
+				continue;
+			snprintf(word, sizeof(word), "--%s", opt->name);
+			snprintf(want, sizeof(want), "%s takes a %s, not '--'", word, opt->arg);
+			expect_usage(want, &o, parse(&o, sub->name, word, "--", "true", NULL));
+			snprintf(joined, sizeof(joined), "%s=-x", word);
+			snprintf(want, sizeof(want), "%s takes a %s, not '-x'", word, opt->arg);
+			expect_usage(want, &o, parse(&o, sub->name, joined, "true", NULL));
+			if (opt->key > 0 && opt->key < 0x80) {
+				snprintf(word, sizeof(word), "-%c", opt->key);
+				snprintf(want, sizeof(want), "%s takes a %s, not '-'", word, opt->arg);
+				expect_usage(want, &o, parse(&o, sub->name, word, "-", "true", NULL));
+			}
+			checked++;
+		}
+	}
+	/* -o, --json, --stacks, --pprof, --folded, --html, --key, --db... across subcommands. */
+	cr_expect(checked >= 15, "only %d file options found", checked);
+	/* A file that does start with '-', written as a path. */
+	cr_assert(eq(int, parse(&o, "run", "--json", "./--", "-o", "./-x", "--", "true", NULL),
+		     EXIT_OK), "%s", errors);
+	cr_expect(eq(str, (char *)o.json_path, "./--"));
+	cli_free(&o);
+}
+
+Test(cli, edit_distance)
+{
+	cr_expect(eq(sz, cli_edit_distance("attach", "attach"), 0));
+	cr_expect(eq(sz, cli_edit_distance("atach", "attach"), 1));	 /* a letter dropped */
+	cr_expect(eq(sz, cli_edit_distance("attahc", "attach"), 1));	 /* two swapped */
+	cr_expect(eq(sz, cli_edit_distance("attack", "attach"), 1));	 /* one changed */
+	cr_expect(eq(sz, cli_edit_distance("atttach", "attach"), 1));	 /* one added */
+	cr_expect(eq(sz, cli_edit_distance("", "run"), 3));
+	cr_expect(eq(sz, cli_edit_distance("report", "compare"), 5));
+}
+
+/* A mistyped subcommand or option: "did you mean", on the one line of the error. */
+Test(cli, did_you_mean)
+{
+	struct options o;
+
+	expect_usage("unknown subcommand 'atach' (did you mean 'attach'?)", &o,
+		     parse(&o, "atach", "-p", "1", NULL));
+	expect_usage("(did you mean 'report'?)", &o, parse(&o, "repotr", "x.json", NULL));
+	expect_usage("(did you mean 'store-migrate'?)", &o,
+		     parse(&o, "store-migrat", "a", "b", NULL));
+	/* Nothing close: the list of subcommands, no guess. */
+	expect_usage("unknown subcommand 'frobnicate': run, attach", &o,
+		     parse(&o, "frobnicate", NULL));
+	cr_expect(strstr(errors, "did you mean") == NULL, "%s", errors);
+	/* A three-letter word only one edit away: "tap" is not "top" or "run". */
+	expect_usage("unknown subcommand 'xyz': run", &o, parse(&o, "xyz", NULL));
+	expect_usage("run has no option --jsn (did you mean --json?)", &o,
+		     parse(&o, "run", "--jsn", "x", "--", "true", NULL));
+	expect_usage("attach has no option --duraton (did you mean --duration?)", &o,
+		     parse(&o, "attach", "--duraton", "1", "-p", "1", NULL));
+	expect_usage("unknown option --verbsoe (did you mean --verbose?)", &o,
+		     parse(&o, "--verbsoe", "run", "--", "true", NULL));
+	/* An option of another subcommand says so, as before. */
+	expect_usage("run has no option --duration (an option of", &o,
+		     parse(&o, "run", "--duration", "1", "--", "true", NULL));
+}
+
+/* top -b prints rows; --full whole reports (a batch of its own), never with --json. */
+Test(cli, top_full)
+{
+	struct options o;
+
+	cr_assert(eq(int, parse(&o, "top", "--full", "-p", "1", NULL), EXIT_OK), "%s", errors);
+	cr_expect(o.full && o.batch && !o.json_lines);
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "top", "-b", "-p", "1", NULL), EXIT_OK), "%s", errors);
+	cr_expect(o.batch && !o.full);
+	cli_free(&o);
+	expect_usage("one of them", &o, parse(&o, "top", "--full", "--json", "-p", "1", NULL));
+	expect_usage("heaptap report DB --full", &o,
+		     parse(&o, "top", "--collector", "h:1", "--full", NULL));
 }

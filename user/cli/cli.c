@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_suggest.h"
 #include "cli_table.h"
 #include "version.h"
 
@@ -162,19 +163,45 @@ static bool has_option(const struct cli_subcommand *sub, const char *opt)
 	return find_short(tables, opt[1]) != NULL;
 }
 
+/* The long option of tables (NULL-terminated) that the long option opt likely meant. */
+static const char *likely_option(const struct argp_option *const tables[], const char *opt)
+{
+	const char *best = NULL;
+	size_t distance = 0;
+
+	if (strncmp(opt, "--", 2))
+		return NULL;
+	for (int t = 0; tables[t]; t++) {
+		for (const struct argp_option *o = tables[t]; !option_is_end(o); o++) {
+			if (o->name && !(o->flags & OPTION_HIDDEN))
+				cli_suggest(opt + 2, o->name, &best, &distance);
+		}
+	}
+	return best;
+}
+
 static int unknown_option(const struct cli_subcommand *sub, const char *opt)
 {
+	const struct argp_option *const tables[] = {
+		global_options, argp_builtin_options, sub ? sub->options : NULL, NULL,
+	};
+	const char *meant = likely_option(tables, opt);
 	char subs[128];
 
 	list_subcommands(has_option, opt, " and ", subs, sizeof(subs));
 	if (!sub && subs[0])
 		return cli_usage_error(NULL, "%s is an option of %s: put it after the subcommand",
 				       opt, subs);
+	if (!sub && meant)
+		return cli_usage_error(NULL, "unknown option %s (did you mean --%s?)", opt, meant);
 	if (!sub)
 		return cli_usage_error(NULL, "unknown option %s", opt);
 	if (subs[0])
 		return cli_usage_error(sub, "%s has no option %s (an option of %s)", sub->name, opt,
 				       subs);
+	if (meant)
+		return cli_usage_error(sub, "%s has no option %s (did you mean --%s?)", sub->name,
+				       opt, meant);
 	return cli_usage_error(sub, "%s has no option %s", sub->name, opt);
 }
 
@@ -200,6 +227,8 @@ static const struct argp_child global_children[] = {
 static error_t parse_top(int key, char *arg, struct argp_state *state)
 {
 	struct cli_state *c = state->input;
+	const char *meant = NULL;
+	size_t distance = 0;
 	char names[128];
 
 	switch (key) {
@@ -215,6 +244,11 @@ static error_t parse_top(int key, char *arg, struct argp_state *state)
 			state->next = state->argc; /* the rest is the subcommand's */
 			return 0;
 		}
+		for (size_t i = 0; i < cli_nr_subcommands; i++)
+			cli_suggest(arg, cli_subcommands[i].name, &meant, &distance);
+		if (meant)
+			return cli_usage_error(NULL, "unknown subcommand '%s' (did you mean '%s'?)",
+					       arg, meant);
 		list_subcommands(NULL, NULL, " or ", names, sizeof(names));
 		return cli_usage_error(NULL, "unknown subcommand '%s': %s", arg, names);
 	case ARGP_KEY_END:
@@ -262,6 +296,20 @@ static const struct argp top_argp = {
 };
 
 /*
+ * A file option's argument that starts with '-' is an option taken for a file name (run
+ * --json -- true would write the report to a file named "--"): refused, with the way to
+ * name such a file. 0, or cli_usage_error()'s value.
+ */
+static int check_file_argument(const struct cli_subcommand *sub, const struct argp_option *o,
+			       const char *shown, const char *value)
+{
+	if (!o->arg || (!strstr(o->arg, "FILE") && !strstr(o->arg, "PATH")) || value[0] != '-')
+		return 0;
+	return cli_usage_error(sub, "%s takes a %s, not '%s' (for a file named so, write ./%s)",
+			       shown, o->arg, value, value);
+}
+
+/*
  * Check argv[1..argc) the way getopt will read it with sub's options (NULL: heaptap's
  * own, before the subcommand). Stops where options end: "--", or the first argument
  * when a command follows it. 0, or cli_usage_error()'s value.
@@ -301,6 +349,10 @@ static int check_options(const struct cli_subcommand *sub, int argc, char **argv
 			if (needs_argument(o) && !a[2 + len] && ++i >= argc)
 				return cli_usage_error(sub, "--%s needs an argument (%s)", o->name,
 						       o->arg);
+			snprintf(shown, sizeof(shown), "--%s", o->name);
+			if (needs_argument(o) &&
+			    check_file_argument(sub, o, shown, a[2 + len] ? a + 3 + len : argv[i]))
+				return EINVAL;
 			continue;
 		}
 		for (const char *p = a + 1; *p; p++) {
@@ -314,6 +366,8 @@ static int check_options(const struct cli_subcommand *sub, int argc, char **argv
 			if (!p[1] && ++i >= argc)
 				return cli_usage_error(sub, "%s needs an argument (%s)", shown,
 						       o->arg);
+			if (check_file_argument(sub, o, shown, p[1] ? p + 1 : argv[i]))
+				return EINVAL;
 			break;
 		}
 	}

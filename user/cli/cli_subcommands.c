@@ -108,9 +108,11 @@ static const struct argp_option top_options[] = {
 	{ "mpi", OPT_MPI, NULL, 0, "every MPI rank on this node, as they start (with a "
 				   "COMMAND: like --follow, but only processes with a rank)" },
 	{ "follow", OPT_FOLLOW, NULL, 0, "watch COMMAND and every process it starts" },
-	{ "batch", 'b', NULL, 0, "print a snapshot per refresh instead of a full screen "
-				 "(also when standard output is not a terminal)" },
+	{ "batch", 'b', NULL, 0, "print a snapshot per refresh, a row per process, instead of "
+				 "a full screen (also when standard output is not a terminal)" },
 	{ "json", OPT_JSON_LINES, NULL, 0, "batch: each snapshot as one JSON report on one line" },
+	{ "full", OPT_FULL, NULL, 0, "batch: each snapshot as every process's whole text report "
+				     "instead of a row each" },
 	{ "interval", 'i', "SECONDS", 0, "refresh every SECONDS (default 1)" },
 	{ "iterations", 'n', "COUNT", 0, "quit after COUNT refreshes" },
 	CLI_EXPORT_OPTIONS,
@@ -653,6 +655,16 @@ static int check_top(const struct cli_subcommand *sub, struct options *o)
 					     "traces here, not a collector's run");
 	if (cli_check_exports(top, o))
 		return EINVAL;
+	if (o->full && o->json_lines)
+		return cli_usage_error(top, "%s", "--full prints text reports, --json JSON ones: "
+					     "one of them");
+	if (o->full && o->collector)
+		return cli_usage_error(top, "%s", "--full prints the reports of the processes top "
+					     "traces here; a collector's run: heaptap report DB "
+					     "--full");
+	/* Whole reports are a batch of text: --full implies -b, as --json does. */
+	if (o->full)
+		o->batch = true;
 	if (o->collector)
 		return 0;
 	if (o->run_id || o->key_path || o->munge)

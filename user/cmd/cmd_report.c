@@ -6,6 +6,7 @@
 #include <string.h>
 #include "commands.h"
 #include "log.h"
+#include "printable.h"
 #include "profile_files.h"
 #include "report_input.h"
 
@@ -24,13 +25,14 @@ static void print_text(FILE *out, const struct loaded_report *r, const struct tr
 	fprintf(out, "heaptap report %s (attribution: %s)\n", r->path, r->attribution);
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct loaded_process *p = &r->processes[i];
+		char command[PRINTABLE_SIZE(512)];
 
 		fprintf(out, "==== PID %d", p->pid);
 		if (p->rank >= 0)
 			fprintf(out, ", rank %d", p->rank);
 		if (p->world_size >= 0)
 			fprintf(out, " of %d", p->world_size);
-		fprintf(out, ": %s =====\n", p->command);
+		fprintf(out, ": %s =====\n", printable(p->command, command, sizeof(command)));
 		print_total(out, &p->total);
 		if (!tree->show)
 			continue;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "commands.h"
@@ -22,6 +23,21 @@ static void forward_signal(int sig)
 		kill(child, sig);
 }
 
+/*
+ * Can path be executed? 0 or -errno. A directory passes access(X_OK) but not execve(),
+ * which says EACCES for it: -EISDIR says why.
+ */
+static int executable(const char *path)
+{
+	struct stat st;
+
+	if (access(path, X_OK))
+		return -errno;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	return 0;
+}
+
 /* The file execvp() would run, as execvp finds it. 0 or -errno. */
 static int find_command(const char *name, char *path, size_t size)
 {
@@ -30,18 +46,20 @@ static int find_command(const char *name, char *path, size_t size)
 
 	if (strchr(name, '/')) {
 		snprintf(path, size, "%s", name);
-		return access(path, X_OK) ? -errno : 0;
+		return executable(path);
 	}
 	if (!dirs)
 		dirs = "/usr/local/bin:/usr/bin:/bin";
 	while (*dirs) {
 		size_t len = strcspn(dirs, ":");
+		int e;
 
 		snprintf(path, size, "%.*s/%s", (int)len, len ? dirs : ".", name);
-		if (access(path, X_OK) == 0)
+		e = executable(path);
+		if (!e)
 			return 0;
-		if (errno == EACCES)
-			err = -EACCES;
+		if (e == -EACCES || e == -EISDIR)
+			err = e;
 		dirs += len + (dirs[len] == ':');
 	}
 	return err;

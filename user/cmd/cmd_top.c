@@ -13,6 +13,7 @@
 #include "discovery.h"
 #include "log.h"
 #include "report.h"
+#include "top_rows.h"
 #include "top_view.h"
 
 /* Whatever started the targets: a launched command, or processes attached to. */
@@ -77,13 +78,16 @@ static void check_exits(struct session *s, struct watched *w)
 	}
 }
 
-static void print_snapshot(struct session *s, const struct options *opts)
+/* A snapshot: a JSON report on one line, every process's whole text report, or a row each. */
+static void print_snapshot(struct session *s, const struct options *opts, struct top_rows *rows)
 {
 	if (opts->json_lines) {
 		report_json_line(stdout, s);
-	} else {
+	} else if (opts->full) {
 		report_text_processes(stdout, s);
 		fputc('\n', stdout);
+	} else {
+		top_rows__print(rows, stdout, s);
 	}
 }
 
@@ -91,6 +95,7 @@ int cmd_top(const struct options *opts)
 {
 	bool batch = opts->batch || !isatty(STDOUT_FILENO);
 	struct top_view *view = NULL;
+	struct top_rows *rows = NULL;
 	struct watched w = {};
 	struct session *s = NULL;
 	struct outputs out;
@@ -107,6 +112,10 @@ int cmd_top(const struct options *opts)
 		goto cleanup;
 	if (!batch && !(view = top_view__new(opts->interval))) {
 		log_error("cannot start the full-screen view: try -b");
+		status = EXIT_FAILURE_INTERNAL;
+		goto cleanup;
+	}
+	if (batch && !(rows = top_rows__new())) {
 		status = EXIT_FAILURE_INTERNAL;
 		goto cleanup;
 	}
@@ -134,7 +143,7 @@ int cmd_top(const struct options *opts)
 		if (view)
 			top_view__draw(view, s);
 		else
-			print_snapshot(s, opts);
+			print_snapshot(s, opts, rows);
 		if ((opts->count && refreshes >= opts->count) || (batch && done))
 			break;
 	}
@@ -148,6 +157,7 @@ int cmd_top(const struct options *opts)
 	if (w.command_log[0])
 		log_info("the command's output is in %s", w.command_log);
 cleanup:
+	top_rows__free(rows);
 	close_outputs_and_session(&out, s);
 	return status;
 }

@@ -11,6 +11,7 @@
 #include "attribution.h"
 #include "human_bytes.h"
 #include "report.h"
+#include "printable.h"
 
 /* Sites named under the peak, and under what is still held: the rest are in the tables. */
 #define PEAK_SITES 3
@@ -79,12 +80,14 @@ static void print_site(FILE *out, const struct owner_site *s, uint64_t blocks, u
 /* "PID 25551, rank 0 of 2: ./app, exited with status 0" */
 static void print_heading(FILE *out, const struct target *t, const struct process_facts *pf)
 {
+	char command[PRINTABLE_SIZE(sizeof(t->command))];
+
 	fprintf(out, "==== PID %d", t->pid);
 	if (t->mpi.rank >= 0)
 		fprintf(out, ", rank %d", t->mpi.rank);
 	if (t->mpi.rank >= 0 && t->mpi.world_size >= 0)
 		fprintf(out, " of %d", t->mpi.world_size);
-	fprintf(out, ": %s", t->command);
+	fprintf(out, ": %s", printable(t->command, command, sizeof(command)));
 	if (pf->state)
 		fprintf(out, ", %s", pf->state);
 	else if (t->exec)

@@ -457,6 +457,7 @@ static void process_exited(struct session *s, const struct ht_exit_event *ev)
 	t->exited = true;
 	t->exit_code = ev->exit_code;
 	t->exit_known = true;
+	record_exit_rss(s, t, ev);
 	tracer__detach(s->tracer, t->pid);
 	end_target(s, t);
 }

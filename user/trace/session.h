@@ -59,6 +59,9 @@ struct target {
 	double owner_since;  /* when its blocks began to be tracked (session clock) */
 	double peak_seconds; /* when the owner figures last peaked, seconds after owner_since */
 	struct mapping_stats mappings; /* the OS view: mmap, munmap, mremap, brk, madvise */
+	/* Its heap's max and the time when its resident peak (VmHWM) was last read. */
+	int64_t rss_peak_heap_max;
+	double rss_peak_read;
 	struct total_series samples;   /* its total every -i seconds (processes[].samples) */
 	uint64_t incomplete_stacks;
 	uint64_t unsupported_unwinds; /* of those, cut at an unwind rule heaptap cannot follow */

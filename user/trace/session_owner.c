@@ -34,6 +34,9 @@ static uint64_t usable_from_classes(struct target *t, const struct ht_call_event
 	if (resized)
 		return allocator__realloc_usable(&t->alloc, moved->requested, resized->usable,
 						 moved->returned == moved->released);
+	/* Read from the allocator's page by BPF: an aligned block of mimalloc. */
+	if (ev->flags & HT_F_USABLE_FROM_PAGE)
+		return ev->alloc_usable;
 	if (allocator__usable_known(&t->alloc, func, moved->requested, align))
 		return allocator__usable(&t->alloc, func, moved->requested, align);
 	t->usable_unknown++;

@@ -373,7 +373,8 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	if (probed_already(t, &tl->allocator, alloc->dev, alloc->inode, 0))
 		return 0;
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
-		uint64_t cookie = HT_COOKIE(f, alloc->sites[f] - alloc->offsets[f]);
+		uint64_t cookie = HT_COOKIE(f | (alloc->pages_readable ? HT_COOKIE_MIMALLOC : 0),
+					    alloc->sites[f] - alloc->offsets[f]);
 
 		if (!alloc->offsets[f] || allocator__is_alias(alloc, f))
 			continue;
