@@ -32,7 +32,7 @@ Test(command_line, program_name_on_one_line)
 	report = slurp(text);
 	cr_assert(report != NULL);
 	/* Whatever the line's label, the command is on it whole, escaped. */
-	line = strstr(report, "/bin/sh -c x=$(echo a)\\necho \"$x\" >/dev/null \\x1b[2J\n");
+	line = strstr(report, "/bin/sh -c x=$(echo a)\\necho \"$x\" >/dev/null \\x1b[2J");
 	cr_expect(line != NULL, "the command line, escaped, not in:\n%s", report);
 	cr_expect(strstr(report, "x=$(echo a)\n") == NULL, "a raw newline in:\n%s", report);
 	cr_expect(strchr(report, '\x1b') == NULL, "an escape character in the text report");

@@ -37,7 +37,7 @@ static bool exit_tracepoint_sees_memory(void)
 Test(rss, peak_and_last_at_exit)
 {
 	char bin[4096], json[256], truth_path[256], text[256], *truth, *report_text;
-	char *argv[] = { (char *)heaptap_path(), "run", "--json", json, "-o", text, "--",
+	char *argv[] = { (char *)heaptap_path(), "run", "--json", json, "-o", text, "--bytes", "--",
 			 (char *)target_path("rss_peak", bin, sizeof(bin)), truth_path, NULL };
 	long long hwm_kb, rss_kb, peak, last;
 	json_object *report, *mappings, *samples;
@@ -67,7 +67,7 @@ Test(rss, peak_and_last_at_exit)
 		  "last RSS %lld bytes, the program's VmRSS %lld kB", last, rss_kb);
 	/* The text report's line gives both, not the RSS of the program's first instant. */
 	report_text = slurp(text);
-	snprintf(want, sizeof(want), "), at most %lld\n", peak);
+	snprintf(want, sizeof(want), ", at most %lld\n", peak);
 	cr_expect(report_text && strstr(report_text, want), "'%s' not in:\n%s", want,
 		  report_text);
 	json_object_put(report);
