@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -9,7 +10,6 @@
 #include <uthash.h>
 #include <zlib.h>
 #include "log.h"
-#include "naming.h"
 #include "procfs.h"
 #include "symcache.h"
 
@@ -19,10 +19,44 @@ struct cached_file {
 	UT_hash_handle hh;
 };
 
+/* An answer of a layer above (object_file__keep_answer), keyed by its file and its key. */
+struct kept_answer {
+	struct {
+		const struct object_file *obj;
+		uint64_t key;
+	} id;
+	UT_hash_handle hh;
+	max_align_t data[];
+};
+
+/*
+ * Answers are spread over stripes by their key, each with its own lock: consumers reading
+ * answers at once share read locks, and one that keeps an answer stops only a stripe.
+ */
+#define ANSWER_STRIPES 64
+
+struct answer_stripe {
+	pthread_rwlock_t lock;
+	struct kept_answer *table;
+} __attribute__((aligned(64))); /* a cache line each: readers do not share lines */
+
 struct symcache {
 	struct cached_file *files;
+	pthread_rwlock_t files_lock; /* the file table: read by lookups, written by add() */
+	pthread_mutex_t lock;	     /* recursive: loading, the budget, cached call answers */
 	struct budget budget;
+	struct answer_stripe stripes[ANSWER_STRIPES];
 };
+
+void symcache__lock(struct symcache *cache)
+{
+	pthread_mutex_lock(&cache->lock);
+}
+
+void symcache__unlock(struct symcache *cache)
+{
+	pthread_mutex_unlock(&cache->lock);
+}
 
 /* What a cached answer or name costs besides itself: malloc's header, uthash's buckets. */
 #define ENTRY_OVERHEAD 32
@@ -192,17 +226,28 @@ static void load_debug_symbols(struct object_file *obj)
 
 struct symcache *symcache__new(void)
 {
-	struct symcache *cache = calloc(1, sizeof(struct symcache));
+	struct symcache *cache = aligned_alloc(64, sizeof(struct symcache));
+	pthread_mutexattr_t attr;
 
-	if (cache)
-		cache->budget.limits = (struct budget_limits){ SYMBOL_BUDGET_FILE,
-							       SYMBOL_BUDGET_TOTAL };
+	if (!cache)
+		return NULL;
+	memset(cache, 0, sizeof(*cache));
+	cache->budget.limits = (struct budget_limits){ SYMBOL_BUDGET_FILE, SYMBOL_BUDGET_TOTAL };
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&cache->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	pthread_rwlock_init(&cache->files_lock, NULL);
+	for (int i = 0; i < ANSWER_STRIPES; i++)
+		pthread_rwlock_init(&cache->stripes[i].lock, NULL);
 	return cache;
 }
 
 void symcache__set_limits(struct symcache *cache, const struct budget_limits *limits)
 {
+	symcache__lock(cache);
 	cache->budget.limits = *limits;
+	symcache__unlock(cache);
 }
 
 const struct budget *symcache__budget(const struct symcache *cache)
@@ -215,10 +260,15 @@ const struct object_file *symcache__next(const struct symcache *cache,
 {
 	const struct cached_file *f;
 
-	if (!prev)
-		return cache->files ? &cache->files->obj : NULL;
-	f = (const struct cached_file *)((const char *)prev - offsetof(struct cached_file, obj));
-	f = f->hh.next;
+	pthread_rwlock_rdlock((pthread_rwlock_t *)&cache->files_lock);
+	if (!prev) {
+		f = cache->files;
+	} else {
+		f = (const struct cached_file *)((const char *)prev -
+						 offsetof(struct cached_file, obj));
+		f = f->hh.next;
+	}
+	pthread_rwlock_unlock((pthread_rwlock_t *)&cache->files_lock);
 	return f ? &f->obj : NULL;
 }
 
@@ -227,7 +277,9 @@ static struct cached_file *find(struct symcache *cache, uint64_t dev, uint64_t i
 	uint64_t key[2] = { dev, inode };
 	struct cached_file *f;
 
+	pthread_rwlock_rdlock(&cache->files_lock);
 	HASH_FIND(hh, cache->files, key, sizeof(key), f);
+	pthread_rwlock_unlock(&cache->files_lock);
 	return f;
 }
 
@@ -263,7 +315,9 @@ static struct object_file *add(struct symcache *cache, uint64_t dev, uint64_t in
 	if (f->obj.syms && elfsyms__malformed(f->obj.syms))
 		log_info("warning: %s: malformed symbol tables (problems: %zu): names there may be "
 			 "missing", display_name(open_path), elfsyms__malformed(f->obj.syms));
+	pthread_rwlock_wrlock(&cache->files_lock);
 	HASH_ADD(hh, cache->files, key, sizeof(f->key), f);
+	pthread_rwlock_unlock(&cache->files_lock);
 	return &f->obj;
 }
 
@@ -271,19 +325,42 @@ struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t
 				  const char *open_path)
 {
 	struct cached_file *f = find(cache, dev, inode);
+	struct object_file *obj;
 
-	return f ? &f->obj : add(cache, dev, inode, open_path, open_path);
+	if (f)
+		return &f->obj;
+	/* Read once: another thread may have read it while this one waited. */
+	symcache__lock(cache);
+	f = find(cache, dev, inode);
+	obj = f ? &f->obj : add(cache, dev, inode, open_path, open_path);
+	symcache__unlock(cache);
+	return obj;
 }
+
+static struct object_file *add_mapped(struct symcache *cache, pid_t pid,
+				      const struct mapping *m);
 
 struct object_file *symcache__get_mapped(struct symcache *cache, pid_t pid,
 					 const struct mapping *m)
 {
 	struct cached_file *f = find(cache, m->dev, m->inode);
-	char open_path[4096], exact_path[4096];
-	int err;
+	struct object_file *obj;
 
 	if (f)
 		return &f->obj;
+	symcache__lock(cache);
+	f = find(cache, m->dev, m->inode);
+	obj = f ? &f->obj : add_mapped(cache, pid, m);
+	symcache__unlock(cache);
+	return obj;
+}
+
+static struct object_file *add_mapped(struct symcache *cache, pid_t pid,
+				      const struct mapping *m)
+{
+	char open_path[4096], exact_path[4096];
+	int err;
+
 	/* Named by its path in the target's namespace, where its debug file is looked for. */
 	procfs_root_path(pid, m->path, open_path, sizeof(open_path));
 	err = procmaps__file_path(pid, m, exact_path, sizeof(exact_path));
@@ -299,6 +376,7 @@ const struct callsite *object_file__calls(struct object_file *obj)
 {
 	uint64_t room;
 
+	symcache__lock(obj->cache);
 	if (!obj->calls_tried) {
 		obj->calls_tried = true;
 		room = budget__room(&obj->cache->budget, obj->bytes);
@@ -307,32 +385,41 @@ const struct callsite *object_file__calls(struct object_file *obj)
 			left_out(obj, LEFT_OUT_CALLS);
 		recharge(obj);
 	}
+	symcache__unlock(obj->cache);
 	return obj->calls;
 }
 
 /* Room for one more cached entry of size bytes; else, once, the file is told why not. */
 bool object_file__cache_room(struct object_file *obj, size_t size)
 {
-	uint64_t room = budget__room(&obj->cache->budget, obj->bytes);
+	uint64_t room;
+	bool fits;
 
-	if (size + ENTRY_OVERHEAD > room) {
+	symcache__lock(obj->cache);
+	room = budget__room(&obj->cache->budget, obj->bytes);
+	fits = size + ENTRY_OVERHEAD <= room;
+	if (!fits) {
 		left_out(obj, LEFT_OUT_CACHE);
-		return false;
+	} else {
+		obj->cache_bytes += size + ENTRY_OVERHEAD;
+		recharge(obj);
 	}
-	obj->cache_bytes += size + ENTRY_OVERHEAD;
-	recharge(obj);
-	return true;
+	symcache__unlock(obj->cache);
+	return fits;
 }
 
 /* An entry cache_room() made room for could not be made after all. */
 static void cache_unroom(struct object_file *obj, size_t size)
 {
+	symcache__lock(obj->cache);
 	obj->cache_bytes -= size + ENTRY_OVERHEAD;
 	recharge(obj);
+	symcache__unlock(obj->cache);
 }
 
 const struct funcstarts *object_file__starts(struct object_file *obj)
 {
+	symcache__lock(obj->cache);
 	if (!obj->starts_tried) {
 		obj->starts_tried = true;
 		obj->starts = funcstarts__load_within(obj->read_path,
@@ -341,6 +428,7 @@ const struct funcstarts *object_file__starts(struct object_file *obj)
 			left_out(obj, LEFT_OUT_STARTS);
 		recharge(obj);
 	}
+	symcache__unlock(obj->cache);
 	return obj->starts;
 }
 
@@ -349,6 +437,7 @@ struct inlines *object_file__dwarf(struct object_file *obj)
 	uint64_t room;
 	int err;
 
+	symcache__lock(obj->cache);
 	if (!obj->dwarf_tried) {
 		obj->dwarf_tried = true;
 		room = budget__room(&obj->cache->budget, obj->bytes);
@@ -365,6 +454,7 @@ struct inlines *object_file__dwarf(struct object_file *obj)
 			left_out(obj, LEFT_OUT_DWARF);
 		recharge(obj);
 	}
+	symcache__unlock(obj->cache);
 	return obj->dwarf;
 }
 
@@ -391,26 +481,49 @@ static struct call_answer *answer_for(struct object_file *obj, uint64_t ret_offs
 /* Without room to cache them, answers are read from the file each time. */
 const char *object_file__callee(struct object_file *obj, uint64_t ret_offset)
 {
-	struct call_answer *a = answer_for(obj, ret_offset);
+	struct call_answer *a;
+	const char *callee;
 
+	symcache__lock(obj->cache);
+	a = answer_for(obj, ret_offset);
 	if (!a && obj->calls)
-		return callsite__callee(obj->calls, ret_offset);
-	return a ? a->callee : NULL;
+		callee = callsite__callee(obj->calls, ret_offset);
+	else
+		callee = a ? a->callee : NULL;
+	symcache__unlock(obj->cache);
+	return callee;
 }
 
 bool object_file__direct_target(struct object_file *obj, uint64_t ret_offset, uint64_t *target)
 {
-	struct call_answer *a = answer_for(obj, ret_offset);
+	struct call_answer *a;
+	bool direct = false;
 
-	if (!a && obj->calls)
-		return callsite__direct_target(obj->calls, ret_offset, target);
-	if (!a || !a->direct)
-		return false;
-	*target = a->target;
-	return true;
+	symcache__lock(obj->cache);
+	a = answer_for(obj, ret_offset);
+	if (!a && obj->calls) {
+		direct = callsite__direct_target(obj->calls, ret_offset, target);
+	} else if (a && a->direct) {
+		*target = a->target;
+		direct = true;
+	}
+	symcache__unlock(obj->cache);
+	return direct;
 }
 
+static uint64_t offset_of(struct object_file *obj, const char *name);
+
 uint64_t object_file__offset_of(struct object_file *obj, const char *name)
+{
+	uint64_t offset;
+
+	symcache__lock(obj->cache);
+	offset = offset_of(obj, name);
+	symcache__unlock(obj->cache);
+	return offset;
+}
+
+static uint64_t offset_of(struct object_file *obj, const char *name)
 {
 	struct defined_name *d;
 	size_t len = strlen(name);
@@ -438,6 +551,55 @@ bool object_file__defines(struct object_file *obj, const char *name)
 	return object_file__offset_of(obj, name) != 0;
 }
 
+static struct answer_stripe *stripe_of(struct symcache *cache, const struct object_file *obj,
+				       uint64_t key)
+{
+	uint64_t h = ((uintptr_t)obj ^ key * 0x9E3779B97F4A7C15ull) * 0xff51afd7ed558ccdull;
+
+	return &cache->stripes[h >> 58];
+}
+
+const void *object_file__answer(const struct object_file *obj, uint64_t key)
+{
+	struct answer_stripe *stripe = stripe_of(obj->cache, obj, key);
+	struct kept_answer probe = { .id = { obj, key } }, *a;
+
+	pthread_rwlock_rdlock(&stripe->lock);
+	HASH_FIND(hh, stripe->table, &probe.id, sizeof(probe.id), a);
+	pthread_rwlock_unlock(&stripe->lock);
+	return a ? a->data : NULL;
+}
+
+const void *object_file__keep_answer(struct object_file *obj, uint64_t key, const void *answer,
+				     size_t size, size_t strings)
+{
+	struct answer_stripe *stripe = stripe_of(obj->cache, obj, key);
+	struct kept_answer *a, *first;
+
+	if (!object_file__cache_room(obj, sizeof(*a) + size + strings))
+		return NULL;
+	a = malloc(sizeof(*a) + size);
+	if (!a) {
+		cache_unroom(obj, sizeof(*a) + size + strings);
+		return NULL;
+	}
+	memset(&a->id, 0, sizeof(a->id));
+	a->id.obj = obj;
+	a->id.key = key;
+	memcpy(a->data, answer, size);
+	pthread_rwlock_wrlock(&stripe->lock);
+	HASH_FIND(hh, stripe->table, &a->id, sizeof(a->id), first);
+	if (!first)
+		HASH_ADD(hh, stripe->table, id, sizeof(a->id), a);
+	pthread_rwlock_unlock(&stripe->lock);
+	if (first) {
+		cache_unroom(obj, sizeof(*a) + size + strings);
+		free(a);
+		return first->data;
+	}
+	return a->data;
+}
+
 static void forget_answers(struct object_file *obj)
 {
 	struct call_answer *a, *atmp;
@@ -459,9 +621,17 @@ void symcache__free(struct symcache *cache)
 
 	if (!cache)
 		return;
+	for (int i = 0; i < ANSWER_STRIPES; i++) {
+		struct kept_answer *a, *atmp;
+
+		HASH_ITER(hh, cache->stripes[i].table, a, atmp) {
+			HASH_DEL(cache->stripes[i].table, a);
+			free(a);
+		}
+		pthread_rwlock_destroy(&cache->stripes[i].lock);
+	}
 	HASH_ITER(hh, cache->files, f, tmp) {
 		HASH_DEL(cache->files, f);
-		naming__forget(&f->obj);
 		strpool__clear(&f->obj.names);
 		inlines__free(f->obj.dwarf);
 		funcstarts__free(f->obj.starts);
@@ -474,5 +644,7 @@ void symcache__free(struct symcache *cache)
 		free(f->obj.open_path);
 		free(f);
 	}
+	pthread_rwlock_destroy(&cache->files_lock);
+	pthread_mutex_destroy(&cache->lock);
 	free(cache);
 }
