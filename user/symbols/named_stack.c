@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include "frame_names.h"
 #include "named_stack.h"
@@ -49,9 +50,41 @@ static struct named_stack_frame *push(struct named_stack *st, const struct stack
  * names, looked for first where the function below it on the stack lies, then in every
  * file mapped.
  */
+static bool find_callee(const struct stack_context *ctx, struct object_file *obj,
+			const struct mapping *m, const struct frame_names *fn,
+			const struct function_at *inner, struct function_at *out);
+
+/* find_callee, through the frame's memo slot (NULL: none). */
 static bool callee_of(const struct stack_context *ctx, struct object_file *obj,
 		      const struct mapping *m, const struct frame_names *fn,
-		      const struct function_at *inner, struct function_at *out)
+		      const struct function_at *inner, struct function_at *out, size_t slot)
+{
+	typeof(ctx->memo->slots[0]) *memo = ctx->memo && slot < FRAME_MEMO_SLOTS ?
+						    &ctx->memo->slots[slot] :
+						    NULL;
+	bool found;
+
+	if (memo && memo->callee_found && memo->asked_for == inner->obj &&
+	    memo->asked_m == inner->m) {
+		*out = (struct function_at){ memo->callee_obj, memo->callee_m, memo->callee_start,
+					     true, NULL };
+		return memo->callee_found > 0;
+	}
+	found = find_callee(ctx, obj, m, fn, inner, out);
+	if (memo) {
+		memo->asked_for = inner->obj;
+		memo->asked_m = inner->m;
+		memo->callee_found = found ? 1 : -1;
+		memo->callee_obj = out->obj;
+		memo->callee_m = out->m;
+		memo->callee_start = out->start;
+	}
+	return found;
+}
+
+static bool find_callee(const struct stack_context *ctx, struct object_file *obj,
+			const struct mapping *m, const struct frame_names *fn,
+			const struct function_at *inner, struct function_at *out)
 {
 	const char *name = fn->callee;
 	uint64_t at;
@@ -90,7 +123,7 @@ static bool callee_of(const struct stack_context *ctx, struct object_file *obj,
 static int put_back_tail_call(struct named_stack *st, const struct stack_context *ctx,
 			      struct object_file *obj, const struct mapping *m,
 			      const struct frame_names *fn, const struct function_at *inner,
-			      bool inner_is_entry)
+			      bool inner_is_entry, size_t slot)
 {
 	struct function_at callee;
 	struct frame_names room;
@@ -98,7 +131,7 @@ static int put_back_tail_call(struct named_stack *st, const struct stack_context
 	struct named_frame name;
 	struct named_stack_frame *f;
 
-	if (!inner->obj || !callee_of(ctx, obj, m, fn, inner, &callee))
+	if (!inner->obj || !callee_of(ctx, obj, m, fn, inner, &callee, slot))
 		return 0;
 	if (callee.obj == inner->obj && (!inner->start_known || callee.start == inner->start))
 		return 0;
@@ -118,6 +151,39 @@ static int put_back_tail_call(struct named_stack *st, const struct stack_context
 	f->name.inlined = false;
 	f->tail_called = true;
 	return 0;
+}
+
+/*
+ * The mapping, file and names of the return address pc (*m NULL: in no code mapping, and
+ * NULL returned): from the process's memo, else answered once per node for the file and
+ * offset. NULL with *m set only when out of memory.
+ */
+static const struct frame_names *frame_at(const struct stack_context *ctx, __u64 pc,
+					  const struct mapping **m, struct object_file **obj,
+					  struct frame_names *room, size_t *slot)
+{
+	size_t i = (pc * 0x9E3779B97F4A7C15ull) >> (64 - FRAME_MEMO_BITS);
+	const struct frame_names *fn;
+
+	*slot = SIZE_MAX;
+	if (ctx->memo && ctx->memo->slots[i].pc == pc && pc) {
+		*m = ctx->memo->slots[i].m;
+		*obj = ctx->memo->slots[i].obj;
+		*slot = i;
+		return ctx->memo->slots[i].names;
+	}
+	/* A return address may lie past the end of a call to a noreturn function. */
+	*m = mapping_of(ctx, pc - 1);
+	*obj = *m ? symcache__get_mapped(ctx->cache, ctx->pid, *m) : NULL;
+	if (!*obj)
+		return NULL;
+	fn = frame_names__return(*obj, pc - (*m)->start + (*m)->offset, room);
+	if (fn && fn != room && ctx->memo) {
+		ctx->memo->slots[i] = (typeof(ctx->memo->slots[0])){ .pc = pc, .m = *m,
+								      .obj = *obj, .names = fn };
+		*slot = i;
+	}
+	return fn;
 }
 
 /* Frame 0: the entry point the program called (free, not its alias cfree). */
@@ -167,31 +233,27 @@ int named_stack__build_from(const struct stack_context *ctx, const char *entry_n
 	if (err || !st->nr)
 		return err;
 	for (__u32 i = 1; i < nr; i++) {
-		/* A return address may lie past the end of a call to a noreturn function. */
-		const struct mapping *m = mapping_of(ctx, pcs[i] - 1);
+		const struct mapping *m;
 		const struct named_frame *names;
 		const struct frame_names *fn;
 		struct object_file *obj;
 		uint64_t off;
-		size_t n;
+		size_t n, slot;
 
-		if (!m) {
-			st->cut = true;
-			break; /* not code: everything beyond is unreliable */
-		}
-		obj = symcache__get_mapped(ctx->cache, ctx->pid, m);
-		if (!obj)
+		if (!(fn = frame_at(ctx, pcs[i], &m, &obj, &room, &slot))) {
+			if (!m) {
+				st->cut = true;
+				break; /* not code: everything beyond is unreliable */
+			}
 			return -ENOMEM; /* its only failure */
+		}
 		off = pcs[i] - m->start + m->offset;
-		/* Answered once per node for the file and offset: a lookup after the first. */
-		if (!(fn = frame_names__return(obj, off, &room)))
-			return -ENOMEM;
 		names = fn->names;
 		n = fn->nr;
 		st->valid = i + 1;
 		st->end_dev = m->dev;
 		st->end_inode = m->inode;
-		err = put_back_tail_call(st, ctx, obj, m, fn, &inner, i == 1);
+		err = put_back_tail_call(st, ctx, obj, m, fn, &inner, i == 1, slot);
 		if (err)
 			return err;
 		/*

@@ -54,6 +54,7 @@ struct symbolizer {
 	struct strpool names; /* of the libraries and functions calls are charged to */
 	struct stack_records *records;
 	struct named_stack *scratch; /* the stack being resolved: too large for the stack */
+	struct frame_memo *frames;   /* its frames named last (NULL: none, only slower) */
 	struct stack_frame *described; /* NAMED_STACK_MAX frames: the stack being recorded */
 };
 
@@ -125,6 +126,9 @@ static int adopt_maps(struct symbolizer *s, struct procmaps *fresh)
 	procmaps__clear(&s->maps);
 	s->maps = *fresh;
 	*fresh = (struct procmaps){};
+	/* Its slots point into the maps just freed. */
+	if (s->frames)
+		memset(s->frames, 0, sizeof(*s->frames));
 	if (replaced) {
 		forget_stacks(s);
 	} else {
@@ -168,8 +172,10 @@ struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
 	s->rule = rule;
 	s->records = records;
 	s->scratch = malloc(sizeof(*s->scratch));
+	s->frames = calloc(1, sizeof(*s->frames));
 	s->described = malloc(NAMED_STACK_MAX * sizeof(*s->described));
 	if (!s->scratch || !s->described) {
+		free(s->frames);
 		free(s->scratch);
 		free(s->described);
 		free(s);
@@ -197,6 +203,7 @@ void symbolizer__free(struct symbolizer *s)
 	strpool__clear(&s->names);
 	procmaps__clear(&s->maps);
 	free(s->scratch);
+	free(s->frames);
 	free(s->described);
 	free(s);
 }
@@ -353,7 +360,8 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func,
 			    struct resolved_call *out, bool *cut)
 {
 	const struct allocator *api = entry ? entry->object : s->alloc;
-	struct stack_context ctx = { s->pid, s->cache, &s->maps, api, s->exe_dev, s->exe_inode };
+	struct stack_context ctx = { s->pid,	     s->cache,	   &s->maps, api,
+				     s->exe_dev, s->exe_inode, s->frames };
 	struct frame frames[NAMED_STACK_MAX];
 	struct named_stack *st = s->scratch;
 	struct attribution a;
