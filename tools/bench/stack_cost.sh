@@ -35,9 +35,10 @@ for ranks in "$@"; do
 	wait "$perf_pid" || true
 	samples=$(perf script -i "$scratch/perf.data" -F period 2>/dev/null | wc -l)
 	share=$(perf report -i "$scratch/perf.data" --children --stdio --sort sym -g none \
-		2>/dev/null | awk '$NF == "symbolizer__resolve" { sub("%", "", $1); print $1; exit }')
+		2>/dev/null | awk '$NF == "symbolizer__resolve" && !n++ { sub("%", "", $1); print $1 }')
 	perf probe -q -d "$group:*" >/dev/null 2>&1 || true
-	perf probe -q -x "$heaptap" "$group:resolve=symbolizer__resolve" >/dev/null
+	perf probe -x "$heaptap" "$group:resolve=symbolizer__resolve" >/dev/null 2>"$scratch/probe" ||
+		{ echo "bench: failed: perf probe: $(last_words "$scratch/probe")" >&2; exit 1; }
 	perf stat -x, -e "$group:resolve" -o "$scratch/stat" -- \
 		"$heaptap" run --mpi -o /dev/null -- "${job[@]}" >/dev/null 2>"$err"
 	calls=$(awk -F, '/resolve/ { print $1 }' "$scratch/stat")
