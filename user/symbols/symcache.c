@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
-#include <zlib.h>
+#include "answer_table.h"
+#include "debug_file.h"
 #include "log.h"
 #include "procfs.h"
 #include "symcache.h"
@@ -19,33 +20,12 @@ struct cached_file {
 	UT_hash_handle hh;
 };
 
-/* An answer of a layer above (object_file__keep_answer), keyed by its file and its key. */
-struct kept_answer {
-	struct {
-		const struct object_file *obj;
-		uint64_t key;
-	} id;
-	UT_hash_handle hh;
-	max_align_t data[];
-};
-
-/*
- * Answers are spread over stripes by their key, each with its own lock: consumers reading
- * answers at once share read locks, and one that keeps an answer stops only a stripe.
- */
-#define ANSWER_STRIPES 64
-
-struct answer_stripe {
-	pthread_rwlock_t lock;
-	struct kept_answer *table;
-} __attribute__((aligned(64))); /* a cache line each: readers do not share lines */
-
 struct symcache {
 	struct cached_file *files;
 	pthread_rwlock_t files_lock; /* the file table: read by lookups, written by add() */
 	pthread_mutex_t lock;	     /* recursive: loading, the budget, cached call answers */
 	struct budget budget;
-	struct answer_stripe stripes[ANSWER_STRIPES];
+	struct answer_table *answers; /* object_file__keep_answer's, read without the lock */
 };
 
 void symcache__lock(struct symcache *cache)
@@ -75,12 +55,9 @@ struct defined_name {
 	char name[]; /* the key */
 };
 
-/* A path as the traced process names it: without the /proc/PID/root that reaches it. */
 static const char *display_name(const char *open_path)
 {
-	const char *root = strstr(open_path, "/root/");
-
-	return !strncmp(open_path, "/proc/", 6) && root ? root + 5 : open_path;
+	return open_path + debug_file__root_len(open_path);
 }
 
 const char *object_file__name(const struct object_file *obj)
@@ -137,65 +114,6 @@ static void left_out(struct object_file *obj, unsigned int what)
 				  size, sizeof(size)));
 }
 
-/* The length of the target's root in obj's path ("/proc/PID/root"), 0 when none. */
-static int root_len(const struct object_file *obj)
-{
-	const char *root_end = strstr(obj->open_path, "/root/");
-
-	return !strncmp(obj->open_path, "/proc/", 6) && root_end ? root_end - obj->open_path + 5 :
-								   0;
-}
-
-/* Is the file at path the one a debug link names: its CRC32 the one recorded? */
-static bool crc_matches(const char *path, uint32_t want)
-{
-	unsigned char buf[65536];
-	uLong crc = crc32(0, NULL, 0);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		crc = crc32(crc, buf, n);
-	close(fd);
-	return n == 0 && crc == want;
-}
-
-/*
- * Its separate debug file, looked for where gdb looks, in the target's mount namespace:
- * /usr/lib/debug/.build-id/xx/yyyy.debug (Debian's -dbg packages), then the file its
- * .gnu_debuglink names beside it, in .debug/ beside it, or under /usr/lib/debug.
- */
-static char *find_debug_file(const struct object_file *obj)
-{
-	const char *id = elfsyms__build_id(obj->syms), *name = object_file__name(obj), *link;
-	int root = root_len(obj), dir_len;
-	uint32_t crc;
-	char path[4096];
-
-	if (id && strlen(id) >= 3) {
-		snprintf(path, sizeof(path), "%.*s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
-			 obj->open_path, id, id + 2);
-		if (!access(path, R_OK))
-			return strdup(path);
-	}
-	link = elfsyms__debuglink(obj->syms, &crc);
-	if (!link || !strrchr(name, '/'))
-		return NULL;
-	dir_len = strrchr(name, '/') - name;
-	for (int where = 0; where < 3; where++) {
-		snprintf(path, sizeof(path), where == 0 ? "%.*s%.*s/%s" :
-					     where == 1 ? "%.*s%.*s/.debug/%s" :
-							  "%.*s/usr/lib/debug%.*s/%s",
-			 root, obj->open_path, dir_len, name, link);
-		/* Not the file itself: a debug link may name its own file. */
-		if (strcmp(path + root, name) && !access(path, R_OK) && crc_matches(path, crc))
-			return strdup(path);
-	}
-	return NULL;
-}
-
 /*
  * A stripped library's static functions (glibc's start_thread, __libc_start_call_main)
  * are named in its separate debug file, when a -dbg package has it, or else in its
@@ -206,7 +124,7 @@ static void load_debug_symbols(struct object_file *obj)
 	uint64_t room;
 	int err;
 
-	obj->debug_path = find_debug_file(obj);
+	obj->debug_path = debug_file__find(obj->syms, obj->open_path);
 	/* Its table replaces the stripped file's, whose bytes it may use too. */
 	room = budget__room(&obj->cache->budget, obj->bytes) + elfsyms__table_bytes(obj->syms);
 	if (obj->debug_path) {
@@ -226,20 +144,21 @@ static void load_debug_symbols(struct object_file *obj)
 
 struct symcache *symcache__new(void)
 {
-	struct symcache *cache = aligned_alloc(64, sizeof(struct symcache));
+	struct symcache *cache = calloc(1, sizeof(struct symcache));
 	pthread_mutexattr_t attr;
 
 	if (!cache)
 		return NULL;
-	memset(cache, 0, sizeof(*cache));
+	if (!(cache->answers = answer_table__new())) {
+		free(cache);
+		return NULL;
+	}
 	cache->budget.limits = (struct budget_limits){ SYMBOL_BUDGET_FILE, SYMBOL_BUDGET_TOTAL };
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&cache->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	pthread_rwlock_init(&cache->files_lock, NULL);
-	for (int i = 0; i < ANSWER_STRIPES; i++)
-		pthread_rwlock_init(&cache->stripes[i].lock, NULL);
 	return cache;
 }
 
@@ -445,7 +364,7 @@ struct inlines *object_file__dwarf(struct object_file *obj)
 		obj->dwarf = inlines__open_within(obj->read_path, room);
 		err = obj->dwarf ? 0 : errno;
 		if (err == ENOENT && !obj->debug_path && obj->syms)
-			obj->debug_path = find_debug_file(obj);
+			obj->debug_path = debug_file__find(obj->syms, obj->open_path);
 		if (err == ENOENT && obj->debug_path) {
 			obj->dwarf = inlines__open_within(obj->debug_path, room);
 			err = obj->dwarf ? 0 : errno;
@@ -551,53 +470,24 @@ bool object_file__defines(struct object_file *obj, const char *name)
 	return object_file__offset_of(obj, name) != 0;
 }
 
-static struct answer_stripe *stripe_of(struct symcache *cache, const struct object_file *obj,
-				       uint64_t key)
-{
-	uint64_t h = ((uintptr_t)obj ^ key * 0x9E3779B97F4A7C15ull) * 0xff51afd7ed558ccdull;
-
-	return &cache->stripes[h >> 58];
-}
-
 const void *object_file__answer(const struct object_file *obj, uint64_t key)
 {
-	struct answer_stripe *stripe = stripe_of(obj->cache, obj, key);
-	struct kept_answer probe = { .id = { obj, key } }, *a;
-
-	pthread_rwlock_rdlock(&stripe->lock);
-	HASH_FIND(hh, stripe->table, &probe.id, sizeof(probe.id), a);
-	pthread_rwlock_unlock(&stripe->lock);
-	return a ? a->data : NULL;
+	return answer_table__find(obj->cache->answers, obj, key);
 }
 
 const void *object_file__keep_answer(struct object_file *obj, uint64_t key, const void *answer,
 				     size_t size, size_t strings)
 {
-	struct answer_stripe *stripe = stripe_of(obj->cache, obj, key);
-	struct kept_answer *a, *first;
+	size_t charged = answer_table__entry_bytes() + size + strings;
+	const void *kept;
+	int first;
 
-	if (!object_file__cache_room(obj, sizeof(*a) + size + strings))
+	if (!object_file__cache_room(obj, charged))
 		return NULL;
-	a = malloc(sizeof(*a) + size);
-	if (!a) {
-		cache_unroom(obj, sizeof(*a) + size + strings);
-		return NULL;
-	}
-	memset(&a->id, 0, sizeof(a->id));
-	a->id.obj = obj;
-	a->id.key = key;
-	memcpy(a->data, answer, size);
-	pthread_rwlock_wrlock(&stripe->lock);
-	HASH_FIND(hh, stripe->table, &a->id, sizeof(a->id), first);
-	if (!first)
-		HASH_ADD(hh, stripe->table, id, sizeof(a->id), a);
-	pthread_rwlock_unlock(&stripe->lock);
-	if (first) {
-		cache_unroom(obj, sizeof(*a) + size + strings);
-		free(a);
-		return first->data;
-	}
-	return a->data;
+	kept = answer_table__add(obj->cache->answers, obj, key, answer, size, &first);
+	if (!kept || first)
+		cache_unroom(obj, charged); /* none kept, or another thread's kept before */
+	return kept;
 }
 
 static void forget_answers(struct object_file *obj)
@@ -621,15 +511,7 @@ void symcache__free(struct symcache *cache)
 
 	if (!cache)
 		return;
-	for (int i = 0; i < ANSWER_STRIPES; i++) {
-		struct kept_answer *a, *atmp;
-
-		HASH_ITER(hh, cache->stripes[i].table, a, atmp) {
-			HASH_DEL(cache->stripes[i].table, a);
-			free(a);
-		}
-		pthread_rwlock_destroy(&cache->stripes[i].lock);
-	}
+	answer_table__free(cache->answers);
 	HASH_ITER(hh, cache->files, f, tmp) {
 		HASH_DEL(cache->files, f);
 		strpool__clear(&f->obj.names);

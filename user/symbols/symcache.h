@@ -8,8 +8,8 @@
  * Several threads may use one cache at once (one per consumer of events). Files, once
  * found, stay until symcache__free; what a file loads lazily, the budget and the answers
  * are changed under the cache's lock (symcache__lock), which every function here takes
- * itself. Answers (object_file__answer) are read without it: a lookup in one of many
- * stripes, each under its own read-write lock, so that readers do not wait on each other.
+ * itself. Answers (object_file__answer) are read without it, from a table of stripes
+ * under read-write locks (answer_table.h): readers do not wait on each other.
  */
 #ifndef HEAPTAP_SYMCACHE_H
 #define HEAPTAP_SYMCACHE_H
