@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
@@ -507,4 +509,42 @@ Test(cli, top_full)
 	expect_usage("one of them", &o, parse(&o, "top", "--full", "--json", "-p", "1", NULL));
 	expect_usage("heaptap report DB --full", &o,
 		     parse(&o, "top", "--collector", "h:1", "--full", NULL));
+}
+
+/*
+ * Each row of a subcommand's table is parsed by its parser (or a group's it hands keys
+ * to): a key nobody handles would pass the checks and reach argp as unknown.
+ */
+Test(cli, every_option_in_a_table_has_a_parser)
+{
+	int checked = 0;
+
+	for (size_t i = 0; i < heaptap_nr_commands; i++) {
+		const struct cli_command *sub = heaptap_commands[i];
+
+		for (const struct argp_option *opt = sub->options; opt->name || opt->doc; opt++) {
+			struct cli_state c = { .sub = sub, .opts = calloc(1, sub->opts_size) };
+			char value[] = "1";
+			error_t err;
+			int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
+
+			cr_assert(c.opts != NULL);
+			/* A bad value is said on standard error: not wanted here. */
+			fflush(stderr);
+			dup2(devnull, 2);
+			sub->parse(&c, ARGP_KEY_INIT, NULL);
+			err = sub->parse(&c, opt->key, opt->arg ? value : NULL);
+			fflush(stderr);
+			dup2(saved, 2);
+			close(saved);
+			close(devnull);
+			cr_expect(err != ARGP_ERR_UNKNOWN, "heaptap %s --%s: no parser takes it",
+				  sub->name, opt->name);
+			if (sub->free)
+				sub->free(c.opts);
+			free(c.opts);
+			checked++;
+		}
+	}
+	cr_expect(checked >= 100, "only %d options found", checked);
 }

@@ -400,10 +400,10 @@ int cli_parse(int argc, char **argv, const struct cli_command *const *commands, 
 	      struct cli_parsed *out)
 {
 	struct cli_state c = { .commands = commands, .nr_commands = nr };
-	static char prog[64];
+	static char prog[64]; /* argp's program name: one parse at a time */
 	const struct cli_command *sub;
 	struct argp argp = {};
-	int sub_argc, status;
+	int sub_argc;
 	char **sub_argv;
 
 	*out = (struct cli_parsed){};
@@ -428,13 +428,12 @@ int cli_parse(int argc, char **argv, const struct cli_command *const *commands, 
 	argp.args_doc = sub->args_doc;
 	argp.doc = sub->doc;
 	argp.children = global_children;
-	status = check_options(&c, sub, sub_argc, sub_argv) ||
-				 argp_parse(&argp, sub_argc, sub_argv,
-					    sub->command_follows ? ARGP_IN_ORDER : 0, NULL, &c) ?
-			 EXIT_USAGE :
-			 EXIT_OK;
+	if (check_options(&c, sub, sub_argc, sub_argv) ||
+	    argp_parse(&argp, sub_argc, sub_argv, sub->command_follows ? ARGP_IN_ORDER : 0, NULL,
+		       &c))
+		return EXIT_USAGE;
 	out->verbose = c.verbose;
-	return status;
+	return EXIT_OK;
 }
 
 void cli_free(struct cli_parsed *p)

@@ -81,7 +81,8 @@ error_t cli_parse_trace(struct cli_state *c, struct trace_options *t, int key, c
 	case CLI_OPT_TABLE_BUDGET:
 		return parse_budget(c, "--table-budget", arg, TABLE_BUDGET_MAX, &t->table_budget);
 	case CLI_OPT_SYMBOL_BUDGET:
-		return parse_budget(c, "--symbol-budget", arg, SYMBOL_BUDGET_MAX, &t->symbol_budget);
+		return parse_budget(c, "--symbol-budget", arg, SYMBOL_BUDGET_MAX,
+				    &t->symbol_budget);
 	case CLI_OPT_TREE_BUDGET:
 		if (budget_size_parse(arg, strlen(arg), TREE_BUDGET_MAX, &t->tree_budget) ||
 		    !t->tree_budget)

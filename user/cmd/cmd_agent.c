@@ -267,8 +267,8 @@ static error_t parse(struct cli_state *c, int key, char *arg)
 	case OPT_BUFFER:
 		if (budget_size_parse(arg, strlen(arg), 1ull << 40, &o->buffer_limit) ||
 		    o->buffer_limit < 4096)
-			return cli_usage_error(c->sub, "--buffer wants a size of 4K or more, such as "
-					       "64M, not '%s'", arg);
+			return cli_usage_error(c->sub, "--buffer wants a size of 4K or more, "
+					       "such as 64M, not '%s'", arg);
 		return 0;
 	case ARGP_KEY_ARG:
 		return cli_take_command(c, &o->trace.command);

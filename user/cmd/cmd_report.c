@@ -120,7 +120,9 @@ static int write_exports(const struct report_options *opts, struct loaded_report
 
 static int report_file(const struct report_options *opts)
 {
-	struct tree_opts tree = { .show = opts->out.tree, .depth = opts->out.depth, .under = opts->out.under };
+	struct tree_opts tree = {
+		.show = opts->out.tree, .depth = opts->out.depth, .under = opts->out.under
+	};
 	struct report_file text = {}, json = {}, pprof = {}, folded = {};
 	bool exports = opts->out.pprof_path || opts->out.folded_path;
 	struct {

@@ -39,7 +39,8 @@ static int report_rank(const struct report_options *opts, const struct job *j,
 	}
 	f = text->f ? report_file__begin(text) : stdout;
 	if (!f || job_rank_report(f, j, r, false) || (text->f && report_file__close(text))) {
-		log_error("cannot write %s", opts->out.text_path ? opts->out.text_path : "the report");
+		log_error("cannot write %s",
+			  opts->out.text_path ? opts->out.text_path : "the report");
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	if (json->f && (!(f = report_file__begin(json)) || job_rank_report(f, j, r, true) ||
