@@ -273,4 +273,26 @@ int BPF_PROG(thread_exit)
 	return 0;
 }
 
+/*
+ * The OOM killer chose a victim (a memory cgroup over its limit, or the whole machine):
+ * runs in whichever task hit the limit, before the kill is delivered, so the victim's
+ * calls so far are ahead of this event and its owner figures are those of this moment.
+ * Loaded only where the kernel has the tracepoint (tracer.c).
+ */
+SEC("tp_btf/mark_victim")
+int BPF_PROG(oom_victim, struct task_struct *task)
+{
+	struct ht_oom_event ev = {
+		.type = HT_EV_OOM,
+		.pid = BPF_CORE_READ(task, tgid),
+		.time_ns = bpf_ktime_get_ns(),
+	};
+
+	if (!bpf_map_lookup_elem(&targets, &ev.pid))
+		return 0;
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
+		count_loss(ev.pid, LOSS_RINGBUF_FULL);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

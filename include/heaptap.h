@@ -43,6 +43,7 @@ enum ht_event_type {
 	HT_EV_FORK = 5,		/* a traced process started another (with --follow) */
 	HT_EV_LAUNCHER = 6,	/* an MPI launcher started (ht_fork_event, parent 0) */
 	HT_EV_OS_CALL = 7,	/* one mapping system call completed (ht_os_event) */
+	HT_EV_OOM = 8,		/* the OOM killer chose a traced process (ht_oom_event) */
 };
 
 /* ht_call_event.flags */
@@ -156,6 +157,16 @@ struct ht_exit_event {
 	__u32 group_dead; /* the last thread of the process */
 	__u32 exit_code;  /* with group_dead: the process's wait status (as waitpid's) */
 	__u32 pad;
+};
+
+/*
+ * The OOM killer chose a traced process (tracepoint oom:mark_victim), before the kill is
+ * delivered: its calls up to now are ahead of this event in the stream.
+ */
+struct ht_oom_event {
+	__u32 type;
+	__u32 pid;
+	__u64 time_ns; /* CLOCK_MONOTONIC of the choice */
 };
 
 /*

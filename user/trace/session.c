@@ -16,6 +16,7 @@
 static int on_event(void *ctx, const void *data, size_t size);
 static int on_hold(void *ctx, const void *data, size_t size);
 static void process_exited(struct session *s, const struct ht_exit_event *ev);
+static void oom_victim(struct session *s, const struct ht_oom_event *ev);
 
 /*
  * Each traced process costs a few descriptors (its probe links, while it lives), each
@@ -167,6 +168,8 @@ struct target *new_target(struct session *s, pid_t pid)
 	/* Without memory for its table, its blocks go unowned: the balances still count. */
 	owner__init(&t->owner, s->live_blocks_limit, s->sample_interval);
 	t->owner_since = s->clock;
+	/* Now, while it is alive: the OOM killer's victim may be gone when its event is read. */
+	cgroup_memory__find(pid, &t->oom.cgroup);
 	HASH_ADD_INT(s->targets, pid, t);
 	return t;
 }
@@ -337,6 +340,10 @@ static int on_event(void *ctx, const void *data, size_t size)
 		    ((const struct ht_exit_event *)data)->group_dead)
 			process_exited(s, data);
 		break;
+	case HT_EV_OOM:
+		if (size >= sizeof(struct ht_oom_event))
+			oom_victim(s, data);
+		break;
 	}
 	return 0;
 }
@@ -459,6 +466,23 @@ static void process_exited(struct session *s, const struct ht_exit_event *ev)
 	t->exit_known = true;
 	tracer__detach(s->tracer, t->pid);
 	end_target(s, t);
+}
+
+/* Its calls until the OOM killer chose it are read (they come first): record who held it. */
+static void oom_victim(struct session *s, const struct ht_oom_event *ev)
+{
+	struct target *t = target_of(s, ev->pid);
+	struct cgroup_memory now;
+
+	if (!t)
+		return;
+	oom_record__take(&t->oom, &t->owner, ev->time_ns / 1e9 - t->owner_since);
+	/* It may have moved since first seen (a job step placed after its start). */
+	if (cgroup_memory__find(t->pid, &now) == 0 && now.version)
+		t->oom.cgroup = now;
+	cgroup_memory__read(&t->oom.cgroup);
+	log_info("PID %d chosen by the OOM killer %.2f s into tracing, holding %llu bytes", t->pid,
+		 t->oom.seconds, (unsigned long long)t->oom.bytes);
 }
 
 void session__mark_exited(struct session *s, pid_t pid, int wstatus)

@@ -155,6 +155,7 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 	uint64_t started_ns = monotonic_ns();
+	bool oom_seen;
 	int err;
 
 	if (!t)
@@ -181,6 +182,11 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 	bpf_program__set_expected_attach_type(t->skel->progs.custom_return, HT_ATTACH_UPROBE_MULTI);
 	bpf_program__set_autoload(t->skel->progs.custom_entry, opts->custom_apis);
 	bpf_program__set_autoload(t->skel->progs.custom_return, opts->custom_apis);
+	/* oom:mark_victim takes the victim's task_struct since Linux 4.x; absent, no OOM view. */
+	oom_seen = libbpf_find_vmlinux_btf_id("mark_victim", BPF_TRACE_RAW_TP) > 0;
+	bpf_program__set_autoload(t->skel->progs.oom_victim, oom_seen);
+	if (!oom_seen)
+		log_debug("no oom:mark_victim tracepoint: OOM kills are reported as signal 9 only");
 	err = heaptap_bpf__load(t->skel);
 	if (err)
 		goto cleanup;

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cgroup_memory.h"
+
+#define V1_ROOT "/sys/fs/cgroup/memory"
+#define V2_ROOT "/sys/fs/cgroup"
+
+/* "N:controllers:/path": is memory among the controllers (v1)? */
+static bool names_memory(const char *controllers, size_t len)
+{
+	for (const char *p = controllers; p < controllers + len;) {
+		const char *comma = memchr(p, ',', controllers + len - p);
+		size_t n = comma ? (size_t)(comma - p) : (size_t)(controllers + len - p);
+
+		if (n == 6 && !memcmp(p, "memory", 6))
+			return true;
+		p += n + 1;
+	}
+	return false;
+}
+
+static void set(struct cgroup_memory *cg, int version, const char *path)
+{
+	cg->version = version;
+	snprintf(cg->path, sizeof(cg->path), "%s", path);
+	snprintf(cg->dir, sizeof(cg->dir), "%s%s", version == 1 ? V1_ROOT : V2_ROOT,
+		 strcmp(path, "/") ? path : "");
+}
+
+int cgroup_memory__find(pid_t pid, struct cgroup_memory *cg)
+{
+	char name[64], line[1024], unified[sizeof(line)] = "";
+	FILE *f;
+
+	memset(cg, 0, sizeof(*cg));
+	snprintf(name, sizeof(name), "/proc/%d/cgroup", pid);
+	f = fopen(name, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *first = strchr(line, ':'), *second = first ? strchr(first + 1, ':') : NULL;
+
+		if (!second)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (second == first + 1) /* "0::/path", the v2 hierarchy */
+			snprintf(unified, sizeof(unified), "%s", second + 1);
+		else if (names_memory(first + 1, second - first - 1)) {
+			set(cg, 1, second + 1);
+			break;
+		}
+	}
+	fclose(f);
+	/* v2 counts memory only where the memory controller is enabled (not in a hybrid). */
+	if (!cg->version && unified[0]) {
+		char probe[sizeof(cg->dir) + 32];
+
+		set(cg, 2, unified);
+		snprintf(probe, sizeof(probe), "%s/memory.current", cg->dir);
+		if (access(probe, R_OK))
+			memset(cg, 0, sizeof(*cg));
+	}
+	return 0;
+}
+
+/* A file's one number; "max" (v2's no limit) reads as 0. */
+static int read_number(const struct cgroup_memory *cg, const char *file, uint64_t *out)
+{
+	char name[sizeof(cg->dir) + 64], text[64];
+	FILE *f;
+	bool ok;
+
+	snprintf(name, sizeof(name), "%s/%s", cg->dir, file);
+	f = fopen(name, "re");
+	if (!f)
+		return -errno;
+	ok = fgets(text, sizeof(text), f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -EIO;
+	*out = strncmp(text, "max", 3) ? strtoull(text, NULL, 10) : 0;
+	return 0;
+}
+
+int cgroup_memory__read(struct cgroup_memory *cg)
+{
+	int err;
+
+	if (!cg->version)
+		return -ENOENT;
+	if (cg->version == 2) {
+		err = read_number(cg, "memory.current", &cg->usage);
+		read_number(cg, "memory.max", &cg->limit);
+		cg->max_known = !read_number(cg, "memory.peak", &cg->max_usage);
+	} else {
+		err = read_number(cg, "memory.usage_in_bytes", &cg->usage);
+		read_number(cg, "memory.limit_in_bytes", &cg->limit);
+		/* v1 says no limit with the largest page-aligned counter value. */
+		if (cg->limit >= (UINT64_C(1) << 62))
+			cg->limit = 0;
+		cg->max_known = !read_number(cg, "memory.max_usage_in_bytes", &cg->max_usage);
+	}
+	cg->usage_known = !err;
+	return err;
+}

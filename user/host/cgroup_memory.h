@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The memory cgroup a process runs in (a batch system's job limit), and its figures: v2
+ * (memory.current, memory.max, memory.peak) or v1 (memory.usage_in_bytes,
+ * limit_in_bytes, max_usage_in_bytes). The path is read from /proc/PID/cgroup when the
+ * process is first seen: by the time the OOM killer chooses it, it may be gone.
+ */
+#ifndef HEAPTAP_CGROUP_MEMORY_H
+#define HEAPTAP_CGROUP_MEMORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cgroup_memory {
+	int version;	 /* 1 or 2; 0: no memory cgroup found */
+	char path[256];	 /* within the hierarchy, as /proc/PID/cgroup says ("/" the root) */
+	char dir[512];	 /* where its files are */
+	uint64_t usage, limit, max_usage; /* bytes; limit 0: none */
+	bool usage_known, max_known;
+};
+
+/* Find pid's memory cgroup (cg->version 0 when it has none to read). 0 or -errno. */
+int cgroup_memory__find(pid_t pid, struct cgroup_memory *cg);
+/* Read its figures now. 0, or -errno when its usage cannot be read (it is gone). */
+int cgroup_memory__read(struct cgroup_memory *cg);
+
+#endif
