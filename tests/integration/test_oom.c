@@ -6,6 +6,7 @@
  * its limit; the text report says it was killed by the OOM killer.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "driver.h"
+#include "cluster.h"
 #include "oom_cgroup.h"
 
 TestSuite(oom, .timeout = 180);
@@ -90,4 +92,46 @@ Test(oom, run_names_the_growing_site)
 	cr_expect(strstr(out, "grow_site") != NULL, "%s", out);
 	free(out);
 	json_object_put(report);
+}
+
+/*
+ * The same under agent, to a collector (SQLite): the stored run's process carries the
+ * "oom" the agent sent, and heaptap report DB says it was killed by the OOM killer.
+ */
+Test(oom, agent_stores_the_growing_site)
+{
+	char db[256], err[256], target[512], text[256];
+	struct collector_proc c;
+	struct oom_cgroup cg;
+	json_object *report, *processes;
+	char *out;
+
+	require_bpf();
+	collector_start(&c, scratch_file("oom.db", db, sizeof(db)), 0, NULL);
+	cr_assert(eq(int, oom_cgroup__make(&cg), 0), "cannot make a memory cgroup");
+	{
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "--",
+				 (char *)target_path("oom_grow", target, sizeof(target)), cg.dir,
+				 NULL };
+
+		wait_status(spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err))), 120);
+	}
+	oom_cgroup__remove(&cg);
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
+	report = stored_report(db, 0);
+	cr_assert(report != NULL, "%s", slurp(err));
+	processes = get(report, "processes");
+	cr_assert(eq(sz, json_object_array_length(processes), 1), "%s",
+		  json_object_to_json_string(report));
+	expect_oom_process(json_object_array_get_idx(processes, 0), cg.path);
+	json_object_put(report);
+	{
+		char *argv[] = { (char *)heaptap_path(), "report", db, NULL };
+
+		cr_assert(eq(int, wait_status(spawn(argv, scratch_file("db.txt", text, sizeof(text)),
+						    NULL), 60), 0));
+	}
+	out = slurp(text);
+	cr_expect(strstr(out, "Killed by the OOM killer: rank") && strstr(out, "grow_site"), "%s", out);
+	free(out);
 }

@@ -101,7 +101,7 @@ Test(owner_wire, the_largest_sites_go_and_only_when_changed)
 	size_t bytes;
 
 	fill(&o);
-	m = wire_owner(&a, &o, 1u << 20, &bytes);
+	m = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_assert(m != NULL);
 	cr_expect(eq(u64, m->blocks, SITES * (SITES + 1) / 2));
 	cr_expect(eq(u64, m->bytes, 100 * m->blocks));
@@ -126,13 +126,13 @@ Test(owner_wire, the_largest_sites_go_and_only_when_changed)
 	cr_expect(m->freed_before_tracing->bytes_known);
 	digest = wire_owner_digest(m);
 	arena_reset(&a);
-	m = wire_owner(&a, &o, 1u << 20, &bytes);
+	m = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_expect(eq(u64, wire_owner_digest(m), digest), "unchanged: the same digest");
 	arena_reset(&a);
 
 	/* The largest site frees a block: no longer the peak's, and a new digest. */
 	cr_assert(owner__released(&o, 1000 * (SITES - 1), 0, false, &block));
-	m = wire_owner(&a, &o, 1u << 20, &bytes);
+	m = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_expect(ne(u64, wire_owner_digest(m), digest));
 	cr_expect(eq(u64, m->outstanding[0]->blocks, SITES - 1));
 	cr_expect(eq(u64, m->peak[0]->blocks, SITES), "the peak keeps what the site held");
@@ -141,13 +141,13 @@ Test(owner_wire, the_largest_sites_go_and_only_when_changed)
 	arena_reset(&a);
 
 	/* A small room: fewer sites, the largest first, never none. */
-	m = wire_owner(&a, &o, 1, &bytes);
+	m = wire_owner(&a, &o, NULL, 1, &bytes);
 	cr_expect(eq(sz, m->n_outstanding, 1));
 	cr_expect(eq(sz, m->n_peak, 1));
 	cr_expect(eq(sz, m->n_allocated, 1));
 	cr_expect(eq(u64, m->outstanding[0]->blocks, SITES - 1));
 	arena_reset(&a);
-	m = wire_owner(&a, &o, 4096, &bytes);
+	m = wire_owner(&a, &o, NULL, 4096, &bytes);
 	cr_expect(m->n_outstanding > 1 && m->n_outstanding < WIRE_MAX_OWNER_SITES);
 	cr_expect(bytes < 4096 + 1024, "about the room asked: %zu bytes", bytes);
 	arena_reset(&a);
@@ -166,7 +166,7 @@ Test(owner_wire, the_collector_bounds_what_it_is_sent)
 
 	fill(&o);
 	p.has_key = true;
-	p.owner = wire_owner(&a, &o, 1u << 20, &bytes);
+	p.owner = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_assert(wire_check_batch(&b) == NULL);
 	p.owner->n_outstanding = WIRE_MAX_OWNER_SITES + 1;
 	cr_expect(eq(str, (char *)wire_check_batch(&b), "an owner list of more than 50 sites"));
@@ -244,7 +244,7 @@ Test(owner_wire, stored_and_read_back)
 	unlink(path);
 	fill(&o);
 	p.has_key = true;
-	p.owner = wire_owner(&a, &o, 1u << 20, &bytes);
+	p.owner = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_assert(eq(int, store__open(path, false, &st), 0));
 	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
 	cr_assert(eq(int, store__begin(st), 0));
@@ -330,7 +330,7 @@ Test(owner_wire, a_schema_2_file_is_read_and_brought_up_to_date)
 	unlink(path);
 	fill(&o);
 	p.has_key = true;
-	p.owner = wire_owner(&a, &o, 1u << 20, &bytes);
+	p.owner = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_assert(eq(int, store__open(path, false, &st), 0));
 	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
 	cr_assert(eq(int, store__begin(st), 0));

@@ -53,6 +53,7 @@ struct job_rank {
 	/* The owner view: {"bytes", "blocks", "sites": [{"frames", "blocks", "bytes"}]}, the
 	 * sites that held most at the rank's peak (a reference; NULL without the owner view). */
 	json_object *peak;
+	json_object *oom; /* the report's "oom": chosen by the OOM killer (NULL: not) */
 };
 
 struct job_untraced {

@@ -186,6 +186,12 @@ static int read_rank(json_object *o, struct job_rank *r, const char **what)
 			return -EINVAL;
 		r->peak = json_object_get(peak);
 	}
+	*what = "oom";
+	if (field(o, "oom") && !json_object_is_type(field(o, "oom"), json_type_null)) {
+		if (!json_object_is_type(field(o, "oom"), json_type_object))
+			return -EINVAL;
+		r->oom = json_object_get(field(o, "oom"));
+	}
 	return 0;
 }
 
@@ -207,6 +213,7 @@ void job_rank__clear(struct job_rank *r)
 	free(r->host);
 	free(r->command);
 	json_object_put(r->peak);
+	json_object_put(r->oom);
 	memset(r, 0, sizeof(*r));
 }
 

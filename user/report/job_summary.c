@@ -292,6 +292,40 @@ static json_object *peaks_json(const struct job *j, size_t max_sites)
 	return list;
 }
 
+/* The ranks the OOM killer chose, in rank order: NULL when none. */
+static json_object *oom_json(const struct job *j, size_t max_sites)
+{
+	json_object *list = NULL;
+
+	for (size_t i = 0; i < j->nr; i++) {
+		const struct job_rank *r = &j->ranks[i];
+		json_object *o, *sites, *all, *v;
+
+		if (!r->oom)
+			continue;
+		if (!list && !(list = json_object_new_array()))
+			return NULL;
+		o = json_object_new_object();
+		sites = json_object_new_array();
+		json_object_object_add(o, "rank", json_object_new_int(r->rank));
+		json_object_object_add(o, "pid", json_object_new_int(r->pid));
+		json_object_object_add(o, "host", r->host ? json_object_new_string(r->host) : NULL);
+		for (const char *const *k = (const char *const[]){ "time", "bytes", "blocks",
+								   "cgroup", NULL }; *k; k++)
+			json_object_object_add(o, *k, json_object_object_get_ex(r->oom, *k, &v) ?
+							      json_object_get(v) : NULL);
+		all = json_object_object_get(r->oom, "sites");
+		for (size_t s = 0; all && json_object_is_type(all, json_type_array) &&
+				   s < json_object_array_length(all) && (!max_sites || s < max_sites);
+		     s++)
+			json_object_array_add(sites,
+					      json_object_get(json_object_array_get_idx(all, s)));
+		json_object_object_add(o, "sites", sites);
+		json_object_array_add(list, o);
+	}
+	return list;
+}
+
 struct outlier {
 	int rank;
 	int64_t max;
@@ -444,6 +478,8 @@ json_object *job_summary_build(const struct job *j, const struct job_summary_opt
 	json_object_object_add(root, "functions", list);
 	if ((peaks = peaks_json(j, opts->sites)))
 		json_object_object_add(root, "peaks", peaks);
+	if ((peaks = oom_json(j, opts->sites)))
+		json_object_object_add(root, "oom_kills", peaks);
 	detail = json_object_new_array();
 	for (size_t i = 0; i < j->nr; i++)
 		json_object_array_add(detail, rank_json(&j->ranks[i], is_outlier[i]));

@@ -231,6 +231,31 @@ static void print_peaks(FILE *out, json_object *peaks)
 	}
 }
 
+/* "Killed by the OOM killer: rank 3 (PID 1234 on node7) at 12.30 s, holding 120M in 30 blocks" */
+static void print_oom_kills(FILE *out, json_object *kills)
+{
+	for (size_t i = 0; i < json_object_array_length(kills); i++) {
+		json_object *k = json_object_array_get_idx(kills, i), *sites = get(k, "sites");
+		json_object *host = get(k, "host");
+		char b[32];
+
+		fprintf(out, "\nKilled by the OOM killer: rank %" PRId64 " (PID %" PRId64 "%s%s) at "
+			     "%.2f s, holding %s in %" PRId64 " blocks:\n",
+			num(k, "rank"), num(k, "pid"), host ? " on " : "",
+			host ? json_object_get_string(host) : "",
+			json_object_get_double(get(k, "time")), bytes(num(k, "bytes"), b, sizeof(b)),
+			num(k, "blocks"));
+		for (size_t s = 0; s < json_object_array_length(sites) && s < PEAK_SITES; s++) {
+			json_object *site = json_object_array_get_idx(sites, s);
+
+			fprintf(out, "    %10s in %6" PRId64 " blocks: ",
+				bytes(num(site, "bytes"), b, sizeof(b)), num(site, "blocks"));
+			print_frames(out, get(site, "frames"));
+			fputc('\n', out);
+		}
+	}
+}
+
 void job_summary_text(FILE *out, json_object *sum)
 {
 	print_heading(out, sum);
@@ -244,5 +269,7 @@ void job_summary_text(FILE *out, json_object *sum)
 	print_groups(out, get(sum, "functions"), true);
 	if (get(sum, "peaks"))
 		print_peaks(out, get(sum, "peaks"));
+	if (get(sum, "oom_kills"))
+		print_oom_kills(out, get(sum, "oom_kills"));
 	fflush(out);
 }
