@@ -229,7 +229,8 @@ static void draw_table(struct top_view *v, struct target **targets, size_t n)
 		if (t->mpi.rank >= 0)
 			snprintf(rank, sizeof(rank), "%d", t->mpi.rank);
 		/* An exited process keeps its row, its final figures, and says so. */
-		snprintf(command, sizeof(command), "%s%.20s", t->exited ? "(exited) " : "",
+		snprintf(command, sizeof(command), "%s%.20s",
+			 t->oom.killed ? "(OOM-killed) " : t->exited ? "(exited) " : "",
 			 program_name(t->command));
 		if (i == v->selected)
 			attron(A_BOLD | A_UNDERLINE);
@@ -276,7 +277,11 @@ static void draw_process(struct top_view *v, const struct target *t)
 	struct row rows[512];
 	size_t n = 0;
 
-	mvprintw(3, 0, "PID %d%s  %.60s", t->pid, t->exited ? " (exited)" : "", t->command);
+	if (t->oom.killed)
+		mvprintw(3, 0, "PID %d (killed by the OOM killer at %.1f s, holding %llu bytes)  %.40s",
+			 t->pid, t->oom.seconds, (unsigned long long)t->oom.bytes, t->command);
+	else
+		mvprintw(3, 0, "PID %d%s  %.60s", t->pid, t->exited ? " (exited)" : "", t->command);
 	for (int tab = 0; tab < NR_TABS; tab++) {
 		if (tab == (int)v->tab)
 			attron(A_REVERSE);
