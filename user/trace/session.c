@@ -138,6 +138,7 @@ void session__free(struct session *s)
 	tracer__free(s->tracer);
 	symcache__free(s->cache);
 	unwind_maps__free(s->unwind);
+	total_series__clear(&s->node_samples);
 	free(s->sorted);
 	free(s->allocators);
 	free(s);
@@ -167,6 +168,7 @@ struct target *new_target(struct session *s, pid_t pid)
 	mpi_identity_from_environ("", 0, &t->mpi);
 	/* Without memory for its table, its blocks go unowned: the balances still count. */
 	owner__init(&t->owner, s->live_blocks_limit, s->sample_interval);
+	owner__join_node(&t->owner, &s->node);
 	t->owner_since = s->clock;
 	/* Now, while it is alive: the OOM killer's victim may be gone when its event is read. */
 	cgroup_memory__find(pid, &t->oom.cgroup);
@@ -384,6 +386,15 @@ void session__stop(struct session *s)
 	s->clock = monotonic_ns() / 1e9;
 	HASH_ITER(hh, s->targets, t, tmp)
 		sample_total_now(s, t);
+	total_series__add(&s->node_samples, s->clock - s->started, (int64_t)s->node.bytes,
+			  (int64_t)s->node.peak_bytes, true);
+}
+
+const struct node_total *session__node(const struct session *s,
+				       const struct total_series **samples)
+{
+	*samples = &s->node_samples;
+	return &s->node;
 }
 
 size_t session__live_targets(const struct session *s)

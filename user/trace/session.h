@@ -98,6 +98,14 @@ struct session_opts {
 	bool warm_own_libraries; /* targets start here: read heaptap's libc and loader early */
 };
 
+/*
+ * What every traced process held at once (node_total.h), and its samples every -i
+ * seconds. Its peak's "when" is the session clock when the event was read, seconds since
+ * tracing started.
+ */
+const struct node_total *session__node(const struct session *s,
+				       const struct total_series **samples);
+
 /* 0 or -errno; -EPERM means heaptap lacks the privileges to load BPF. */
 int session__new(const struct session_opts *opts, struct session **out);
 /*
