@@ -61,6 +61,16 @@ struct job_untraced {
 	char *command, *reason;
 };
 
+/*
+ * A host's node total, from a report of one heaptap that traced the host's processes
+ * together (run, attach, run --mpi): the report's "node".
+ */
+struct job_node {
+	char *host;	  /* NULL: not recorded */
+	json_object *node; /* {"peak": {"bytes", "blocks", "seconds", "sites"}, ...} */
+	size_t reports;	  /* reports naming this host: past 1, their sum at once is unknown */
+};
+
 struct job {
 	char *attribution; /* "entry" or "caller" */
 	int64_t run;	   /* the database's run id; 0: files */
@@ -72,6 +82,8 @@ struct job {
 	size_t nr_other; /* processes without a rank beside the ranks (mpirun, a shell) */
 	size_t nr_untraced;
 	struct job_untraced *untraced; /* processes heaptap could not trace */
+	size_t nr_nodes;
+	struct job_node *nodes; /* hosts whose reports carry "node", in reading order */
 };
 
 /*
