@@ -11,6 +11,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include "browser.h"
 #include "driver.h"
 
 TestSuite(node_peak, .timeout = 120);
@@ -110,4 +111,28 @@ Test(node_peak, the_sum_at_once_not_the_sum_of_peaks)
 	out = slurp(text);
 	cr_expect(strstr(out, "Node peaks") != NULL, "%s", out);
 	free(out);
+
+	/* The page draws the node's peak in its summary. */
+	{
+		char html[256], dom[256], log[256];
+		char *argv[] = { (char *)heaptap_path(), "report", json, "--html",
+				 (char *)scratch_file("job.html", html, sizeof(html)), NULL };
+		char *d;
+
+		cr_assert(eq(int, wait_status(spawn(argv, "/dev/null", NULL), 60), 0));
+		browser_dump_dom(html, scratch_file("job.dom", dom, sizeof(dom)),
+				 scratch_file("dom.log", log, sizeof(log)), 60);
+		{
+			char first[512] = "";
+
+			cr_expect(eq(sz, browser_console_lines(log, first, sizeof(first)), 0),
+				  "the page's console: %s", first);
+		}
+		d = slurp(dom);
+		cr_assert(d != NULL && strstr(d, "data-render-ms=") != NULL,
+			  "the page's script did not finish: %.300s", d ? d : "(no DOM)");
+		cr_expect(strstr(d, "Each node's peak") != NULL && strstr(d, "phase_site") != NULL,
+			  "no node peak in the page");
+		free(d);
+	}
 }
