@@ -6,12 +6,14 @@
  * of the ranks' peaks; the sites that held it are that phase's and the three bases; the
  * job summary (text and --json) says the same.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "browser.h"
+#include "cluster.h"
 #include "driver.h"
 
 TestSuite(node_peak, .timeout = 120);
@@ -135,4 +137,57 @@ Test(node_peak, the_sum_at_once_not_the_sum_of_peaks)
 			  "no node peak in the page");
 		free(d);
 	}
+}
+
+/*
+ * Under agent, to a collector: the stored run has no events in order, only each rank's
+ * samples, so the host's sum is taken at the sample times (resolution "samples"): it
+ * holds the bases, and stays below the ranks' peaks added up.
+ */
+Test(node_peak, a_collectors_run_sums_the_samples)
+{
+	char db[256], err[256], target[512], summary[256], path[512];
+	long long bases = 0, sum_of_peaks = 0, got;
+	struct collector_proc c;
+	json_object *sum, *n;
+
+	require_bpf();
+	collector_start(&c, scratch_file("node.db", db, sizeof(db)), 0, NULL);
+	{
+		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+				 "--follow", "-i", "0.05", "--",
+				 (char *)target_path("node_phases", target, sizeof(target)),
+				 (char *)scratch_dir(), NULL };
+
+		cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("agent.err", err,
+									       sizeof(err))),
+					      90), 0), "%s", slurp(err));
+	}
+	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
+	for (int r = 0; r < RANKS; r++) {
+		json_object *truth;
+
+		snprintf(path, sizeof(path), "%s/node-%d.json", scratch_dir(), r);
+		truth = load_json(path);
+		bases += json_object_get_int64(get(truth, "base_usable"));
+		sum_of_peaks += json_object_get_int64(get(truth, "base_usable")) +
+				json_object_get_int64(get(truth, "phase_usable"));
+		json_object_put(truth);
+	}
+	{
+		char *argv[] = { (char *)heaptap_path(), "report", db, "--json",
+				 (char *)scratch_file("summary.json", summary, sizeof(summary)),
+				 NULL };
+
+		cr_assert(eq(int, wait_status(spawn(argv, "/dev/null", NULL), 60), 0));
+	}
+	sum = load_json(summary);
+	cr_assert(eq(sz, json_object_array_length(get(sum, "nodes")), 1));
+	n = json_object_array_get_idx(get(sum, "nodes"), 0);
+	cr_expect(eq(str, (char *)json_object_get_string(get(n, "resolution")), "samples"));
+	cr_expect(eq(i64, json_object_get_int64(get(n, "sum_of_rank_peaks")), sum_of_peaks));
+	got = json_object_get_int64(get(get(n, "peak"), "bytes"));
+	cr_expect(got >= bases && got < sum_of_peaks, "%lld: not within [%lld, %lld)", got, bases,
+		  sum_of_peaks);
+	json_object_put(sum);
 }

@@ -6,6 +6,7 @@
 #include <uthash.h>
 #include "job_stats.h"
 #include "job_summary.h"
+#include "job_summary_nodes.h"
 
 /* A library or function of any rank: its figures in each rank (0 where it has none). */
 struct group_row {
@@ -292,118 +293,6 @@ static json_object *peaks_json(const struct job *j, size_t max_sites)
 	return list;
 }
 
-/* The ranks the OOM killer chose, in rank order: NULL when none. */
-static json_object *oom_json(const struct job *j, size_t max_sites)
-{
-	json_object *list = NULL;
-
-	for (size_t i = 0; i < j->nr; i++) {
-		const struct job_rank *r = &j->ranks[i];
-		json_object *o, *sites, *all, *v;
-
-		if (!r->oom)
-			continue;
-		if (!list && !(list = json_object_new_array()))
-			return NULL;
-		o = json_object_new_object();
-		sites = json_object_new_array();
-		json_object_object_add(o, "rank", json_object_new_int(r->rank));
-		json_object_object_add(o, "pid", json_object_new_int(r->pid));
-		json_object_object_add(o, "host", r->host ? json_object_new_string(r->host) : NULL);
-		for (const char *const *k = (const char *const[]){ "time", "bytes", "blocks",
-								   "cgroup", NULL }; *k; k++)
-			json_object_object_add(o, *k, json_object_object_get_ex(r->oom, *k, &v) ?
-							      json_object_get(v) : NULL);
-		all = json_object_object_get(r->oom, "sites");
-		for (size_t s = 0; all && json_object_is_type(all, json_type_array) &&
-				   s < json_object_array_length(all) && (!max_sites || s < max_sites);
-		     s++)
-			json_object_array_add(sites,
-					      json_object_get(json_object_array_get_idx(all, s)));
-		json_object_object_add(o, "sites", sites);
-		json_object_array_add(list, o);
-	}
-	return list;
-}
-
-/* The job's rank of the process pid, as the summary numbers ranks (-1: not a rank). */
-static int rank_of_pid(const struct job *j, int64_t pid)
-{
-	for (size_t i = 0; i < j->nr; i++) {
-		if (j->ranks[i].pid == pid)
-			return j->ranks[i].rank;
-	}
-	return -1;
-}
-
-/*
- * Each host's peak of what its processes held at once, from the reports that carry it:
- * NULL when none does. A host of several reports (one heaptap per rank) has no peak:
- * their processes' figures were never added up as they happened.
- */
-static json_object *nodes_json(const struct job *j, size_t max_sites)
-{
-	json_object *list = j->nr_nodes ? json_object_new_array() : NULL;
-
-	for (size_t i = 0; list && i < j->nr_nodes; i++) {
-		const struct job_node *n = &j->nodes[i];
-		json_object *o = json_object_new_object(), *peak, *sites, *all, *v;
-		int64_t sum_of_rank_peaks = 0;
-		size_t ranks = 0;
-
-		for (size_t r = 0; r < j->nr; r++) {
-			const struct job_rank *jr = &j->ranks[r];
-
-			if ((!n->host && !jr->host) ||
-			    (n->host && jr->host && !strcmp(n->host, jr->host))) {
-				ranks++;
-				sum_of_rank_peaks += jr->peak ? peak_bytes(jr) : jr->total.max;
-			}
-		}
-		json_object_object_add(o, "host", n->host ? json_object_new_string(n->host) : NULL);
-		json_object_object_add(o, "ranks", json_object_new_uint64(ranks));
-		json_object_object_add(o, "reports", json_object_new_uint64(n->reports));
-		json_object_object_add(o, "sum_of_rank_peaks", json_object_new_int64(sum_of_rank_peaks));
-		json_object_array_add(list, o);
-		if (n->reports > 1 || !json_object_object_get_ex(n->node, "peak", &peak)) {
-			json_object_object_add(o, "peak", NULL);
-			continue;
-		}
-		v = json_object_new_object();
-		sites = json_object_new_array();
-		for (const char *const *k = (const char *const[]){ "bytes", "blocks", "seconds",
-								   NULL }; *k; k++) {
-			json_object *f = json_object_object_get(peak, *k);
-
-			json_object_object_add(v, *k, json_object_get(f));
-		}
-		all = json_object_object_get(peak, "sites");
-		for (size_t s = 0; all && json_object_is_type(all, json_type_array) &&
-				   s < json_object_array_length(all) && (!max_sites || s < max_sites);
-		     s++) {
-			json_object *site = json_object_array_get_idx(all, s), *out, *f;
-
-			if (!json_object_is_type(site, json_type_object))
-				continue;
-			out = json_object_new_object();
-			f = json_object_object_get(site, "pid");
-			json_object_object_add(out, "rank", json_object_new_int(
-							rank_of_pid(j, json_object_get_int64(f))));
-			json_object_object_add(out, "pid", json_object_get(f));
-			for (const char *const *k = (const char *const[]){ "frames", "blocks", "bytes",
-									   NULL }; *k; k++)
-				json_object_object_add(out, *k,
-						       json_object_get(json_object_object_get(site, *k)));
-			json_object_array_add(sites, out);
-		}
-		json_object_object_add(v, "sites", sites);
-		json_object_object_add(o, "peak", v);
-		if (json_object_object_get_ex(n->node, "samples", &all))
-			json_object_object_add(o, "samples", json_object_get(all));
-	}
-	return list;
-}
-
 struct outlier {
 	int rank;
 	int64_t max;
@@ -556,9 +445,9 @@ json_object *job_summary_build(const struct job *j, const struct job_summary_opt
 	json_object_object_add(root, "functions", list);
 	if ((peaks = peaks_json(j, opts->sites)))
 		json_object_object_add(root, "peaks", peaks);
-	if ((peaks = nodes_json(j, opts->sites)))
+	if ((peaks = job_nodes_json(j, opts->sites)))
 		json_object_object_add(root, "nodes", peaks);
-	if ((peaks = oom_json(j, opts->sites)))
+	if ((peaks = job_oom_json(j, opts->sites)))
 		json_object_object_add(root, "oom_kills", peaks);
 	detail = json_object_new_array();
 	for (size_t i = 0; i < j->nr; i++)

@@ -250,12 +250,21 @@ static void print_nodes(FILE *out, json_object *nodes)
 				     "with one (run --mpi, attach --mpi)\n", num(n, "reports"));
 			continue;
 		}
-		fprintf(out, "%s in %" PRId64 " blocks at once, %.2f s into tracing (its ranks' own "
-			     "peaks add up to %s)%s\n",
-			bytes(num(peak, "bytes"), b, sizeof(b)), num(peak, "blocks"),
-			json_object_get_double(get(peak, "seconds")),
-			bytes(num(n, "sum_of_rank_peaks"), sum, sizeof(sum)),
-			json_object_array_length(sites) ? "; held by:" : "");
+		if (get(n, "resolution") &&
+		    !strcmp(json_object_get_string(get(n, "resolution")), "samples"))
+			fprintf(out, "%s at once by the stored samples, %.2f s into the run (a higher "
+				     "sum between two samples is missed; its ranks' own peaks add up "
+				     "to %s)\n",
+				bytes(num(peak, "bytes"), b, sizeof(b)),
+				json_object_get_double(get(peak, "seconds")),
+				bytes(num(n, "sum_of_rank_peaks"), sum, sizeof(sum)));
+		else
+			fprintf(out, "%s in %" PRId64 " blocks at once, %.2f s into tracing (its "
+				     "ranks' own peaks add up to %s)%s\n",
+				bytes(num(peak, "bytes"), b, sizeof(b)), num(peak, "blocks"),
+				json_object_get_double(get(peak, "seconds")),
+				bytes(num(n, "sum_of_rank_peaks"), sum, sizeof(sum)),
+				json_object_array_length(sites) ? "; held by:" : "");
 		for (size_t s = 0; s < json_object_array_length(sites) && s < PEAK_SITES; s++) {
 			json_object *site = json_object_array_get_idx(sites, s);
 
