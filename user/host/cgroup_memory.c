@@ -34,14 +34,25 @@ static void set(struct cgroup_memory *cg, int version, const char *path)
 
 int cgroup_memory__find(pid_t pid, struct cgroup_memory *cg)
 {
-	char name[64], line[1024], unified[sizeof(line)] = "";
+	char name[64];
 	FILE *f;
 
-	memset(cg, 0, sizeof(*cg));
 	snprintf(name, sizeof(name), "/proc/%d/cgroup", pid);
 	f = fopen(name, "re");
-	if (!f)
+	if (!f) {
+		memset(cg, 0, sizeof(*cg));
 		return -errno;
+	}
+	cgroup_memory__parse(f, cg, true);
+	fclose(f);
+	return 0;
+}
+
+void cgroup_memory__parse(FILE *f, struct cgroup_memory *cg, bool check_v2)
+{
+	char line[1024], unified[sizeof(line)] = "";
+
+	memset(cg, 0, sizeof(*cg));
 	while (fgets(line, sizeof(line), f)) {
 		char *first = strchr(line, ':'), *second = first ? strchr(first + 1, ':') : NULL;
 
@@ -55,17 +66,15 @@ int cgroup_memory__find(pid_t pid, struct cgroup_memory *cg)
 			break;
 		}
 	}
-	fclose(f);
 	/* v2 counts memory only where the memory controller is enabled (not in a hybrid). */
 	if (!cg->version && unified[0]) {
 		char probe[sizeof(cg->dir) + 32];
 
 		set(cg, 2, unified);
 		snprintf(probe, sizeof(probe), "%s/memory.current", cg->dir);
-		if (access(probe, R_OK))
+		if (check_v2 && access(probe, R_OK))
 			memset(cg, 0, sizeof(*cg));
 	}
-	return 0;
 }
 
 /* A file's one number; "max" (v2's no limit) reads as 0. */

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct cgroup_memory {
@@ -22,6 +23,11 @@ struct cgroup_memory {
 
 /* Find pid's memory cgroup (cg->version 0 when it has none to read). 0 or -errno. */
 int cgroup_memory__find(pid_t pid, struct cgroup_memory *cg);
+/*
+ * The same from a /proc/PID/cgroup text: v1's memory hierarchy first, else v2's (with
+ * check_v2, only where its memory.current can be read: a hybrid's v2 has no memory).
+ */
+void cgroup_memory__parse(FILE *f, struct cgroup_memory *cg, bool check_v2);
 /* Read its figures now. 0, or -errno when its usage cannot be read (it is gone). */
 int cgroup_memory__read(struct cgroup_memory *cg);
 
