@@ -117,6 +117,20 @@ Test(oom, agent_stores_the_growing_site)
 		wait_status(spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err))), 120);
 	}
 	oom_cgroup__remove(&cg);
+	/* top --collector: the process's state says so. */
+	for (int tries = 0; tries < 50 && db_integer(db, "SELECT count(*) FROM owner WHERE "
+							 "oom_time IS NOT NULL") < 1; tries++)
+		sleep_ms(200);
+	{
+		char *argv[] = { (char *)heaptap_path(), "top", "--collector", c.endpoint, "-b", "-n",
+				 "1", NULL };
+
+		cr_expect(eq(int, wait_status(spawn(argv, scratch_file("top.txt", text,
+								      sizeof(text)), NULL), 30), 0));
+		out = slurp(text);
+		cr_expect(strstr(out, "OOM-killed") != NULL, "%s", out);
+		free(out);
+	}
 	cr_expect(eq(int, collector_stop(&c, SIGTERM), 0), "%s", slurp(c.err));
 	report = stored_report(db, 0);
 	cr_assert(report != NULL, "%s", slurp(err));
