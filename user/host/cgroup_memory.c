@@ -28,8 +28,12 @@ static void set(struct cgroup_memory *cg, int version, const char *path)
 {
 	cg->version = version;
 	snprintf(cg->path, sizeof(cg->path), "%s", path);
-	snprintf(cg->dir, sizeof(cg->dir), "%s%s", version == 1 ? V1_ROOT : V2_ROOT,
-		 strcmp(path, "/") ? path : "");
+}
+
+void cgroup_memory__dir(const struct cgroup_memory *cg, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s", cg->version == 1 ? V1_ROOT : V2_ROOT,
+		 strcmp(cg->path, "/") ? cg->path : "");
 }
 
 int cgroup_memory__find(pid_t pid, struct cgroup_memory *cg)
@@ -68,10 +72,11 @@ void cgroup_memory__parse(FILE *f, struct cgroup_memory *cg, bool check_v2)
 	}
 	/* v2 counts memory only where the memory controller is enabled (not in a hybrid). */
 	if (!cg->version && unified[0]) {
-		char probe[sizeof(cg->dir) + 32];
+		char dir[512], probe[sizeof(dir) + 32];
 
 		set(cg, 2, unified);
-		snprintf(probe, sizeof(probe), "%s/memory.current", cg->dir);
+		cgroup_memory__dir(cg, dir, sizeof(dir));
+		snprintf(probe, sizeof(probe), "%s/memory.current", dir);
 		if (check_v2 && access(probe, R_OK))
 			memset(cg, 0, sizeof(*cg));
 	}
@@ -80,11 +85,12 @@ void cgroup_memory__parse(FILE *f, struct cgroup_memory *cg, bool check_v2)
 /* A file's one number; "max" (v2's no limit) reads as 0. */
 static int read_number(const struct cgroup_memory *cg, const char *file, uint64_t *out)
 {
-	char name[sizeof(cg->dir) + 64], text[64];
+	char dir[512], name[sizeof(dir) + 64], text[64];
 	FILE *f;
 	bool ok;
 
-	snprintf(name, sizeof(name), "%s/%s", cg->dir, file);
+	cgroup_memory__dir(cg, dir, sizeof(dir));
+	snprintf(name, sizeof(name), "%s/%s", dir, file);
 	f = fopen(name, "re");
 	if (!f)
 		return -errno;

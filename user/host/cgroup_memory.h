@@ -16,7 +16,6 @@
 struct cgroup_memory {
 	int version;	 /* 1 or 2; 0: no memory cgroup found */
 	char path[256];	 /* within the hierarchy, as /proc/PID/cgroup says ("/" the root) */
-	char dir[512];	 /* where its files are */
 	uint64_t usage, limit, max_usage; /* bytes; limit 0: none */
 	bool usage_known, max_known;
 };
@@ -28,6 +27,8 @@ int cgroup_memory__find(pid_t pid, struct cgroup_memory *cg);
  * check_v2, only where its memory.current can be read: a hybrid's v2 has no memory).
  */
 void cgroup_memory__parse(FILE *f, struct cgroup_memory *cg, bool check_v2);
+/* Where its files are: /sys/fs/cgroup/memory + path (v1), /sys/fs/cgroup + path (v2). */
+void cgroup_memory__dir(const struct cgroup_memory *cg, char *buf, size_t size);
 /* Read its figures now. 0, or -errno when its usage cannot be read (it is gone). */
 int cgroup_memory__read(struct cgroup_memory *cg);
 
