@@ -167,6 +167,14 @@ struct ht_oom_event {
 	__u32 type;
 	__u32 pid;
 	__u64 time_ns; /* CLOCK_MONOTONIC of the choice */
+	/*
+	 * Its memory cgroup then, read from the kernel (memcg_known 0: none could be read):
+	 * the cgroup directory's inode (kernfs id), and its page counter in pages.
+	 */
+	__u64 cgroup_ino;
+	__u64 usage_pages, max_pages, watermark_pages;
+	__u32 memcg_known;
+	__u32 pad;
 };
 
 /*

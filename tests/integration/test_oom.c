@@ -122,11 +122,11 @@ Test(oom, agent_stores_the_growing_site)
 							 "oom_time IS NOT NULL") < 1; tries++)
 		sleep_ms(200);
 	{
-		char *argv[] = { (char *)heaptap_path(), "top", "--collector", c.endpoint, "-b", "-n",
-				 "1", NULL };
+		char *argv[] = { (char *)heaptap_path(), "top", "--collector", c.endpoint,
+				 "-b", "-n", "1", NULL };
+		pid_t top = spawn(argv, scratch_file("top.txt", text, sizeof(text)), NULL);
 
-		cr_expect(eq(int, wait_status(spawn(argv, scratch_file("top.txt", text,
-								      sizeof(text)), NULL), 30), 0));
+		cr_expect(eq(int, wait_status(top, 30), 0));
 		out = slurp(text);
 		cr_expect(strstr(out, "OOM-killed") != NULL, "%s", out);
 		free(out);
@@ -142,10 +142,12 @@ Test(oom, agent_stores_the_growing_site)
 	{
 		char *argv[] = { (char *)heaptap_path(), "report", db, NULL };
 
-		cr_assert(eq(int, wait_status(spawn(argv, scratch_file("db.txt", text, sizeof(text)),
-						    NULL), 60), 0));
+		pid_t report = spawn(argv, scratch_file("db.txt", text, sizeof(text)), NULL);
+
+		cr_assert(eq(int, wait_status(report, 60), 0));
 	}
 	out = slurp(text);
-	cr_expect(strstr(out, "Killed by the OOM killer: rank") && strstr(out, "grow_site"), "%s", out);
+	cr_expect(strstr(out, "Killed by the OOM killer: rank") && strstr(out, "grow_site"), "%s",
+		  out);
 	free(out);
 }

@@ -278,8 +278,8 @@ static int copy_process(struct migration *m, struct db_stmt *s, int64_t run)
 	      copy_rows(m, "samples", "process, t, current, max", "idii", from, to) ||
 	      (source_has(m, "SELECT oom_time FROM owner LIMIT 0") ?
 		       copy_rows(m, "owner", "process, blocks, bytes, peak_blocks, peak_bytes, "
-				 "freed_calls, freed_bytes, freed_bytes_known, oom_time, oom_blocks, "
-				 "oom_bytes, oom_cgroup", "iiiiiiiidiit", from, to) :
+				 "freed_calls, freed_bytes, freed_bytes_known, oom_time, "
+				 "oom_blocks, oom_bytes, oom_cgroup", "iiiiiiiidiit", from, to) :
 		       copy_rows(m, "owner", "process, blocks, bytes, peak_blocks, peak_bytes, "
 				 "freed_calls, freed_bytes, freed_bytes_known", "iiiiiiii", from,
 				 to)) ||

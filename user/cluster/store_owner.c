@@ -198,15 +198,16 @@ int store_owner__load(struct store *st, int64_t process, bool totals_only,
 	 * frees before tracing (read as none sent). Before 6: no OOM kill (read as none).
 	 */
 	if (!(s = db__prepare(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, freed_calls, "
-				   "freed_bytes, freed_bytes_known, oom_time, oom_blocks, oom_bytes, "
-				   "oom_cgroup FROM owner WHERE process = ?1", 0)) &&
+				   "freed_bytes, freed_bytes_known, oom_time, oom_blocks, "
+				   "oom_bytes, oom_cgroup FROM owner WHERE process = ?1", 0)) &&
 	    (!strstr(db__errmsg(db), "no such column") ||
 	     !(s = db__prepare(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, freed_calls, "
-				    "freed_bytes, freed_bytes_known, NULL, NULL, NULL, NULL FROM owner "
-				    "WHERE process = ?1", 0))) &&
+				    "freed_bytes, freed_bytes_known, NULL, NULL, NULL, NULL "
+				    "FROM owner WHERE process = ?1", 0))) &&
 	    (!strstr(db__errmsg(db), "no such column") ||
 	     !(s = db__prepare(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, NULL, NULL, "
-				    "NULL, NULL, NULL, NULL, NULL FROM owner WHERE process = ?1", 0))))
+				    "NULL, NULL, NULL, NULL, NULL FROM owner "
+				    "WHERE process = ?1", 0))))
 		return strstr(db__errmsg(db), "no such table") ? 0 :
 			store_db_error(st, "read who holds the memory");
 	db_bind_int64(s, 1, process);

@@ -54,7 +54,8 @@
 	"  process BIGINT PRIMARY KEY REFERENCES processes(id), blocks BIGINT,"              \
 	"  bytes BIGINT, peak_blocks BIGINT, peak_bytes BIGINT, freed_calls BIGINT,"         \
 	"  freed_bytes BIGINT, freed_bytes_known BIGINT, oom_time DOUBLE PRECISION,"        \
-	"  oom_blocks BIGINT, oom_bytes BIGINT, oom_cgroup TEXT)" PG_REWRITTEN ";"                    \
+	"  oom_blocks BIGINT, oom_bytes BIGINT, oom_cgroup TEXT)"                             \
+	PG_REWRITTEN ";"                                                                      \
 	"CREATE TABLE IF NOT EXISTS owner_sites ("                                            \
 	"  process BIGINT NOT NULL REFERENCES processes(id), kind BIGINT NOT NULL,"          \
 	"  position BIGINT NOT NULL, frames TEXT NOT NULL, blocks BIGINT, bytes BIGINT,"    \

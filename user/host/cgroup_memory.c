@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,4 +125,40 @@ int cgroup_memory__read(struct cgroup_memory *cg)
 	}
 	cg->usage_known = !err;
 	return err;
+}
+
+/* nftw's walk for one inode (nftw takes no context: one walk at a time, on one thread). */
+static ino_t wanted_ino;
+static char found[PATH_MAX];
+
+static int match_ino(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_D || st->st_ino != wanted_ino)
+		return 0;
+	snprintf(found, sizeof(found), "%s", path);
+	return 1;
+}
+
+void cgroup_memory__from_kernel(struct cgroup_memory *cg, uint64_t ino, uint64_t usage_pages,
+				uint64_t max_pages, uint64_t watermark_pages)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct stat v1;
+	bool is_v1 = !stat(V1_ROOT "/memory.usage_in_bytes", &v1);
+	const char *root = is_v1 ? V1_ROOT : V2_ROOT;
+
+	cg->usage = usage_pages * page;
+	cg->usage_known = true;
+	/* The page counter's "no limit" is LONG_MAX / PAGE_SIZE pages. */
+	cg->limit = max_pages >= (uint64_t)LONG_MAX / page ? 0 : max_pages * page;
+	cg->max_usage = watermark_pages * page;
+	cg->max_known = true;
+	wanted_ino = (ino_t)ino;
+	found[0] = '\0';
+	if (nftw(root, match_ino, 16, FTW_PHYS) == 1) {
+		cg->version = is_v1 ? 1 : 2;
+		snprintf(cg->path, sizeof(cg->path), "%s", found[strlen(root)] ?
+							      found + strlen(root) : "/");
+	}
 }

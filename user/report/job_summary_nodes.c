@@ -7,6 +7,21 @@
 #include <string.h>
 #include "job_summary_nodes.h"
 
+/* A list's length; 0 when it is not one. */
+static size_t length_of(json_object *list)
+{
+	return list && json_object_is_type(list, json_type_array) ?
+		       json_object_array_length(list) : 0;
+}
+
+/* from's fields keys (NULL-terminated) into to, a reference each (null when absent). */
+static void copy_fields(json_object *to, json_object *from, const char *const *keys)
+{
+	for (; *keys; keys++)
+		json_object_object_add(to, *keys,
+				       json_object_get(json_object_object_get(from, *keys)));
+}
+
 static int64_t peak_bytes(const struct job_rank *r)
 {
 	json_object *b = json_object_object_get(r->peak, "bytes");
@@ -21,7 +36,9 @@ json_object *job_oom_json(const struct job *j, size_t max_sites)
 
 	for (size_t i = 0; i < j->nr; i++) {
 		const struct job_rank *r = &j->ranks[i];
-		json_object *o, *sites, *all, *v;
+		static const char *const fields[] = { "time", "bytes", "blocks", "cgroup", NULL };
+		json_object *o, *sites, *all;
+		size_t nr;
 
 		if (!r->oom)
 			continue;
@@ -32,14 +49,10 @@ json_object *job_oom_json(const struct job *j, size_t max_sites)
 		json_object_object_add(o, "rank", json_object_new_int(r->rank));
 		json_object_object_add(o, "pid", json_object_new_int(r->pid));
 		json_object_object_add(o, "host", r->host ? json_object_new_string(r->host) : NULL);
-		for (const char *const *k = (const char *const[]){ "time", "bytes", "blocks",
-								   "cgroup", NULL }; *k; k++)
-			json_object_object_add(o, *k, json_object_object_get_ex(r->oom, *k, &v) ?
-							      json_object_get(v) : NULL);
+		copy_fields(o, r->oom, fields);
 		all = json_object_object_get(r->oom, "sites");
-		for (size_t s = 0; all && json_object_is_type(all, json_type_array) &&
-				   s < json_object_array_length(all) && (!max_sites || s < max_sites);
-		     s++)
+		nr = length_of(all);
+		for (size_t s = 0; s < nr && (!max_sites || s < max_sites); s++)
 			json_object_array_add(sites,
 					      json_object_get(json_object_array_get_idx(all, s)));
 		json_object_object_add(o, "sites", sites);
@@ -169,6 +182,8 @@ static json_object *sampled_nodes(const struct job *j)
 
 json_object *job_nodes_json(const struct job *j, size_t max_sites)
 {
+	static const char *const peak_fields[] = { "bytes", "blocks", "seconds", NULL };
+	static const char *const site_fields[] = { "frames", "blocks", "bytes", NULL };
 	json_object *list = j->nr_nodes ? json_object_new_array() : NULL;
 
 	if (!j->nr_nodes && j->run)
@@ -178,7 +193,7 @@ json_object *job_nodes_json(const struct job *j, size_t max_sites)
 		const struct job_node *n = &j->nodes[i];
 		json_object *o = json_object_new_object(), *peak, *sites, *all, *v;
 		int64_t sum_of_rank_peaks = 0;
-		size_t ranks = 0;
+		size_t ranks = 0, nr;
 
 		for (size_t r = 0; r < j->nr; r++) {
 			const struct job_rank *jr = &j->ranks[r];
@@ -192,7 +207,8 @@ json_object *job_nodes_json(const struct job *j, size_t max_sites)
 		json_object_object_add(o, "host", n->host ? json_object_new_string(n->host) : NULL);
 		json_object_object_add(o, "ranks", json_object_new_uint64(ranks));
 		json_object_object_add(o, "reports", json_object_new_uint64(n->reports));
-		json_object_object_add(o, "sum_of_rank_peaks", json_object_new_int64(sum_of_rank_peaks));
+		json_object_object_add(o, "sum_of_rank_peaks",
+				       json_object_new_int64(sum_of_rank_peaks));
 		json_object_object_add(o, "resolution", json_object_new_string("events"));
 		json_object_array_add(list, o);
 		if (n->reports > 1 || !json_object_object_get_ex(n->node, "peak", &peak)) {
@@ -201,16 +217,10 @@ json_object *job_nodes_json(const struct job *j, size_t max_sites)
 		}
 		v = json_object_new_object();
 		sites = json_object_new_array();
-		for (const char *const *k = (const char *const[]){ "bytes", "blocks", "seconds",
-								   NULL }; *k; k++) {
-			json_object *f = json_object_object_get(peak, *k);
-
-			json_object_object_add(v, *k, json_object_get(f));
-		}
+		copy_fields(v, peak, peak_fields);
 		all = json_object_object_get(peak, "sites");
-		for (size_t s = 0; all && json_object_is_type(all, json_type_array) &&
-				   s < json_object_array_length(all) && (!max_sites || s < max_sites);
-		     s++) {
+		nr = length_of(all);
+		for (size_t s = 0; s < nr && (!max_sites || s < max_sites); s++) {
 			json_object *site = json_object_array_get_idx(all, s), *out, *f;
 
 			if (!json_object_is_type(site, json_type_object))
@@ -220,10 +230,7 @@ json_object *job_nodes_json(const struct job *j, size_t max_sites)
 			json_object_object_add(out, "rank", json_object_new_int(
 							rank_of_pid(j, json_object_get_int64(f))));
 			json_object_object_add(out, "pid", json_object_get(f));
-			for (const char *const *k = (const char *const[]){ "frames", "blocks", "bytes",
-									   NULL }; *k; k++)
-				json_object_object_add(out, *k,
-						       json_object_get(json_object_object_get(site, *k)));
+			copy_fields(out, site, site_fields);
 			json_object_array_add(sites, out);
 		}
 		json_object_object_add(v, "sites", sites);

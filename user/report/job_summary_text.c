@@ -246,15 +246,16 @@ static void print_nodes(FILE *out, json_object *nodes)
 
 		fprintf(out, "  %s: ", host ? json_object_get_string(host) : "(host not recorded)");
 		if (!peak || json_object_is_type(peak, json_type_null)) {
-			fprintf(out, "unknown: %" PRId64 " reports of one heaptap each; trace the host "
-				     "with one (run --mpi, attach --mpi)\n", num(n, "reports"));
+			fprintf(out, "unknown: %" PRId64 " reports of one heaptap each; trace "
+				     "the host with one (run --mpi, attach --mpi)\n",
+				num(n, "reports"));
 			continue;
 		}
 		if (get(n, "resolution") &&
 		    !strcmp(json_object_get_string(get(n, "resolution")), "samples"))
-			fprintf(out, "%s at once by the stored samples, %.2f s into the run (a higher "
-				     "sum between two samples is missed; its ranks' own peaks add up "
-				     "to %s)\n",
+			fprintf(out, "%s at once by the stored samples, %.2f s into the run (a "
+				     "higher sum between two samples is missed; its ranks' own "
+				     "peaks add up to %s)\n",
 				bytes(num(peak, "bytes"), b, sizeof(b)),
 				json_object_get_double(get(peak, "seconds")),
 				bytes(num(n, "sum_of_rank_peaks"), sum, sizeof(sum)));
@@ -285,12 +286,12 @@ static void print_oom_kills(FILE *out, json_object *kills)
 		json_object *host = get(k, "host");
 		char b[32];
 
-		fprintf(out, "\nKilled by the OOM killer: rank %" PRId64 " (PID %" PRId64 "%s%s) at "
-			     "%.2f s, holding %s in %" PRId64 " blocks:\n",
+		fprintf(out, "\nKilled by the OOM killer: rank %" PRId64 " (PID %" PRId64 "%s%s) "
+			     "at %.2f s, holding %s in %" PRId64 " blocks:\n",
 			num(k, "rank"), num(k, "pid"), host ? " on " : "",
 			host ? json_object_get_string(host) : "",
-			json_object_get_double(get(k, "time")), bytes(num(k, "bytes"), b, sizeof(b)),
-			num(k, "blocks"));
+			json_object_get_double(get(k, "time")),
+			bytes(num(k, "bytes"), b, sizeof(b)), num(k, "blocks"));
 		for (size_t s = 0; s < json_object_array_length(sites) && s < PEAK_SITES; s++) {
 			json_object *site = json_object_array_get_idx(sites, s);
 

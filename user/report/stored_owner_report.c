@@ -125,8 +125,8 @@ void stored_owner__text(FILE *out, const struct stored_owner *o, const char *all
 	if (o->oom_killed) {
 		char heading[96];
 
-		snprintf(heading, sizeof(heading), "Killed by the OOM killer at %.2f s into tracing",
-			 o->oom_time);
+		snprintf(heading, sizeof(heading),
+			 "Killed by the OOM killer at %.2f s into tracing", o->oom_time);
 		owner_text_heading(out, heading, o->oom_bytes, o->oom_blocks);
 		print_sites(out, o->oom_sites, o->nr_oom, false, allocator);
 	}

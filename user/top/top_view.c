@@ -278,8 +278,9 @@ static void draw_process(struct top_view *v, const struct target *t)
 	size_t n = 0;
 
 	if (t->oom.killed)
-		mvprintw(3, 0, "PID %d (killed by the OOM killer at %.1f s, holding %llu bytes)  %.40s",
-			 t->pid, t->oom.seconds, (unsigned long long)t->oom.bytes, t->command);
+		mvprintw(3, 0, "PID %d (killed by the OOM killer at %.1f s, holding %llu bytes)  "
+			 "%.40s", t->pid, t->oom.seconds, (unsigned long long)t->oom.bytes,
+			 t->command);
 	else
 		mvprintw(3, 0, "PID %d%s  %.60s", t->pid, t->exited ? " (exited)" : "", t->command);
 	for (int tab = 0; tab < NR_TABS; tab++) {

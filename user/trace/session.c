@@ -488,10 +488,15 @@ static void oom_victim(struct session *s, const struct ht_oom_event *ev)
 	if (!t)
 		return;
 	oom_record__take(&t->oom, &t->owner, ev->time_ns / 1e9 - t->owner_since);
-	/* It may have moved since first seen (a job step placed after its start). */
-	if (cgroup_memory__find(t->pid, &now) == 0 && now.version)
-		t->oom.cgroup = now;
-	cgroup_memory__read(&t->oom.cgroup);
+	if (ev->memcg_known) { /* as the kernel counted at the choice: exact */
+		cgroup_memory__from_kernel(&t->oom.cgroup, ev->cgroup_ino, ev->usage_pages,
+					   ev->max_pages, ev->watermark_pages);
+	} else {
+		/* It may have moved since first seen (a job step placed after its start). */
+		if (cgroup_memory__find(t->pid, &now) == 0 && now.version)
+			t->oom.cgroup = now;
+		cgroup_memory__read(&t->oom.cgroup);
+	}
 	log_info("PID %d chosen by the OOM killer %.2f s into tracing, holding %llu bytes", t->pid,
 		 t->oom.seconds, (unsigned long long)t->oom.bytes);
 }
