@@ -135,6 +135,7 @@ Test(node_peak, the_sum_at_once_not_the_sum_of_peaks)
 			  "the page's script did not finish: %.300s", d ? d : "(no DOM)");
 		cr_expect(strstr(d, "Each node's peak") != NULL && strstr(d, "phase_site") != NULL,
 			  "no node peak in the page");
+		cr_expect(strstr(d, "data-nodes=\"1\"") != NULL, "no line of the node's sum");
 		free(d);
 	}
 }

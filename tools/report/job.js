@@ -200,6 +200,25 @@
 				}
 			});
 		}
+		/*
+		 * Each node's sum at once, where a report carries it, on the same grid: its
+		 * latest sample at each time (the samples share the ranks' clock).
+		 */
+		var rankLines = sers.length - 1, nodeLines = 0;
+		(S.nodes || []).forEach(function (n) {
+			var samples = n.samples || [], col = new Array(time.length), k = -1;
+			if (!samples.length || n.resolution !== "events")
+				return;
+			time.forEach(function (t, i) {
+				while (k + 1 < samples.length && samples[k + 1][0] <= t)
+					k++;
+				col[i] = k >= 0 ? samples[k][1] : null;
+			});
+			data.push(col);
+			sers.push({ label: (n.host || "node") + " (sum)", points: { show: false },
+				    paths: step, stroke: "#2e7d32", width: 2, dash: [6, 4] });
+			nodeLines++;
+		});
 		var plot = new uPlot({
 			width: H.width(node), height: 360,
 			legend: { show: sers.length <= 17, live: true },
@@ -229,7 +248,8 @@
 			}
 		});
 		node.setAttribute("data-mode", mode);
-		node.setAttribute("data-series", plot.series.length - 1);
+		node.setAttribute("data-series", rankLines);
+		node.setAttribute("data-nodes", nodeLines);
 	}
 
 	function barItems(rows, name) {
