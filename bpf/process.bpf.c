@@ -315,4 +315,47 @@ int BPF_PROG(thread_exit)
 	return 0;
 }
 
+/*
+ * The OOM killer chose a victim (a memory cgroup over its limit, or the whole machine):
+ * runs in whichever task hit the limit, before the kill is delivered, so the victim's
+ * calls so far are ahead of this event and its owner figures are those of this moment.
+ * Loaded only where the kernel has the tracepoint (tracer.c).
+ */
+SEC("tp_btf/mark_victim")
+int BPF_PROG(oom_victim, struct task_struct *task)
+{
+	struct ht_oom_event ev = {
+		.type = HT_EV_OOM,
+		.pid = BPF_CORE_READ(task, tgid),
+		.time_ns = bpf_ktime_get_ns(),
+	};
+
+	if (!bpf_map_lookup_elem(&targets, &ev.pid))
+		return 0;
+	/*
+	 * Its memory cgroup's counter now, before the kill frees anything: by the time
+	 * userspace reads /proc the victim may have left its cgroup on its way out.
+	 */
+	if (bpf_core_enum_value_exists(enum cgroup_subsys_id, memory_cgrp_id)) {
+		int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+		struct css_set *cset = BPF_CORE_READ(task, cgroups);
+		struct cgroup_subsys_state *css = NULL;
+		struct mem_cgroup *memcg;
+
+		if (cset && id >= 0 && id < CGROUP_SUBSYS_COUNT)
+			bpf_core_read(&css, sizeof(css), &cset->subsys[id]);
+		memcg = css ? (void *)css - bpf_core_field_offset(struct mem_cgroup, css) : NULL;
+		if (memcg) {
+			ev.cgroup_ino = BPF_CORE_READ(css, cgroup, kn, id);
+			ev.usage_pages = BPF_CORE_READ(memcg, memory.usage.counter);
+			ev.max_pages = BPF_CORE_READ(memcg, memory.max);
+			ev.watermark_pages = BPF_CORE_READ(memcg, memory.watermark);
+			ev.memcg_known = 1;
+		}
+	}
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
+		count_loss(ev.pid, LOSS_RINGBUF_FULL);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -63,6 +63,7 @@ enum ht_event_type {
 	HT_EV_FORK = 5,		/* a traced process started another (with --follow) */
 	HT_EV_LAUNCHER = 6,	/* an MPI launcher started (ht_fork_event, parent 0) */
 	HT_EV_OS_CALL = 7,	/* one mapping system call completed (ht_os_event) */
+	HT_EV_OOM = 8,		/* the OOM killer chose a traced process (ht_oom_event) */
 };
 
 /* ht_call_event.flags */
@@ -186,6 +187,24 @@ struct ht_exit_event {
 	 * most ever resident (VmHWM); 0 when not read.
 	 */
 	__u64 rss_pages, rss_peak_pages;
+};
+
+/*
+ * The OOM killer chose a traced process (tracepoint oom:mark_victim), before the kill is
+ * delivered: its calls up to now are ahead of this event in the stream.
+ */
+struct ht_oom_event {
+	__u32 type;
+	__u32 pid;
+	__u64 time_ns; /* CLOCK_MONOTONIC of the choice */
+	/*
+	 * Its memory cgroup then, read from the kernel (memcg_known 0: none could be read):
+	 * the cgroup directory's inode (kernfs id), and its page counter in pages.
+	 */
+	__u64 cgroup_ino;
+	__u64 usage_pages, max_pages, watermark_pages;
+	__u32 memcg_known;
+	__u32 pad;
 };
 
 /*

@@ -16,10 +16,19 @@ TEST_TARGETS += $(TARGET_DIR)/export_sites $(TARGET_DIR)/rank_sites $(TARGET_DIR
 	$(TARGET_DIR)/rss_grow
 TEST_TARGETS += $(TARGET_DIR)/libcpool.so $(TARGET_DIR)/pool_user $(TARGET_DIR)/cpool.spec \
 	$(TARGET_DIR)/tbb_user
+TEST_TARGETS += $(TARGET_DIR)/oom_grow $(TARGET_DIR)/node_phases
 DEMO_TARGET := $(TARGET_DIR)/demo
 
 $(TARGET_DIR):
 	$(Q)mkdir -p $@
+
+$(TARGET_DIR)/oom_grow: tests/targets/oom_grow.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
+
+$(TARGET_DIR)/node_phases: tests/targets/node_phases.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
 
 $(TARGET_DIR)/libgt.so: tests/targets/gtlib.c tests/targets/gtlib.h | $(TARGET_DIR)
 	$(call msg,CC,$@)

@@ -36,7 +36,8 @@ static void print_rows(FILE *out, const struct report_run *run, struct top_rates
 			     "%12" PRIu64 "  %s\n", pf->host, rank, t->pid, t->stats.total.current,
 			t->stats.total.max, held, peak, alloc_rate, free_rate,
 			top_total_calls(&t->stats.total),
-			pf->state ? pf->state : t->exited ? "exited" : "running");
+			t->oom.killed ? "OOM-killed" : pf->state ? pf->state :
+			t->exited ? "exited" : "running");
 	}
 	fputc('\n', out);
 	fflush(out);

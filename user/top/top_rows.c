@@ -120,7 +120,7 @@ void top_rows__print(struct top_rows *r, FILE *out, struct session *s)
 		fprintf(out, "%5s %8d %12" PRId64 " %12" PRId64 " %10.0f %10.0f %12" PRIu64
 			     " %-7s  %s\n",
 			rank, tg->pid, b->current, b->max, alloc_rate, free_rate, calls,
-			tg->exited ? "exited" : "running",
+			tg->oom.killed ? "OOM-killed" : tg->exited ? "exited" : "running",
 			printable(tg->command, command, sizeof(command)));
 	}
 	fputc('\n', out);

@@ -230,7 +230,8 @@ static void draw_table(struct top_view *v, struct target **targets, size_t n)
 		if (t->mpi.rank >= 0)
 			snprintf(rank, sizeof(rank), "%d", t->mpi.rank);
 		/* An exited process keeps its row, its final figures, and says so. */
-		snprintf(command, sizeof(command), "%s%.20s", t->exited ? "(exited) " : "",
+		snprintf(command, sizeof(command), "%s%.20s",
+			 t->oom.killed ? "(OOM-killed) " : t->exited ? "(exited) " : "",
 			 printable(program_name(t->command), shown, sizeof(shown)));
 		if (i == v->selected)
 			attron(A_BOLD | A_UNDERLINE);
@@ -278,8 +279,13 @@ static void draw_process(struct top_view *v, const struct target *t)
 	struct row rows[512];
 	size_t n = 0;
 
-	mvprintw(3, 0, "PID %d%s  %.60s", t->pid, t->exited ? " (exited)" : "",
-		 printable(t->command, shown, sizeof(shown)));
+	if (t->oom.killed)
+		mvprintw(3, 0, "PID %d (killed by the OOM killer at %.1f s, holding %llu bytes)  "
+			 "%.40s", t->pid, t->oom.seconds, (unsigned long long)t->oom.bytes,
+			 printable(t->command, shown, sizeof(shown)));
+	else
+		mvprintw(3, 0, "PID %d%s  %.60s", t->pid, t->exited ? " (exited)" : "",
+			 printable(t->command, shown, sizeof(shown)));
 	for (int tab = 0; tab < NR_TABS; tab++) {
 		if (tab == (int)v->tab)
 			attron(A_REVERSE);
