@@ -62,5 +62,5 @@ stty -onlcr 2>/dev/null </dev/console
 chroot /newroot /bin/sh "$run/command" </dev/null >/dev/console 2>&1
 echo $? >"/newroot$run/status"
 sync
-umount "/newroot$work"
+umount "/newroot$work" 2>/dev/null
 reboot -f

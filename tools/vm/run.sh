@@ -86,8 +86,6 @@ if [ ! -e "$kdir/ready" ]; then
 	mkdir -p "$initrd"/{bin,dev,proc,sys,newroot,modules}
 	cp /bin/busybox "$initrd/bin/busybox"
 	ln -s busybox "$initrd/bin/sh"
-	cp "$top/tools/vm/init.sh" "$initrd/init"
-	chmod +x "$initrd/init"
 	modprobe -d "$base" -S "$kver" -a --show-depends virtio_pci 9pnet_virtio 9p |
 		awk '$1 == "insmod" { print $2 }' | while read -r ko; do
 			name=$(basename "$ko")
@@ -100,9 +98,14 @@ if [ ! -e "$kdir/ready" ]; then
 			grep -qx "$name" "$initrd/modules/order" 2>/dev/null ||
 				echo "$name" >>"$initrd/modules/order"
 		done
-	(cd "$initrd" && find . | busybox cpio -o -H newc 2>/dev/null) >"$kdir/initramfs.cpio"
 	ln -sf "root/$(cd "$kdir/root" && ls boot/vmlinuz-*)" "$kdir/vmlinuz"
 	touch "$kdir/ready"
+fi
+# /init is this folder's init.sh, as it is now.
+if [ ! -e "$kdir/initramfs.cpio" ] || [ "$top/tools/vm/init.sh" -nt "$kdir/initramfs.cpio" ]; then
+	install -m 0755 "$top/tools/vm/init.sh" "$kdir/initramfs/init"
+	(cd "$kdir/initramfs" && find . | busybox cpio -o -H newc 2>/dev/null) \
+		>"$kdir/initramfs.cpio"
 fi
 
 # The command, written where the VM can read it; its status comes back beside it.
