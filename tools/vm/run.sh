@@ -113,11 +113,16 @@ run=$vmdir/runs/$$
 rm -rf "$run"
 mkdir -p "$run"
 trap 'rm -rf "$run"' EXIT
+# Quoted for sh (printf %q may quote the bash way, $'...').
+quote() {
+	local q="'\\''"
+	printf " '%s'" "${1//\'/$q}"
+}
 {
-	printf 'cd %q || exit 125\n' "$PWD"
-	printf 'export HOME=/root TERM=dumb PATH=%q\n' "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	printf 'cd%s || exit 125\n' "$(quote "$PWD")"
+	printf 'export HOME=/root TERM=dumb PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n'
 	printf 'exec'
-	printf ' %q' "$@"
+	for arg; do quote "$arg"; done
 	printf '\n'
 } >"$run/command"
 

@@ -12,3 +12,9 @@ VM_KERNELS ?= 6.1 6.12
 vm-test: heaptap $(INTEG_BIN) $(TEST_TARGETS)
 	$(call install_missing,$(VM_PACKAGES))
 	$(Q)tools/vm/kernel_tests.sh $(VM_KERNELS)
+
+# Attach and detach on those kernels, with and without uprobe_multi links (not in test).
+.PHONY: vm-bench
+vm-bench: heaptap
+	$(call install_missing,$(VM_PACKAGES))
+	$(Q)tools/vm/attach_cost.sh $(VM_KERNELS)
