@@ -158,8 +158,28 @@ static int answer(int libbpf_probe)
 	return libbpf_probe > 0;
 }
 
+/*
+ * May heaptap load a program at all? Without CAP_BPF every probe would fail as if the
+ * feature were missing: -EPERM then, and nothing is probed (loading will say why).
+ */
+static int may_probe(void)
+{
+	static int allowed = 1; /* 1: not tried yet */
+	int fd;
+
+	if (allowed != 1)
+		return allowed;
+	fd = load_probe(BPF_PROG_TYPE_KPROBE, 0, 0);
+	if (fd >= 0)
+		close(fd);
+	allowed = fd == -EPERM || fd == -EACCES ? fd : 0;
+	return allowed;
+}
+
 static int probe(enum kernel_feature f)
 {
+	if (f != KF_BTF && f != KF_UPROBES && may_probe())
+		return may_probe();
 	switch (f) {
 	case KF_BTF:
 		return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
@@ -210,8 +230,6 @@ int kernel_has(enum kernel_feature f)
 	libbpf_set_print(old);
 	if (got >= 0)
 		__atomic_store_n(&known[f], got + 2, __ATOMIC_RELEASE);
-	log_debug("kernel feature %s: %s", features[f].name,
-		  got > 0 ? "yes" : got == 0 ? "no" : strerror(-got));
 	return got;
 }
 

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <string.h>
 #include "cli.h"
 #include "kernel_features.h"
 #include "log.h"
@@ -18,13 +17,7 @@
  */
 static int check_kernel(void)
 {
-	int err = kernel_features_check();
-
-	if (err == -ENOTSUP)
-		return EXIT_FAILURE_INTERNAL;
-	if (err)
-		log_debug("kernel features not probed: %s", strerror(-err));
-	return EXIT_OK;
+	return kernel_features_check() == -ENOTSUP ? EXIT_FAILURE_INTERNAL : EXIT_OK;
 }
 
 /*
