@@ -65,9 +65,11 @@ kdir=$vmdir/$package
 if [ ! -e "$kdir/ready" ]; then
 	rm -rf "$kdir"
 	mkdir -p "$kdir"
-	(cd "$vmdir/debs" && apt-get download -q "$package" >"$kdir/download.log" 2>&1) ||
-		die "cannot download $package: $(grep -m1 -E '^(E|W):' "$kdir/download.log" ||
-			tail -n1 "$kdir/download.log")"
+	if ! (cd "$vmdir/debs" && apt-get download -q "$package" >"$kdir/download.log" 2>&1); then
+		why=$(grep -m1 -E '^(E|W):' "$kdir/download.log" || tail -n1 "$kdir/download.log")
+		rm -rf "$kdir"
+		die "cannot download $package: $why"
+	fi
 	deb=$(ls "$vmdir/debs/${package}_"*.deb | tail -n1)
 	dpkg-deb -x "$deb" "$kdir/root"
 	rm -f "$deb"
