@@ -2,7 +2,8 @@
 #
 # make            build ./heaptap
 # make demo       build, trace the bundled demo workload, print its report
-# make test       install missing Debian packages, build, run unit and integration tests
+# make test       install missing Debian packages, build, run unit and integration tests,
+#                 and the VM tests (make vm-test: heaptap on Linux 6.1 and 6.12 in QEMU)
 # make bench      print the overhead figures (traced vs. empty probes vs. untraced)
 # make fuzz       fuzz every parser of a target's bytes, FUZZ_SECONDS (30) each
 # make install    install the binary, its man pages, bash and zsh completion (PREFIX=/usr/local)
@@ -201,6 +202,7 @@ heaptap: $(USER_OBJS)
 include tools/man/man.mk
 include tools/package/package.mk
 include tests/tests.mk
+include tools/vm/vm.mk
 include tests/fuzz/fuzz.mk
 include tools/bench/bench.mk
 

@@ -82,9 +82,14 @@ __weak __noinline bool stack_cache_same_reads(struct stack_cache *cache,
 	if (!cache || !c)
 		return false;
 	len = c->span_len;
-
-	if (len < 8 || len > STACK_SPAN_BYTES ||
-	    bpf_probe_read_user(cache->span, len, (void *)c->span_start))
+	if (len < 8 || len > STACK_SPAN_BYTES)
+		return false;
+	/*
+	 * The length read is the length checked: clang may otherwise compare one copy and
+	 * pass another, whose bounds a 6.1 verifier does not know.
+	 */
+	barrier_var(len);
+	if (bpf_probe_read_user(cache->span, len, (void *)c->span_start))
 		return false;
 	for (__u32 i = 0; i < UNWIND_LOG_READS; i++) {
 		__u64 offset, value;

@@ -29,7 +29,7 @@ $(INTEG_BIN): $(INTEG_OBJS) $(LIB_OBJS)
 # Re-run make after `deps-test` so that pkg-config sees freshly installed packages.
 test:
 	$(Q)$(MAKE) --no-print-directory deps-test
-	$(Q)$(MAKE) --no-print-directory unit-test integration-test
+	$(Q)$(MAKE) --no-print-directory unit-test integration-test vm-test
 
 # Everything the tests need, built but not run (for running one suite by hand:
 # .output/tests/integration_tests --filter 'groundtruth/*', with HEAPTAP and TARGETS set).

@@ -19,7 +19,6 @@
 #include "cmd_sites.h"
 #include "cmd_top.h"
 #include "command_list.h"
-#include "preflight.h"
 
 TestSuite(cli);
 
@@ -307,21 +306,6 @@ Test(cli, tree_report_and_compare_options)
 	cr_expect(compare_of(&o)->out.depth == 3, "compare's default depth");
 	cr_expect(eq(str, (char *)compare_of(&o)->inputs[1], "b.json"));
 	cli_free(&o);
-}
-
-Test(cli, kernel_release)
-{
-	cr_expect(eq(int, kernel_release_at_least("6.6.0", 6, 6), 1));
-	cr_expect(eq(int, kernel_release_at_least("6.18.44-fc-v769", 6, 6), 1));
-	cr_expect(eq(int, kernel_release_at_least("6.6-rc1", 6, 6), 1));
-	cr_expect(eq(int, kernel_release_at_least("7.0.1", 6, 6), 1));
-	cr_expect(eq(int, kernel_release_at_least("10.1", 6, 6), 1));
-	cr_expect(eq(int, kernel_release_at_least("6.5.13-amd64", 6, 6), 0));
-	cr_expect(eq(int, kernel_release_at_least("5.17.0", 6, 6), 0));
-	cr_expect(eq(int, kernel_release_at_least("5.17.0", 5, 17), 1));
-	cr_expect(eq(int, kernel_release_at_least("4.19.0", 5, 17), 0));
-	cr_expect(eq(int, kernel_release_at_least("6", 6, 6), -EINVAL));
-	cr_expect(eq(int, kernel_release_at_least("linux", 6, 6), -EINVAL));
 }
 
 Test(cli, budgets_default_and_options_change_them)

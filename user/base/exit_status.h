@@ -7,7 +7,7 @@
 enum exit_status {
 	EXIT_OK = 0,
 	/*
-	 * heaptap cannot run here (kernel older than 6.6, not in the initial PID namespace),
+	 * heaptap cannot run here (a kernel feature missing, not in the initial PID namespace),
 	 * BPF could not be loaded or attached, a report could not be written, out of memory.
 	 */
 	EXIT_FAILURE_INTERNAL = 1,

@@ -30,9 +30,9 @@ error_t argp_err_exit_status = EXIT_USAGE;
 const struct cli_exit_status cli_exit_statuses[] = {
 	{ "0", "success; run exits with COMMAND's own status instead (128+N if signal N "
 	       "killed it)" },
-	{ "1", "heaptap cannot run here (Linux older than 6.6, not in the initial PID "
-	       "namespace), BPF could not be loaded or attached, or a report could not be "
-	       "written" },
+	{ "1", "heaptap cannot run here (a kernel feature it needs is missing, not in the "
+	       "initial PID namespace), BPF could not be loaded or attached, or a report could "
+	       "not be written" },
 	{ "2", "a bad command line, or a report file that cannot be opened" },
 	{ "3", "a bad target: no such process, a kernel thread, nothing to probe" },
 	{ "4", "without the privileges tracing needs: root, or CAP_BPF and CAP_PERFMON to trace "
@@ -48,8 +48,8 @@ const struct cli_exit_status cli_exit_statuses[] = {
 static const char doc[] =
 	"heaptap traces a process's malloc family from outside, with eBPF uprobes, and "
 	"reports current/min/max bytes and call counts per thread, library and function. "
-	"It needs Linux 6.6 or later, and runs in the initial PID namespace (not inside a "
-	"container's)."
+	"It needs Linux 5.17 or later with BTF (heaptap --version lists the features it "
+	"uses), and runs in the initial PID namespace (not inside a container's)."
 	/* The exit statuses follow, from cli_exit_statuses (top_help_filter). */
 	"\v";
 

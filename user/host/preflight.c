@@ -3,51 +3,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include "exit_status.h"
+#include "kernel_features.h"
 #include "log.h"
 #include "preflight.h"
 
 /* The initial PID namespace's inode: fixed by the kernel (PROC_PID_INIT_INO). */
 #define PID_NS_INIT_INO 0xEFFFFFFCUL
 
-int kernel_release_at_least(const char *release, int major, int minor)
-{
-	long got_major, got_minor;
-	char *end;
-
-	got_major = strtol(release, &end, 10);
-	if (end == release || *end != '.')
-		return -EINVAL;
-	release = end + 1;
-	got_minor = strtol(release, &end, 10);
-	if (end == release)
-		return -EINVAL;
-	return got_major > major || (got_major == major && got_minor >= minor);
-}
-
+/*
+ * Each feature heaptap's programs use, tried (kernel_features.c). Without CAP_BPF nothing
+ * could be tried: loading the programs will say what is wrong.
+ */
 static int check_kernel(void)
 {
-	struct utsname u;
-	int ok;
-
-	if (uname(&u)) {
-		log_error("cannot read the kernel's version: %m");
-		return EXIT_FAILURE_INTERNAL;
-	}
-	ok = kernel_release_at_least(u.release, HEAPTAP_MIN_KERNEL_MAJOR,
-				     HEAPTAP_MIN_KERNEL_MINOR);
-	if (ok < 0) {
-		/* A release string without a version: let loading BPF say what is missing. */
-		log_debug("kernel release '%s' names no version: not checked", u.release);
-		return EXIT_OK;
-	}
-	if (!ok) {
-		log_error("needs Linux %d.%d or later (uprobe_multi links); this kernel is %s",
-			  HEAPTAP_MIN_KERNEL_MAJOR, HEAPTAP_MIN_KERNEL_MINOR, u.release);
-		return EXIT_FAILURE_INTERNAL;
-	}
-	return EXIT_OK;
+	return kernel_features_check() == -ENOTSUP ? EXIT_FAILURE_INTERNAL : EXIT_OK;
 }
 
 /*

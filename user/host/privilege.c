@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <linux/capability.h>
+#include <bpf/bpf.h>
+#include "kernel_features.h"
 #include "log.h"
 #include "privilege.h"
 
@@ -27,6 +30,11 @@ static const cap_value_t tracing_caps[] = { CAP_BPF, CAP_PERFMON };
  */
 static const cap_value_t reach_caps[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH,
 					  CAP_CHECKPOINT_RESTORE, CAP_KILL };
+/*
+ * Placing a uprobe through a perf event (kernels without uprobe_multi links): the uprobe
+ * PMU admits only CAP_SYS_ADMIN, CAP_PERFMON is not enough.
+ */
+static const cap_value_t perf_probe_caps[] = { CAP_SYS_ADMIN, CAP_PERFMON };
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct {
@@ -85,6 +93,15 @@ int privilege_init(void)
 	keep(now, kept, tracing_caps, NR(tracing_caps));
 	if (priv.unrestricted)
 		keep(now, kept, reach_caps, NR(reach_caps));
+	if (kernel_has(KF_UPROBE_MULTI) == 0) {
+		if (!has_permitted(now, CAP_SYS_ADMIN)) {
+			err = -EPERM;
+			log_error("this kernel has no uprobe_multi links (Linux 6.6): its probes are "
+				  "perf events, which need CAP_SYS_ADMIN: run heaptap as root");
+			goto cleanup;
+		}
+		keep(now, kept, perf_probe_caps, NR(perf_probe_caps));
+	}
 	/* Inheritable and ambient stay empty: a command heaptap runs gets none of them. */
 	if (cap_set_proc(kept) || (CAP_AMBIENT_SUPPORTED() && cap_reset_ambient())) {
 		err = -errno;
@@ -98,16 +115,61 @@ cleanup:
 	return err;
 }
 
+/*
+ * Can heaptap still use its maps without CAP_BPF? Linux before 6.5 checks
+ * kernel.unprivileged_bpf_disabled on every bpf() call, a map's lookup too. Tried on a map
+ * of its own, with CAP_BPF out of this thread's effective set for the moment (the raw
+ * system call: libcap's would change every thread's, and they may be using the maps).
+ */
+static bool maps_need_cap_bpf(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2], without[2];
+	int map = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+	__u32 key = 0, value;
+	bool needed;
+
+	if (map < 0)
+		return false;
+	if (syscall(SYS_capget, &hdr, data)) {
+		close(map);
+		return false;
+	}
+	memcpy(without, data, sizeof(data));
+	without[CAP_TO_INDEX(CAP_BPF)].effective &= ~CAP_TO_MASK(CAP_BPF);
+	if (syscall(SYS_capset, &hdr, without)) {
+		close(map);
+		return false;
+	}
+	needed = bpf_map_lookup_elem(map, &key, &value) && errno == EPERM;
+	syscall(SYS_capset, &hdr, data);
+	close(map);
+	return needed;
+}
+
 void privilege_setup_done(void)
 {
+	cap_value_t drop[NR(tracing_caps)];
 	cap_t now = cap_get_proc();
+	int nr = 0;
 
 	if (!now)
 		return;
+	/* Before Linux 6.5 every bpf() call may need it. */
+	if (!maps_need_cap_bpf())
+		drop[nr++] = CAP_BPF;
+	else
+		log_debug("this kernel wants CAP_BPF for every bpf() call: it stays");
+	/* Without uprobe_multi links each probe is a perf event, which needs them. */
+	if (kernel_has(KF_UPROBE_MULTI) != 0)
+		drop[nr++] = CAP_PERFMON;
+	else
+		log_debug("probes are perf events on this kernel: CAP_SYS_ADMIN and CAP_PERFMON "
+			  "stay");
 	/* Linked with libpsx, this applies to every thread heaptap has started. */
-	cap_set_flag(now, CAP_EFFECTIVE, NR(tracing_caps), tracing_caps, CAP_CLEAR);
-	cap_set_flag(now, CAP_PERMITTED, NR(tracing_caps), tracing_caps, CAP_CLEAR);
-	if (cap_set_proc(now))
+	cap_set_flag(now, CAP_EFFECTIVE, nr, drop, CAP_CLEAR);
+	cap_set_flag(now, CAP_PERMITTED, nr, drop, CAP_CLEAR);
+	if (nr && cap_set_proc(now))
 		log_error("cannot drop CAP_BPF and CAP_PERFMON after loading: %m");
 	cap_free(now);
 }

@@ -25,7 +25,10 @@ int privilege_init(void);
  * The BPF programs and maps are loaded: drop CAP_BPF and CAP_PERFMON, in every thread.
  * Placing a probe (a uprobe_multi link on a loaded program) and using the maps need
  * neither; a restricted caller holds no capability from here on. No program or map may
- * be created after this.
+ * be created after this. Except on older kernels: CAP_BPF stays where every bpf() call
+ * needs it (before Linux 6.5, with kernel.unprivileged_bpf_disabled set), CAP_SYS_ADMIN
+ * and CAP_PERFMON where probes are perf events (no uprobe_multi links; privilege_init()
+ * refuses a caller without CAP_SYS_ADMIN there).
  */
 void privilege_setup_done(void);
 /* Is the caller allowed to trace any process (root or CAP_SYS_PTRACE, and CAP_KILL)? */

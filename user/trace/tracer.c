@@ -188,6 +188,7 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 	struct tracer *t = calloc(1, sizeof(*t));
 	uint64_t started_ns = monotonic_ns();
 	bool oom_seen;
+	unsigned int uprobe_type = uprobe_links__attach_type();
 	int err;
 
 	if (!t)
@@ -206,12 +207,12 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 	/* A test hook: few hash bits make stacks collide, which must not merge them. */
 	if (getenv("HEAPTAP_STACK_HASH_BITS"))
 		t->skel->rodata->stack_hash_bits = atoi(getenv("HEAPTAP_STACK_HASH_BITS"));
-	/* Every uprobe goes through uprobe_multi links: cheap to place and to remove. */
-	bpf_program__set_expected_attach_type(t->skel->progs.alloc_entry, HT_ATTACH_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(t->skel->progs.alloc_return, HT_ATTACH_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(t->skel->progs.loader_changed, HT_ATTACH_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(t->skel->progs.custom_entry, HT_ATTACH_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(t->skel->progs.custom_return, HT_ATTACH_UPROBE_MULTI);
+	/* Every uprobe goes through uprobe_multi links where the kernel has them. */
+	bpf_program__set_expected_attach_type(t->skel->progs.alloc_entry, uprobe_type);
+	bpf_program__set_expected_attach_type(t->skel->progs.alloc_return, uprobe_type);
+	bpf_program__set_expected_attach_type(t->skel->progs.loader_changed, uprobe_type);
+	bpf_program__set_expected_attach_type(t->skel->progs.custom_entry, uprobe_type);
+	bpf_program__set_expected_attach_type(t->skel->progs.custom_return, uprobe_type);
 	bpf_program__set_autoload(t->skel->progs.custom_entry, opts->custom_apis);
 	bpf_program__set_autoload(t->skel->progs.custom_return, opts->custom_apis);
 	oom_seen = oom_tracepoint_takes_task();

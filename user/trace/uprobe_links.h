@@ -4,6 +4,8 @@
  * process, and is created in one call and removed with one grace period. A uprobe
  * placed through a perf event costs a serialized ~80 ms to remove here; these take
  * ~25 ms and overlap, so removal runs on a pool of threads, off the event loop.
+ * Kernels without them (kernel_features.h) get one perf event uprobe per offset, behind
+ * the same calls: the same programs, at the same sites, with the same cookies.
  */
 #ifndef HEAPTAP_UPROBE_LINKS_H
 #define HEAPTAP_UPROBE_LINKS_H
@@ -13,13 +15,19 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Attach type programs must be loaded with (BPF_TRACE_UPROBE_MULTI). */
+/* BPF_TRACE_UPROBE_MULTI, the kernel's attach type of uprobe_multi links. */
 #define HT_ATTACH_UPROBE_MULTI 48
 
 /*
+ * The attach type the uprobe programs must be loaded with: HT_ATTACH_UPROBE_MULTI, or 0
+ * (perf event uprobes) on a kernel without uprobe_multi links.
+ */
+unsigned int uprobe_links__attach_type(void);
+
+/*
  * Probe offsets[0..nr) of path in pid (entry probes, or return probes with retprobe),
- * each with its cookie. The link's fd, or -errno (-EOPNOTSUPP: the kernel has no
- * uprobe_multi links).
+ * each with its cookie. One fd that stands for every probe (a uprobe_multi link, or a
+ * group of perf event links): close it with link_reaper__close(), never close(). -errno.
  */
 int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
 			 const uint64_t *cookies, size_t nr, pid_t pid, bool retprobe);
