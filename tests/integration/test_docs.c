@@ -494,19 +494,41 @@ static char *zsh_complete(const char *const lines[])
 	return out;
 }
 
-/* The words offered for line, in out of zsh_complete ("" if none), malloc'ed. */
+/*
+ * The words offered for line, in out of zsh_complete ("" if none), malloc'ed. out holds
+ * two rounds of the same lines: on a loaded machine zsh now and then takes a Tab typed
+ * ahead of its prompt and completes nothing, so a line offered nothing in one round takes
+ * the other's words (a word offered wrongly is still offered in both).
+ */
+static char *zsh_words_in(const char *out, const char *line);
+
 static char *zsh_words(const char *out, const char *line)
 {
+	const char *second = strstr(out, "==== round 2\n");
+	char *got = zsh_words_in(out, line);
+
+	if (!*got && second) {
+		free(got);
+		got = zsh_words_in(second, line);
+	}
+	return got;
+}
+
+static char *zsh_words_in(const char *out, const char *line)
+{
 	char head[512];
-	const char *start, *end;
+	const char *start, *end, *round_end;
 
 	snprintf(head, sizeof(head), "== %s\n", line);
 	start = strstr(out, head);
 	cr_assert(start != NULL, "no '%s' in: %s", line, out);
 	start += strlen(head);
-	if (!strncmp(start, "== ", 3))
+	if (!strncmp(start, "== ", 3) || !strncmp(start, "==== ", 5))
 		return strdup(""); /* nothing offered: the next line's section follows */
 	end = strstr(start, "\n== ");
+	round_end = strstr(start, "\n==== round 2\n");
+	if (round_end && (!end || round_end < end))
+		end = round_end;
 	return strndup(start, end ? (size_t)(end - start) + 1 : strlen(start));
 }
 
@@ -552,6 +574,14 @@ Test(docs, zsh_completion)
 	snprintf(file_line, sizeof(file_line), "heaptap run --json %.*s", (int)strlen(path) - 7,
 		 path);
 	out = zsh_complete(lines);
+	{
+		char *again = zsh_complete(lines), *both;
+
+		cr_assert(asprintf(&both, "%s==== round 2\n%s", out, again) > 0);
+		free(out);
+		free(again);
+		out = both;
+	}
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		got = zsh_words(out, want[i][0]);
 		cr_expect(eq(str, got, (char *)want[i][1]), "zsh completing '%s'", want[i][0]);
