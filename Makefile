@@ -49,7 +49,7 @@ LIBS_PKG := libbpf libelf libdw zlib liblzma json-c ncurses libpsx libcap libpro
 PKG_CFLAGS = $(shell pkg-config --cflags $(LIBS_PKG) 2>/dev/null)
 # libiberty (the demangler binutils and GDB use) and Zydis (probe sites' disassembler) have
 # no .pc file.
-PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty -lZydis
+PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty -lZydis -lm
 
 # The collector's /metrics endpoint (libmicrohttpd), and what its tests start for real: the
 # Prometheus server and promtool, a one-node Slurm cluster with MUNGE, curl to ask them.

@@ -4,6 +4,12 @@
 #include <string.h>
 #include "owner.h"
 
+void owner__set_sampling(struct owner *o, uint64_t sample_bytes)
+{
+	if (o->live)
+		live_blocks__set_sampling(o->live, sample_bytes);
+}
+
 int owner__init(struct owner *o, size_t live_limit, double interval)
 {
 	memset(o, 0, sizeof(*o));
@@ -141,15 +147,21 @@ static void leave(struct owner *o, uint32_t thread, const struct live_block *b)
 	struct owner_thread *t = &o->threads[thread];
 	struct owner_site *s = &o->sites[t->site];
 
+	uint64_t blocks = live_block__blocks(b), usable = live_block__usable(b);
+
 	save_peak_value(o, s);
 	save_thread_peak_value(o, t);
-	s->blocks--;
-	s->bytes -= b->usable;
-	s->requested -= b->requested;
-	t->blocks--;
-	t->bytes -= b->usable;
-	o->blocks--;
-	o->bytes -= b->usable;
+	s->blocks -= blocks;
+	s->bytes -= usable;
+	s->requested -= live_block__requested(b);
+	if (b->weight > 1) {
+		s->samples--;
+		s->variance -= live_block__variance(b);
+	}
+	t->blocks -= blocks;
+	t->bytes -= usable;
+	o->blocks -= blocks;
+	o->bytes -= usable;
 }
 
 void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
@@ -158,6 +170,7 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 	struct owner_site *s;
 	struct owner_thread *t;
 	struct live_block replaced;
+	uint64_t blocks, usable;
 	uint32_t site;
 	int added;
 
@@ -167,10 +180,12 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 	b.site = thread_of(o, &site, b.tid);
 	s = &o->sites[site];
 	t = &o->threads[b.site];
-	s->allocated_blocks++;
-	s->allocated_bytes += b.usable;
-	t->allocated_blocks++;
-	t->allocated_bytes += b.usable;
+	blocks = live_block__blocks(&b);
+	usable = live_block__usable(&b);
+	s->allocated_blocks += blocks;
+	s->allocated_bytes += usable;
+	t->allocated_blocks += blocks;
+	t->allocated_bytes += usable;
 	added = live_blocks__add(o->live, addr, &b, &replaced);
 	if (added < 0)
 		return; /* counted by the table: live_blocks__over_limit() */
@@ -178,13 +193,17 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 		leave(o, replaced.site, &replaced); /* its release was lost: it left then */
 	save_peak_value(o, s);
 	save_thread_peak_value(o, t);
-	s->blocks++;
-	s->bytes += b.usable;
-	s->requested += b.requested;
-	t->blocks++;
-	t->bytes += b.usable;
-	o->blocks++;
-	o->bytes += b.usable;
+	s->blocks += blocks;
+	s->bytes += usable;
+	s->requested += live_block__requested(&b);
+	if (b.weight > 1) {
+		s->samples++;
+		s->variance += live_block__variance(&b);
+	}
+	t->blocks += blocks;
+	t->bytes += usable;
+	o->blocks += blocks;
+	o->bytes += usable;
 	if (o->bytes > o->peak_bytes) {
 		/* Every site's current value is now its value at the peak. */
 		o->peak_bytes = o->bytes;

@@ -30,6 +30,9 @@ struct owner_site {
 	uint64_t blocks, bytes, requested;	    /* outstanding now */
 	uint64_t peak_blocks, peak_bytes;	    /* saved at the generation peak_gen */
 	uint64_t peak_gen;
+	/* --sample-bytes: the samples outstanding, and the variance of bytes' estimate */
+	uint64_t samples;
+	double variance;
 	struct leak_series *series; /* outstanding bytes over time; NULL until it held any */
 	uint32_t threads; /* its first thread record, the most recently used (0: none) */
 };
@@ -67,6 +70,8 @@ struct owner {
 
 /* 0 or -ENOMEM. live_limit: blocks kept at most (0: the default). */
 int owner__init(struct owner *o, size_t live_limit, double interval);
+/* --sample-bytes R: the blocks it is given are sampled ones, weighed by 1/p. */
+void owner__set_sampling(struct owner *o, uint64_t sample_bytes);
 void owner__clear(struct owner *o);
 /* The process ended: its live blocks are forgotten; the sites keep what they held. */
 void owner__end(struct owner *o);

@@ -341,6 +341,9 @@ int cli_parse(int argc, char **argv, struct options *opts)
 		return EXIT_USAGE;
 	sub = c.sub;
 	opts->cmd = sub->cmd;
+	/* Cluster-wide runs: a mode every rank of every job can afford (README). */
+	if (sub->cmd == CMD_AGENT)
+		opts->sample_bytes = 512 << 10;
 	sub_argc = argc - c.sub_index;
 	sub_argv = argv + c.sub_index;
 	/* argp names the program by argv[0]: "Usage: heaptap run ...". */

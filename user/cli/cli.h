@@ -61,6 +61,7 @@ struct options {
 	long run_id;		   /* report, top: --run; 0 = the newest */
 	bool list_runs;		   /* report --list */
 	uint64_t live_blocks;	   /* --live-blocks: per process (0: the default) */
+	uint64_t sample_bytes;	   /* --sample-bytes R: sample calls by bytes (0: every call) */
 	struct alloc_spec *allocators; /* --allocator, in order */
 	size_t nr_allocators;
 	unsigned site_depth;	   /* --site-depth: frames per allocation site shown */

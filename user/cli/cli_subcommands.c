@@ -520,6 +520,11 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 			return cli_usage_error(c->sub, "--live-blocks wants a number of blocks (1 "
 					       "to 4294967296), not '%s'", arg);
 		return 0;
+	case OPT_SAMPLE_BYTES:
+		if (budget_size_parse(arg, strlen(arg), 1ull << 40, &o->sample_bytes))
+			return cli_usage_error(c->sub, "--sample-bytes wants a size such as 512K or "
+					       "2M (0: every call), not '%s'", arg);
+		return 0;
 	case OPT_ALLOCATOR:
 		return parse_allocator(c, arg);
 	case OPT_SITE_DEPTH:

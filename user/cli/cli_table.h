@@ -53,6 +53,7 @@ enum {
 	OPT_DMATP,
 	OPT_BYTES,
 	OPT_MAPPINGS,
+	OPT_SAMPLE_BYTES,
 };
 
 /* The attribution rule and the unwinder of every subcommand that traces. */
@@ -76,7 +77,11 @@ enum {
 #define OPTION_LIVE_BLOCKS                                                                   \
 	{ "live-blocks", OPT_LIVE_BLOCKS, "N", 0, "remember at most N live blocks per process " \
 						  "for the owner figures (default 4194304: ~180 MiB " \
-						  "at most); blocks past it are counted, not owned" }
+						  "at most); blocks past it are counted, not owned" }, \
+	{ "sample-bytes", OPT_SAMPLE_BYTES, "R", 0, "sample calls by bytes: a call of s bytes " \
+						    "is traced with probability 1-exp(-s/R), its " \
+						    "figures weighed by the inverse (K, M; 0: every " \
+						    "call, exact: the default but for agent, 512K)" }
 
 /*
  * What an option's argument is, as its table writes it (arg): the man pages and the shell

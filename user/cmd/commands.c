@@ -22,6 +22,7 @@ int open_session(const struct options *opts, struct session **s)
 		.table_budget = opts->table_budget,
 		.symbol_budget = opts->symbol_budget,
 		.live_blocks = opts->live_blocks,
+		.sample_bytes = opts->sample_bytes,
 		.sample_interval = opts->interval,
 		.allocators = opts->allocators,
 		.nr_allocators = opts->nr_allocators,

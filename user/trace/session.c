@@ -46,6 +46,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 	s->tree_budget = opts->tree_budget;
 	s->mpi_only = opts->mpi_only;
 	s->live_blocks_limit = opts->live_blocks;
+	s->sample_bytes = opts->sample_bytes;
 	s->sample_interval = opts->sample_interval > 0 ? opts->sample_interval : 1.0;
 	s->clock = monotonic_ns() / 1e9;
 	s->next_sample = s->clock + s->sample_interval;
@@ -70,6 +71,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 	tracer_opts = (struct tracer_options){
 		.follow_children = opts->follow,
 		.custom_apis = opts->nr_allocators > 0,
+		.sample_bytes = opts->sample_bytes,
 		.unwind_rows = opts->unwind_tables ?
 				       opts->table_budget.total / sizeof(struct ht_unwind_row) : 1,
 	};
@@ -166,6 +168,7 @@ struct target *new_target(struct session *s, pid_t pid)
 	mpi_identity_from_environ("", 0, &t->mpi);
 	/* Without memory for its table, its blocks go unowned: the balances still count. */
 	owner__init(&t->owner, s->live_blocks_limit, s->sample_interval);
+	owner__set_sampling(&t->owner, s->sample_bytes);
 	t->owner_since = s->clock;
 	HASH_ADD_INT(s->targets, pid, t);
 	return t;

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * --sample-bytes R on the BPF side: the thresholds set before load (bpf/sampling.bpf.h),
+ * and session uprobes, which let an unsampled call skip its return trap.
+ *
+ * Session uprobes (BPF_TRACE_UPROBE_SESSION) came with Linux 6.13: one program runs at a
+ * function's entry and return, and an entry that returns non-zero has the return skipped.
+ * Debian 12's libbpf 1.1 has no "uprobe.session" section; the program's attach type is set
+ * by hand and its link made by BPF_LINK_CREATE, as uprobe_multi links are. Used when the
+ * kernel's BTF has both the attach type and bpf_session_is_return(), and
+ * HEAPTAP_NO_SESSION_UPROBES is unset (to measure the return program's early exit).
+ */
+#ifndef HEAPTAP_SAMPLING_H
+#define HEAPTAP_SAMPLING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct heaptap_bpf;
+
+/* Does the running kernel have session uprobes? Asked once. */
+bool sampling__session_uprobes(void);
+/*
+ * Between open and load: R and its thresholds, and which of the allocator's programs
+ * load (the session one, or the entry and return pair). Returns whether the session
+ * program is used.
+ */
+bool sampling__configure(struct heaptap_bpf *skel, uint64_t sample_bytes);
+/* A session link of prog_fd at offsets[0..nr) of path in pid: its fd, or -errno. */
+int sampling__attach_session(int prog_fd, const char *path, const uint64_t *offsets,
+			     const uint64_t *cookies, size_t nr, pid_t pid);
+
+#endif
