@@ -6,6 +6,7 @@
 
 void owner__set_sampling(struct owner *o, uint64_t sample_bytes)
 {
+	o->sample_bytes = sample_bytes;
 	if (o->live)
 		live_blocks__set_sampling(o->live, sample_bytes);
 }

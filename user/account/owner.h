@@ -65,6 +65,7 @@ struct owner {
 	struct unknown_frees freed_before_tracing;
 	uint64_t samples; /* of outstanding bytes, taken every `interval` seconds */
 	double interval;
+	uint64_t sample_bytes; /* --sample-bytes R: its figures are estimates (0: exact) */
 	bool sites_dropped; /* ended, its sites freed to keep ended processes within budget */
 };
 

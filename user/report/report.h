@@ -82,6 +82,11 @@ struct tree_opts {
  */
 json_object *report_frame_json(const struct stack_frame *fr, bool detailed);
 /*
+ * The process's "sampled": null when every call was traced; with --sample-bytes R,
+ * {"bytes": R, ...} saying what is estimated.
+ */
+void report_sampled_json(json_object *p, const struct target *t);
+/*
  * report_owner.c: the owner figures of a process (outstanding, peak, allocated,
  * freed_before_tracing, live_blocks) added to its JSON object p; and as text sections,
  * each site with --site-depth frames (owner_text.h).
