@@ -48,12 +48,15 @@ static __always_inline bool sample__draw(__u32 func, __u64 a0, __u64 a1, __u64 a
 	return (__u64)bpf_get_prandom_u32() < sample_threshold[bucket & (HT_SAMPLE_BUCKETS - 1)];
 }
 
-/* The block at ptr is released: was it a sampled one? It is forgotten either way. */
+/* The block at ptr is released: was it a sampled one? Then it is forgotten. */
 static __always_inline bool sample__released(__u32 pid, __u64 ptr)
 {
 	struct sampled_key key = { .pid = pid, .ptr = ptr };
 
-	return ptr && bpf_map_delete_elem(&sampled_blocks, &key) == 0;
+	/* A lookup takes no lock; only a sampled block's release pays for the delete. */
+	if (!ptr || !bpf_map_lookup_elem(&sampled_blocks, &key))
+		return false;
+	return bpf_map_delete_elem(&sampled_blocks, &key) == 0;
 }
 
 /* A sampled block was returned at ptr: keep it until its release. */

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include <bpf/libbpf_version.h>
 #include "preflight.h"
+#include "session_uprobes.h"
 #include "version.h"
 #include "version_string.h" /* generated: HEAPTAP_VERSION */
 
@@ -78,6 +79,9 @@ void version_print(FILE *out)
 	fprintf(out, "kernel %s, features found:\n", release);
 	snprintf(value, sizeof(value), "%s", recent > 0 ? "yes" : recent == 0 ? "no" : "unknown");
 	print_feature(out, "Linux 6.6 or later (uprobe_multi links)", value);
+	/* --sample-bytes: an unsampled call skips its return trap (sampling.h). */
+	print_feature(out, "Linux 6.13 or later (session uprobes)",
+		      kernel_has_session_uprobes() ? "yes" : "no");
 	print_feature(out, "BTF (/sys/kernel/btf/vmlinux)",
 		      exists("/sys/kernel/btf/vmlinux") ? "yes" : "no");
 	print_feature(out, "uprobes (/sys/bus/event_source/devices/uprobe)",

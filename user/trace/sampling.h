@@ -3,12 +3,11 @@
  * --sample-bytes R on the BPF side: the thresholds set before load (bpf/sampling.bpf.h),
  * and session uprobes, which let an unsampled call skip its return trap.
  *
- * Session uprobes (BPF_TRACE_UPROBE_SESSION) came with Linux 6.13: one program runs at a
- * function's entry and return, and an entry that returns non-zero has the return skipped.
- * Debian 12's libbpf 1.1 has no "uprobe.session" section; the program's attach type is set
- * by hand and its link made by BPF_LINK_CREATE, as uprobe_multi links are. Used when the
- * kernel's BTF has both the attach type and bpf_session_is_return(), and
- * HEAPTAP_NO_SESSION_UPROBES is unset (to measure the return program's early exit).
+ * Session uprobes (session_uprobes.h, Linux 6.13) are used in sampled mode where the kernel
+ * has them and HEAPTAP_NO_SESSION_UPROBES is unset (the bench measures the return
+ * program's early exit with it); exact mode keeps its entry and return programs. Debian
+ * 12's libbpf 1.1 has no "uprobe.session" section: the program's attach type is set by
+ * hand and its link made by BPF_LINK_CREATE, as uprobe_multi links are.
  */
 #ifndef HEAPTAP_SAMPLING_H
 #define HEAPTAP_SAMPLING_H
@@ -20,8 +19,6 @@
 
 struct heaptap_bpf;
 
-/* Does the running kernel have session uprobes? Asked once. */
-bool sampling__session_uprobes(void);
 /*
  * Between open and load: R and its thresholds, and which of the allocator's programs
  * load (the session one, or the entry and return pair). Returns whether the session
