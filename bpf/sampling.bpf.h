@@ -40,6 +40,22 @@ struct {
 	__type(value, __u8);
 } sampled_blocks SEC(".maps");
 
+/*
+ * A counting filter in front of sampled_blocks: per slot (a hash of pid and address), the
+ * sampled blocks kept that hash there. A release whose slot counts none was not sampled:
+ * one load of global data, where a hash map lookup hashes its key and walks a bucket.
+ * With N sampled blocks outstanding, a release goes on to the map with probability
+ * N / FILTER_SLOTS at most.
+ */
+#define FILTER_SLOTS (1u << 18)
+__u32 sampled_filter[FILTER_SLOTS];
+
+static __always_inline __u32 filter_slot(__u32 pid, __u64 ptr)
+{
+	return (__u32)(((ptr >> 4) ^ ((__u64)pid << 40)) * 0x9e3779b97f4a7c15ull >> 46) &
+	       (FILTER_SLOTS - 1);
+}
+
 /* Is a call that allocates drawn? One pseudo-random draw against its bucket's threshold. */
 static __always_inline bool sample__draw(__u32 func, __u64 a0, __u64 a1, __u64 a2)
 {
@@ -53,10 +69,15 @@ static __always_inline bool sample__released(__u32 pid, __u64 ptr)
 {
 	struct sampled_key key = { .pid = pid, .ptr = ptr };
 
-	/* A lookup takes no lock; only a sampled block's release pays for the delete. */
-	if (!ptr || !bpf_map_lookup_elem(&sampled_blocks, &key))
+	__u32 slot = filter_slot(pid, ptr);
+
+	if (!ptr || !sampled_filter[slot])
 		return false;
-	return bpf_map_delete_elem(&sampled_blocks, &key) == 0;
+	/* Only a sampled block's release (or a collision in the filter) reaches the map. */
+	if (bpf_map_delete_elem(&sampled_blocks, &key))
+		return false;
+	__sync_fetch_and_add(&sampled_filter[slot], -1);
+	return true;
 }
 
 /* A sampled block was returned at ptr: keep it until its release. */
@@ -65,7 +86,12 @@ static __always_inline void sample__keep(__u32 pid, __u64 ptr)
 	struct sampled_key key = { .pid = pid, .ptr = ptr };
 	__u8 one = 1;
 
-	if (ptr && bpf_map_update_elem(&sampled_blocks, &key, &one, BPF_ANY))
+	if (!ptr)
+		return;
+	/* BPF_NOEXIST: a block kept already (its release lost) is counted once in the filter. */
+	if (!bpf_map_update_elem(&sampled_blocks, &key, &one, BPF_NOEXIST))
+		__sync_fetch_and_add(&sampled_filter[filter_slot(pid, ptr)], 1);
+	else if (!bpf_map_lookup_elem(&sampled_blocks, &key))
 		count_loss(pid, LOSS_INFLIGHT_FULL);
 }
 
