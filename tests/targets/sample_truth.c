@@ -8,7 +8,9 @@
  *
  *   small_site   80,000 blocks of 64..1,000 bytes (~40 MiB): ~1/100 of them sampled at 64K
  *   medium_site  5,000 blocks of 4..12 KiB (~40 MiB)
- *   large_site   48 blocks of 256 KiB..1 MiB (~30 MiB): nearly all sampled
+ *   large_site   16 blocks of 1..3 MiB (~32 MiB): p = 1 - exp(-16) at least, all sampled
+ *                (blocks of a few R, sampled with p near 1 but below it, would make a
+ *                site's error far from normal: one block missed is 4 standard errors)
  *   calloc_site, realloc_site: the other calls that return blocks (~30 MiB each)
  *   tiny_site    a few blocks (under 1% of the peak: not checked)
  *
@@ -99,8 +101,8 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 5000; i++)
 		medium_site(next_size(&state, 4096, 12288));
-	for (int i = 0; i < 48; i++)
-		large_site(next_size(&state, 256 << 10, 1 << 20));
+	for (int i = 0; i < 16; i++)
+		large_site(next_size(&state, 1 << 20, 3 << 20));
 	for (int i = 0; i < 15000; i++)
 		calloc_site(next_size(&state, 1000, 3000));
 	for (int i = 0; i < 15000; i++)
