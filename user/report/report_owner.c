@@ -36,7 +36,8 @@ void report_sampled_json(json_object *p, const struct target *t)
 {
 	json_object *sampled, *estimated;
 	static const char *const estimates[] = { "total", "threads", "libraries", "functions",
-						 "tree", "peak", "outstanding", "allocated" };
+						 "tree", "peak", "outstanding", "allocated",
+						 "calls" };
 
 	if (!t->owner.sample_bytes) {
 		json_object_object_add(p, "sampled", NULL);
@@ -46,13 +47,13 @@ void report_sampled_json(json_object *p, const struct target *t)
 	estimated = json_object_new_array();
 	json_object_object_add(sampled, "bytes", json_object_new_uint64(t->owner.sample_bytes));
 	/*
-	 * Each sampled block weighed by 1/p: bytes and blocks are unbiased estimates, the
-	 * outstanding sites' with their samples and standard error. Calls are the sampled ones.
+	 * Each sampled block weighed by 1/p: bytes, blocks and calls (an allocation's 1/p, a
+	 * free its block's) are unbiased estimates, the outstanding sites' with their samples
+	 * and standard error.
 	 */
 	for (size_t i = 0; i < sizeof(estimates) / sizeof(estimates[0]); i++)
 		json_object_array_add(estimated, json_object_new_string(estimates[i]));
 	json_object_object_add(sampled, "estimated", estimated);
-	json_object_object_add(sampled, "calls", json_object_new_string("sampled"));
 	json_object_object_add(p, "sampled", sampled);
 }
 

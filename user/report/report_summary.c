@@ -242,8 +242,8 @@ void report_summary_text(FILE *out, const struct target *t, const struct process
 
 	print_heading(out, t, pf);
 	if (t->owner.sample_bytes)
-		fprintf(out, "Sampled by bytes (--sample-bytes %s): bytes and blocks are estimates, "
-			     "calls the sampled ones\n",
+		fprintf(out, "Sampled by bytes (--sample-bytes %s): bytes, blocks and calls are "
+			     "estimates\n",
 			size_text((int64_t)t->owner.sample_bytes, false, peak, sizeof(peak)));
 	if (t->owner.live && o->attached)
 		print_since_attaching(out, t, o);

@@ -255,7 +255,8 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 	memcpy(comm, ev->comm, HT_COMM_LEN);
 	comm[HT_COMM_LEN] = '\0';
 	if (call.record && call.record->tree_path)
-		calltree__charge(call.record->tree_path, call.func, moved.delta, moved.requested);
+		calltree__charge(call.record->tree_path, call.func, moved.delta, moved.requested,
+				 moved.calls);
 	else
 		t->tree_lost++;
 	if (accountant__charge(&t->stats, &(struct charge){
@@ -264,6 +265,7 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 						  .thread_name = comm,
 						  .delta = moved.delta,
 						  .requested = moved.requested,
+						  .calls = moved.calls,
 						  .library = call.library,
 						  .function = call.function,
 					  }))

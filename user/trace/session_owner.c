@@ -57,6 +57,8 @@ static void track_sampled(struct session *s, struct target *t, const struct ht_c
 	if (moved->released && (ev->flags & HT_F_OLD_SAMPLED) &&
 	    (taken = owner__released(&t->owner, moved->released, ev->freed_usable, glibc, &old)))
 		delta -= (int64_t)live_block__usable(&old);
+	/* A free stands for the calls its block did; an allocation for its own draw's. */
+	moved->calls = taken ? live_block__blocks(&old) : 1;
 	if (moved->returned && (ev->flags & HT_F_SAMPLED)) {
 		bool resized = taken && (func == HT_REALLOC || func == HT_REALLOCARRAY);
 
@@ -71,6 +73,7 @@ static void track_sampled(struct session *s, struct target *t, const struct ht_c
 		owner__allocated(&t->owner, site, moved->returned, b);
 		delta += (int64_t)live_block__usable(&b);
 		requested = live_block__requested(&b);
+		moved->calls = live_block__blocks(&b);
 		if (t->owner.generation != generation)
 			t->peak_seconds = s->clock - t->owner_since;
 	}
