@@ -77,7 +77,7 @@ static __always_inline bool enter(struct pt_regs *ctx, bool session)
 		 * Not traced. Inside a traced call (glibc calling itself), its return probe
 		 * still runs without sessions: the depth must count it.
 		 */
-		if (!sampled) {
+		if (!sampled && func != HT_REALLOC && func != HT_REALLOCARRAY) {
 			if (!session && func != HT_FREE && (in = current_inflight(false)) &&
 			    in->depth > 0)
 				in->depth++;
@@ -94,6 +94,16 @@ static __always_inline bool enter(struct pt_regs *ctx, bool session)
 		if (func != HT_FREE && !session)
 			in->depth++;
 		return false;
+	}
+	if (sample_bytes && !sampled) {
+		/*
+		 * An unsampled realloc: glibc's realloc(NULL, n) calls malloc, reallocarray
+		 * calls realloc. Their own draws would trace those blocks twice as often as
+		 * weighed: the call stays in flight, untraced, to keep its inner calls silent.
+		 */
+		in->depth = 1;
+		in->untraced = 1;
+		return true;
 	}
 
 	ev = &in->ev;
@@ -142,6 +152,10 @@ static __always_inline void leave(struct pt_regs *ctx)
 		return; /* its entry was lost, and counted there; or it was not sampled */
 	if (--in->depth > 0)
 		return;
+	if (in->untraced) {
+		in->untraced = 0;
+		return;
+	}
 	in->call.addr = 0; /* returned: its slot holds other frames from now on */
 
 	ev = &in->ev;

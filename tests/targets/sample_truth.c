@@ -12,6 +12,8 @@
  *                (blocks of a few R, sampled with p near 1 but below it, would make a
  *                site's error far from normal: one block missed is 4 standard errors)
  *   calloc_site, realloc_site: the other calls that return blocks (~30 MiB each)
+ *   grow_site    realloc(NULL, n), which glibc's realloc passes on to malloc: drawn once
+ *                (~30 MiB)
  *   tiny_site    a few blocks (under 1% of the peak: not checked)
  *
  * Every checked site holds enough for ~500 samples at 64K: a standard error of ~4.5% a
@@ -25,10 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum site { SMALL, MEDIUM, LARGE, CALLOC, REALLOC, TINY, NR_SITES };
+enum site { SMALL, MEDIUM, LARGE, CALLOC, REALLOC, GROW, TINY, NR_SITES };
 
 static const char *const site_names[NR_SITES] = {
-	"small_site", "medium_site", "large_site", "calloc_site", "realloc_site", "tiny_site",
+	"small_site", "medium_site", "large_site", "calloc_site", "realloc_site", "grow_site",
+	"tiny_site",
 };
 
 static uint64_t held[NR_SITES];
@@ -76,6 +79,11 @@ __attribute__((noinline)) static void *realloc_site(size_t n)
 	return hold(REALLOC, p);
 }
 
+__attribute__((noinline)) static void *grow_site(size_t n)
+{
+	return hold(GROW, realloc(NULL, n));
+}
+
 __attribute__((noinline)) static void *tiny_site(size_t n)
 {
 	return hold(TINY, malloc(n));
@@ -107,6 +115,8 @@ int main(int argc, char **argv)
 		calloc_site(next_size(&state, 1000, 3000));
 	for (int i = 0; i < 15000; i++)
 		realloc_site(next_size(&state, 1000, 3000));
+	for (int i = 0; i < 15000; i++)
+		grow_site(next_size(&state, 1000, 3000));
 	for (int i = 0; i < 10; i++)
 		tiny_site(100);
 	f = fopen(argv[2], "w");

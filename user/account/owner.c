@@ -155,7 +155,7 @@ static void leave(struct owner *o, uint32_t thread, const struct live_block *b)
 	s->blocks -= blocks;
 	s->bytes -= usable;
 	s->requested -= live_block__requested(b);
-	if (b->weight > 1) {
+	if (b->weight > 0) { /* a sampled block (weight 1: drawn for sure) */
 		s->samples--;
 		s->variance -= live_block__variance(b);
 	}
@@ -197,7 +197,7 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 	s->blocks += blocks;
 	s->bytes += usable;
 	s->requested += live_block__requested(&b);
-	if (b.weight > 1) {
+	if (b.weight > 0) {
 		s->samples++;
 		s->variance += live_block__variance(&b);
 	}
