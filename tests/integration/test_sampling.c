@@ -4,6 +4,12 @@
  * (malloc_usable_size). At 64K, each site holding at least 1% of the peak is within 3
  * standard errors of its truth in every run, and the mean of 20 runs (each drawn by the
  * kernel's prandom afresh) within 3%.
+ *
+ * Six sites in 20 runs are 120 estimates: with errors as normal as the standard error
+ * says, 0.3 of them fall beyond 3 by chance, and one or more would in a quarter of the
+ * test's runs. So: at most 2 of the 120 beyond 3 standard errors (a chance of 0.4% with
+ * unbiased estimates and right errors), none beyond 5; a biased estimate or an error
+ * said too small fails it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -71,6 +77,7 @@ Test(sampling, estimates_within_their_error)
 	const char *names[MAX_SITES];
 	double truths[MAX_SITES], sums[MAX_SITES] = { 0 };
 	size_t nr = 0;
+	int beyond_3 = 0;
 
 	require_bpf();
 	for (int run = 0; run < RUNS; run++) {
@@ -95,9 +102,13 @@ Test(sampling, estimates_within_their_error)
 				continue; /* under 1% of the peak */
 			cr_assert(nr < MAX_SITES);
 			estimate_of(process, name, &got, &var);
-			cr_expect(fabs(got - want) <= 3 * sqrt(var),
+			beyond_3 += fabs(got - want) > 3 * sqrt(var);
+			cr_expect(fabs(got - want) <= 5 * sqrt(var),
 				  "run %d, %s: %.0f bytes, truth %.0f, standard error %.0f", run,
 				  name, got, want, sqrt(var));
+			if (fabs(got - want) > 3 * sqrt(var))
+				cr_log_warn("run %d, %s: %.0f bytes, truth %.0f, beyond 3 standard "
+					    "errors (%.0f)", run, name, got, want, sqrt(var));
 			names[nr] = strdup(name);
 			truths[nr] = want;
 			sums[nr++] += got;
@@ -106,6 +117,8 @@ Test(sampling, estimates_within_their_error)
 		json_object_put(report);
 	}
 	cr_assert(nr >= 6, "the program's sites over 1%% of its peak");
+	cr_expect(beyond_3 <= 2, "%d of %zu estimates beyond 3 standard errors", beyond_3,
+		  nr * RUNS);
 	for (size_t i = 0; i < nr; i++)
 		cr_expect(fabs(sums[i] / RUNS - truths[i]) <= 0.03 * truths[i],
 			  "%s: the mean of %d runs %.0f, truth %.0f", names[i], RUNS,

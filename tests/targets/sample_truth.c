@@ -6,18 +6,18 @@
  * it exits, so each site's outstanding bytes at the end are its truth; churn_site's
  * blocks are freed at once (a site of short-lived blocks: nothing outstanding).
  *
- *   small_site   80,000 blocks of 64..1,000 bytes (~40 MiB): ~1/100 of them sampled at 64K
- *   medium_site  5,000 blocks of 4..12 KiB (~40 MiB)
+ *   small_site   160,000 blocks of 64..1,000 bytes (~80 MiB): ~1/100 of them sampled at 64K
+ *   medium_site  10,000 blocks of 4..12 KiB (~80 MiB)
  *   large_site   16 blocks of 1..3 MiB (~32 MiB): p = 1 - exp(-16) at least, all sampled
  *                (blocks of a few R, sampled with p near 1 but below it, would make a
  *                site's error far from normal: one block missed is 4 standard errors)
- *   calloc_site, realloc_site: the other calls that return blocks (~30 MiB each)
+ *   calloc_site, realloc_site: the other calls that return blocks (~60 MiB each)
  *   grow_site    realloc(NULL, n), which glibc's realloc passes on to malloc: drawn once
- *                (~30 MiB)
+ *                (~60 MiB)
  *   tiny_site    a few blocks (under 1% of the peak: not checked)
  *
- * Every checked site holds enough for ~500 samples at 64K: a standard error of ~4.5% a
- * run, ~1% for the mean of 20.
+ * Every checked site holds enough for ~1,000 samples at 64K: a standard error of ~3% a
+ * run, ~0.7% for the mean of 20 (3% is 4 of them).
  *
  * sample_truth --truth FILE
  */
@@ -103,19 +103,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: sample_truth --truth FILE\n");
 		return 2;
 	}
-	for (int i = 0; i < 80000; i++) {
+	for (int i = 0; i < 160000; i++) {
 		small_site(next_size(&state, 64, 1000));
 		churn_site(next_size(&state, 16, 4096));
 	}
-	for (int i = 0; i < 5000; i++)
+	for (int i = 0; i < 10000; i++)
 		medium_site(next_size(&state, 4096, 12288));
 	for (int i = 0; i < 16; i++)
 		large_site(next_size(&state, 1 << 20, 3 << 20));
-	for (int i = 0; i < 15000; i++)
+	for (int i = 0; i < 30000; i++)
 		calloc_site(next_size(&state, 1000, 3000));
-	for (int i = 0; i < 15000; i++)
+	for (int i = 0; i < 30000; i++)
 		realloc_site(next_size(&state, 1000, 3000));
-	for (int i = 0; i < 15000; i++)
+	for (int i = 0; i < 30000; i++)
 		grow_site(next_size(&state, 1000, 3000));
 	for (int i = 0; i < 10; i++)
 		tiny_site(100);
