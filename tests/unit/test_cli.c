@@ -351,3 +351,31 @@ Test(cli, the_cluster_commands)
 	expect_usage("go with --collector", &o, parse(&o, "top", "--mpi", "--run", "2", NULL));
 	expect_usage("go with --collector", &o, parse(&o, "top", "--mpi", "--munge", NULL));
 }
+
+/* --sample-bytes: a size (0: exact), exact by default but for the agent (512K). */
+Test(cli, sample_bytes)
+{
+	struct options o;
+
+	cr_assert(eq(int, parse(&o, "run", "--", "prog", NULL), EXIT_OK), "%s", errors);
+	cr_expect(eq(u64, o.sample_bytes, 0));
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "attach", "--sample-bytes", "64K", "-p", "1", NULL), EXIT_OK),
+		  "%s", errors);
+	cr_expect(eq(u64, o.sample_bytes, 64 << 10));
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "agent", "--collector", "h:1", "--mpi", NULL), EXIT_OK),
+		  "%s", errors);
+	cr_expect(eq(u64, o.sample_bytes, 512 << 10));
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "agent", "--sample-bytes", "0", "--collector", "h:1", "--mpi",
+			       NULL), EXIT_OK), "%s", errors);
+	cr_expect(eq(u64, o.sample_bytes, 0));
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "top", "--sample-bytes", "2M", "-p", "1", NULL), EXIT_OK),
+		  "%s", errors);
+	cr_expect(eq(u64, o.sample_bytes, 2 << 20));
+	cli_free(&o);
+	expect_usage("--sample-bytes", &o, parse(&o, "run", "--sample-bytes", "lots", "--", "p",
+						 NULL));
+}

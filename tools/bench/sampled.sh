@@ -16,6 +16,8 @@ heaptap=${HEAPTAP:-./heaptap}
 bench=${BENCH_DIR:-.output/bench}
 rounds=${ROUNDS:-5}
 traced_n=${TRACED_ITERATIONS:-200000}
+# The BPF statistics' runs: long enough to be read several times (every 0.1 s).
+bpf_n=${BPF_ITERATIONS:-1000000}
 . "$(dirname "$0")/timing.sh"
 
 stats_before=$(sysctl -n kernel.bpf_stats_enabled)
@@ -43,7 +45,7 @@ bpf_run() {
 	local pid
 	: >"$samples"
 	: >"$samples.names"
-	"$@" -- chrt -f 10 "$bench/malloc_loop" "$traced_n" >"$err.out" 2>"$err" &
+	"$@" -- chrt -f 10 "$bench/malloc_loop" "$bpf_n" >"$err.out" 2>"$err" &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		read_programs "$pid" >>"$samples"
