@@ -60,18 +60,18 @@ static __always_inline void send_call(struct ht_call_event *ev)
  */
 static __always_inline bool enter(struct pt_regs *ctx, bool session)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u32 func = HT_COOKIE_FUNC(cookie);
 	struct ht_call_event *ev;
 	struct inflight *in;
 	bool fresh = false;
 	__u32 sampled = 0;
+	__u64 id;
 
 	if (tracing_stopped)
 		return false;
 	if (sample_bytes) {
-		sampled = sample__enter(id >> 32, func, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
+		sampled = sample__enter(func, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
 					PT_REGS_PARM3(ctx));
 		/*
 		 * Not traced. Inside a traced call (glibc calling itself), its return probe
@@ -84,6 +84,7 @@ static __always_inline bool enter(struct pt_regs *ctx, bool session)
 			return false;
 		}
 	}
+	id = bpf_get_current_pid_tgid();
 	in = current_inflight(true);
 	if (!in) {
 		count_loss(id >> 32, LOSS_INFLIGHT_FULL);

@@ -100,15 +100,18 @@ static __always_inline void sample__keep(__u32 pid, __u64 ptr)
  * call is not traced. free: its block was sampled. realloc, reallocarray: the new block
  * is drawn, the old one may have been sampled. The others: drawn.
  */
-static __always_inline __u32 sample__enter(__u32 pid, __u32 func, __u64 a0, __u64 a1, __u64 a2)
+static __always_inline __u32 sample__enter(__u32 func, __u64 a0, __u64 a1, __u64 a2)
 {
 	__u32 flags = 0;
 
+	/* The pid only where a block is looked up: an unsampled malloc does without it. */
 	if (func == HT_FREE)
-		return sample__released(pid, a0) ? HT_F_OLD_SAMPLED : 0;
+		return sample__released(bpf_get_current_pid_tgid() >> 32, a0) ? HT_F_OLD_SAMPLED :
+										   0;
 	if (sample__draw(func, a0, a1, a2))
 		flags |= HT_F_SAMPLED;
-	if ((func == HT_REALLOC || func == HT_REALLOCARRAY) && sample__released(pid, a0))
+	if ((func == HT_REALLOC || func == HT_REALLOCARRAY) &&
+	    sample__released(bpf_get_current_pid_tgid() >> 32, a0))
 		flags |= HT_F_OLD_SAMPLED;
 	return flags;
 }
