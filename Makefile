@@ -18,18 +18,36 @@ BPFTOOL ?= bpftool
 CC ?= cc
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
-# Debian packages the build and the tests need; `make deps` installs whichever is missing.
-DEB_PACKAGES := clang llvm make pkg-config bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev \
-	liblzma-dev libiberty-dev g++ libjson-c-dev uthash-dev libncurses-dev libcriterion-dev openmpi-bin libopenmpi-dev tmux \
-	libc6-dbg libcap-dev libcap2-bin util-linux passwd libzydis-dev protobuf-c-compiler \
-	libprotobuf-c-dev libsqlite3-dev libssl-dev
+# Debian packages. `make deps` installs those that building heaptap, its Debian package
+# (dpkg-shlibdeps) and `make demo` need, the libraries heaptap links against among them;
+# `make deps-test` adds those only the tests need (`make test` runs both).
+BUILD_PACKAGES := clang llvm make pkg-config bpftool gcc libc6-dev libbpf-dev libelf-dev \
+	libdw-dev zlib1g-dev liblzma-dev libiberty-dev libjson-c-dev uthash-dev libncurses-dev \
+	libcap-dev libzydis-dev protobuf-c-compiler libprotobuf-c-dev libsqlite3-dev libssl-dev \
+	dpkg-dev
+# The collector's PostgreSQL store (libpq), its /metrics endpoint (libmicrohttpd), MUNGE
+# credentials for agents at sites that run munged (agent/collect --munge).
+BUILD_PACKAGES += libpq-dev libmicrohttpd-dev libmunge-dev
+
+# The tests' programs (C++, MPI), Criterion, tmux for top's screen, users and capabilities
+# (setpriv, useradd, setcap), glibc's symbols for the budgets' tests.
+TEST_PACKAGES := g++ libcriterion-dev openmpi-bin libopenmpi-dev tmux libc6-dbg libcap2-bin \
+	util-linux passwd
 # go tool pprof reads back what --pprof writes (the exports' tests).
-DEB_PACKAGES += golang-go
-# make deb and its tests: dpkg-shlibdeps, lintian, man's --warnings (groff), bash and zsh
-# completion.
-DEB_PACKAGES += dpkg-dev lintian man-db groff-base bash-completion zsh debconf libcap2-bin
+TEST_PACKAGES += golang-go
+# make deb's tests: lintian, man's --warnings (groff), bash and zsh completion.
+TEST_PACKAGES += lintian man-db groff-base bash-completion zsh debconf
 # The README's examples (docs/readme_examples): a Python loop stands in for a running rank.
-DEB_PACKAGES += python3
+TEST_PACKAGES += python3
+# What the cluster's tests start for real: PostgreSQL's server (initdb, postgres), the
+# Prometheus server and promtool, a one-node Slurm cluster with MUNGE, curl to ask them.
+TEST_PACKAGES += postgresql prometheus munge slurmctld slurmd slurm-client curl
+# The allocators heaptap knows the size classes of (user/trace/size_classes.c), validated
+# against the real libraries by the unit tests, and traced by the integration tests.
+TEST_PACKAGES += libjemalloc2 libtcmalloc-minimal4 libgoogle-perftools4 libmimalloc2.0 \
+	libtbbmalloc2
+# The web pages' tests open them in a real browser, headless (tests/integration/browser.c).
+TEST_PACKAGES += chromium
 
 ifeq ($(V),1)
 	Q =
@@ -45,29 +63,12 @@ CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 
 # libpsx before libcap: then libcap changes capabilities in every thread, not just one.
 LIBS_PKG := libbpf libelf libdw zlib liblzma json-c ncurses libpsx libcap libprotobuf-c sqlite3 \
-	libcrypto libpq
+	libcrypto libpq libmicrohttpd munge
 PKG_CFLAGS = $(shell pkg-config --cflags $(LIBS_PKG) 2>/dev/null)
 # libiberty (the demangler binutils and GDB use) and Zydis (probe sites' disassembler) have
 # no .pc file.
 PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty -lZydis -lm
 
-# The collector's /metrics endpoint (libmicrohttpd), and what its tests start for real: the
-# Prometheus server and promtool, a one-node Slurm cluster with MUNGE, curl to ask them.
-# The collector's PostgreSQL store (libpq), and the server its tests start (initdb, postgres).
-DEB_PACKAGES += libpq-dev postgresql
-DEB_PACKAGES += libmicrohttpd-dev prometheus munge slurmctld slurmd slurm-client curl
-LIBS_PKG += libmicrohttpd
-
-# The allocators heaptap knows the size classes of (user/trace/size_classes.c), validated
-# against the real libraries by the unit tests, and traced by the integration tests.
-DEB_PACKAGES += libjemalloc2 libtcmalloc-minimal4 libgoogle-perftools4 libmimalloc2.0 libtbbmalloc2
-
-# The web pages' tests open them in a real browser, headless (tests/integration/browser.c).
-DEB_PACKAGES += chromium
-
-# MUNGE credentials for agents at sites that run munged (agent/collect --munge).
-DEB_PACKAGES += libmunge-dev
-LIBS_PKG += munge
 
 # Frame pointers: perf shows where heaptap itself spends its time.
 CFLAGS ?= -O2 -g -fno-omit-frame-pointer
@@ -102,7 +103,7 @@ SKEL := $(OUTPUT)/heaptap.skel.h
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps demo test unit-test integration-test bench fuzz install clean docs deb FORCE
+.PHONY: all deps deps-test check-deps check-deps-test demo test unit-test integration-test bench fuzz install clean docs deb FORCE
 
 # `git describe` of the tree built, as a Debian version (tools/version.sh); a build without
 # git (a package's source) gives VERSION=... itself. The pages' date: the commit's.
@@ -120,12 +121,33 @@ define install_missing
 	if [ -n "$$missing" ]; then \
 		echo "  DEPS     installing:" $$missing; \
 		apt-get update -q >/dev/null && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=300 -y -q \
+			$$missing >/dev/null; \
 	fi
 endef
 
 deps:
-	$(call install_missing,$(DEB_PACKAGES))
+	$(call install_missing,$(BUILD_PACKAGES))
+
+deps-test: deps
+	$(call install_missing,$(TEST_PACKAGES))
+
+# Which of the Debian packages $(1) are not installed, asked of dpkg when a recipe needs it
+# (never where the Makefile is read: `make deps` runs without them); none without dpkg.
+# Installed with triggers pending (t, W: while another dpkg runs) counts as installed.
+missing_packages = $(if $(shell command -v dpkg-query),$(filter-out \
+	$(shell dpkg-query -W -f='$${db:Status-Abbrev}$${Package}\n' $(1) 2>/dev/null \
+		| sed -n 's/^.[itW]. *//p'),$(1)))
+
+# Before compiling anything, one line if a package is missing, not a compiler's error about a
+# header: the objects of heaptap wait for check-deps, those of the tests for check-deps-test.
+check-deps:
+	$(if $(call missing_packages,$(BUILD_PACKAGES)),$(error missing Debian packages: \
+		$(call missing_packages,$(BUILD_PACKAGES)); run `make deps` (as root) first))
+check-deps-test: check-deps
+	$(if $(call missing_packages,$(TEST_PACKAGES)),$(error missing Debian packages the \
+		tests need: $(call missing_packages,$(TEST_PACKAGES)); run `make deps-test` (as \
+		root) first))
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -170,6 +192,8 @@ $(HTML_ASSETS_OBJ): user/report/html_assets.S $(HTML_ASSETS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -c $< -o $@
 
+$(BPF_OBJS) $(USER_OBJS) $(PROTO_C) $(PROTO_H) $(PROFILE_PROTO_H): | check-deps
+
 heaptap: $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
@@ -180,7 +204,11 @@ include tests/tests.mk
 include tests/fuzz/fuzz.mk
 include tools/bench/bench.mk
 
-demo: deps heaptap $(DEMO_TARGET)
+# `deps` first, then a make of its own, which reads pkg-config's flags once the packages
+# are there (this make computed them before).
+demo:
+	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory heaptap $(DEMO_TARGET)
 	./heaptap run -- $(DEMO_TARGET)
 
 install: heaptap docs

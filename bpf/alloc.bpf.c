@@ -40,6 +40,41 @@ static __always_inline __u64 usable_size(__u64 ptr, __u32 *flags)
 	return (word & ~GLIBC_SIZE_BITS) - ((word & GLIBC_IS_MMAPPED) ? 16 : 8);
 }
 
+/*
+ * mimalloc 2.0: the usable size of a block as mi_usable_size() computes it, from its
+ * page's entry in its segment's slice table (include/heaptap.h: HT_MI_*). An aligned block
+ * sits inside a larger block at an offset its address decides: what is usable is the rest
+ * of that block. 0 when what is read does not hold together (then userspace counts the
+ * block's size as unknown).
+ */
+static __always_inline __u64 mimalloc_usable(__u64 ptr)
+{
+	__u64 segment = (ptr - 1) & ~(HT_MI_SEGMENT_SIZE - 1), slices, slice, page;
+	__u64 index, start, bsize, offset;
+	__u32 back = 0, count = 0, xblock = 0;
+
+	slices = segment + HT_MI_SLICES_OFFSET;
+	index = (ptr - segment) / HT_MI_SLICE_SIZE;
+	slice = slices + index * HT_MI_SLICE_ENTRY_SIZE;
+	if (bpf_probe_read_user(&back, sizeof(back), (void *)(slice + HT_MI_SLICE_OFFSET_OFFSET)))
+		return 0;
+	if (back > index * HT_MI_SLICE_ENTRY_SIZE || back % HT_MI_SLICE_ENTRY_SIZE)
+		return 0;
+	page = slice - back;
+	if (bpf_probe_read_user(&count, sizeof(count),
+				(void *)(page + HT_MI_SLICE_COUNT_OFFSET)) ||
+	    bpf_probe_read_user(&xblock, sizeof(xblock),
+				(void *)(page + HT_MI_XBLOCK_SIZE_OFFSET)) ||
+	    !count || !xblock)
+		return 0;
+	offset = xblock >= 8 && xblock <= 1024 ? HT_MI_SMALL_START_OFFSET : 0;
+	start = segment + (page - slices) / HT_MI_SLICE_ENTRY_SIZE * HT_MI_SLICE_SIZE + offset;
+	bsize = xblock < HT_MI_HUGE_BLOCK_SIZE ? xblock : count * HT_MI_SLICE_SIZE - offset;
+	if (ptr < start || !bsize)
+		return 0;
+	return bsize - (ptr - start) % bsize;
+}
+
 static __always_inline void send_call(struct ht_call_event *ev)
 {
 	__u64 size = HT_CALL_EVENT_HEADER_SIZE;
@@ -116,7 +151,13 @@ static __always_inline bool enter(struct pt_regs *ctx, bool session)
 	ev->args[1] = PT_REGS_PARM2(ctx);
 	ev->args[2] = PT_REGS_PARM3(ctx);
 	ev->ret = 0;
-	ev->flags = sampled;
+	/*
+	 * An aligned block of an allocator whose pages can be read: its size is read at the
+	 * return. The other entry points' blocks have sizes their classes tell.
+	 */
+	ev->flags = (cookie & HT_COOKIE_MIMALLOC) && func >= HT_MEMALIGN ? HT_F_USABLE_FROM_PAGE
+									 : 0;
+	ev->flags |= sampled;
 	ev->alloc_ptr = 0;
 	ev->alloc_usable = 0;
 	ev->freed_usable = 0;
@@ -170,7 +211,13 @@ static __always_inline void leave(struct pt_regs *ctx)
 			ev->flags |= HT_F_READ_FAILED;
 	}
 	ev->alloc_ptr = ptr;
-	ev->alloc_usable = usable_size(ptr, &ev->flags);
+	if (ev->flags & HT_F_USABLE_FROM_PAGE) {
+		ev->alloc_usable = ptr ? mimalloc_usable(ptr) : 0;
+		if (!ev->alloc_usable)
+			ev->flags &= ~HT_F_USABLE_FROM_PAGE;
+	} else {
+		ev->alloc_usable = usable_size(ptr, &ev->flags);
+	}
 	if (sample_bytes)
 		sample__exit(ev, ptr);
 	send_call(ev);

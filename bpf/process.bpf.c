@@ -239,6 +239,47 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 	return 0;
 }
 
+/* mm_struct's counters (enum mm_counters), the same since Linux 2.6.34. */
+#define RSS_FILE 0
+#define RSS_ANON 1
+#define RSS_SHMEM 3
+
+/*
+ * One of mm's counters as get_mm_counter() reads it: the shared count, never below 0.
+ * Linux before 6.2 kept them as atomics in one struct; since, as per-CPU counters.
+ */
+#define MM_COUNTER(mm, member)                                                               \
+	({                                                                                   \
+		__s64 __n = 0;                                                               \
+		if (bpf_core_field_size((mm)->rss_stat) == 4 * sizeof(long))                 \
+			bpf_core_read(&__n, sizeof(__n),                                     \
+				      (void *)(mm) + bpf_core_field_offset((mm)->rss_stat) +  \
+					      (member) * sizeof(long));                      \
+		else                                                                         \
+			__n = BPF_CORE_READ((mm), rss_stat[member].count);                   \
+		__n > 0 ? (__u64)__n : 0;                                                    \
+	})
+
+/*
+ * The process's resident set as /proc/PID/status counts it, VmRSS and VmHWM (get_mm_rss,
+ * get_mm_hiwater_rss), as its last thread exits: no sampler sees it, a process shorter
+ * than its interval is gone before the next sample. Since the tracepoint got its group_dead
+ * argument (2025; Linux 6.12 has it not) it comes before exit_mm(), while the memory is
+ * still there; before, mm is gone and both stay 0 (userspace reads VmHWM as the heap grows).
+ */
+static __always_inline void exit_rss(struct task_struct *task, struct ht_exit_event *ev)
+{
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u64 hiwater;
+
+	if (!mm)
+		return;
+	ev->rss_pages = MM_COUNTER(mm, RSS_FILE) + MM_COUNTER(mm, RSS_ANON) +
+			MM_COUNTER(mm, RSS_SHMEM);
+	hiwater = BPF_CORE_READ(mm, hiwater_rss);
+	ev->rss_peak_pages = hiwater > ev->rss_pages ? hiwater : ev->rss_pages;
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(thread_exit)
 {
@@ -267,8 +308,52 @@ int BPF_PROG(thread_exit)
 		bpf_map_delete_elem(&targets, &ev.pid);
 		bpf_map_delete_elem(&hold, &ev.pid);
 		bpf_map_delete_elem(&held, &ev.pid);
+		exit_rss(task, &ev);
 	}
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		count_loss(ev.pid, LOSS_RINGBUF_FULL);
+	return 0;
+}
+
+/*
+ * The OOM killer chose a victim (a memory cgroup over its limit, or the whole machine):
+ * runs in whichever task hit the limit, before the kill is delivered, so the victim's
+ * calls so far are ahead of this event and its owner figures are those of this moment.
+ * Loaded only where the kernel has the tracepoint (tracer.c).
+ */
+SEC("tp_btf/mark_victim")
+int BPF_PROG(oom_victim, struct task_struct *task)
+{
+	struct ht_oom_event ev = {
+		.type = HT_EV_OOM,
+		.pid = BPF_CORE_READ(task, tgid),
+		.time_ns = bpf_ktime_get_ns(),
+	};
+
+	if (!bpf_map_lookup_elem(&targets, &ev.pid))
+		return 0;
+	/*
+	 * Its memory cgroup's counter now, before the kill frees anything: by the time
+	 * userspace reads /proc the victim may have left its cgroup on its way out.
+	 */
+	if (bpf_core_enum_value_exists(enum cgroup_subsys_id, memory_cgrp_id)) {
+		int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+		struct css_set *cset = BPF_CORE_READ(task, cgroups);
+		struct cgroup_subsys_state *css = NULL;
+		struct mem_cgroup *memcg;
+
+		if (cset && id >= 0 && id < CGROUP_SUBSYS_COUNT)
+			bpf_core_read(&css, sizeof(css), &cset->subsys[id]);
+		memcg = css ? (void *)css - bpf_core_field_offset(struct mem_cgroup, css) : NULL;
+		if (memcg) {
+			ev.cgroup_ino = BPF_CORE_READ(css, cgroup, kn, id);
+			ev.usage_pages = BPF_CORE_READ(memcg, memory.usage.counter);
+			ev.max_pages = BPF_CORE_READ(memcg, memory.max);
+			ev.watermark_pages = BPF_CORE_READ(memcg, memory.watermark);
+			ev.memcg_known = 1;
+		}
+	}
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count_loss(ev.pid, LOSS_RINGBUF_FULL);
 	return 0;
 }

@@ -23,13 +23,33 @@ enum ht_func {
 };
 
 /*
- * An allocator probe's attach cookie: its entry point (enum ht_func) in the low 32 bits,
- * and in the high 32 how many bytes past the function's first instruction the probe sits
- * (user/trace/probe_site.h). The unwinder starts from the entry, as if probed there.
+ * An allocator probe's attach cookie: its entry point (enum ht_func) in the low 16 bits,
+ * HT_COOKIE_MIMALLOC above them, and in the high 32 how many bytes past the function's
+ * first instruction the probe sits (user/trace/probe_site.h). The unwinder starts from the
+ * entry, as if probed there.
  */
 #define HT_COOKIE(func, skip) ((__u64)(skip) << 32 | (__u32)(func))
-#define HT_COOKIE_FUNC(cookie) ((__u32)(cookie))
+#define HT_COOKIE_FUNC(cookie) ((__u32)(cookie)&0xffff)
 #define HT_COOKIE_SKIP(cookie) ((__u32)((cookie) >> 32))
+/* The allocator is mimalloc 2.0, whose pages heaptap reads (HT_F_USABLE_FROM_PAGE). */
+#define HT_COOKIE_MIMALLOC (1u << 16)
+
+/*
+ * mimalloc 2.0's layout (Debian 12's 2.0.9, a release build): segments of 32 MiB, aligned
+ * to their size, start with a header whose slice table has an entry (a mi_page_t) per 64
+ * KiB slice; a slice inside a page points back to the page's entry (slice_offset, bytes).
+ * A page's blocks of xblock_size bytes start at its first slice, 384 bytes in for blocks
+ * of 8 to 1024 bytes; a huge page's one block is the whole page.
+ */
+#define HT_MI_SEGMENT_SIZE (32ull << 20)
+#define HT_MI_SLICE_SIZE (64ull << 10)
+#define HT_MI_SLICES_OFFSET 264	    /* offsetof(mi_segment_t, slices) */
+#define HT_MI_SLICE_ENTRY_SIZE 80   /* sizeof(mi_slice_t), a mi_page_t */
+#define HT_MI_SLICE_COUNT_OFFSET 0  /* offsetof(mi_page_t, slice_count), __u32 */
+#define HT_MI_SLICE_OFFSET_OFFSET 4 /* offsetof(mi_page_t, slice_offset), __u32 */
+#define HT_MI_XBLOCK_SIZE_OFFSET 28 /* offsetof(mi_page_t, xblock_size), __u32 */
+#define HT_MI_HUGE_BLOCK_SIZE (2ull << 30)
+#define HT_MI_SMALL_START_OFFSET 384 /* 3 * MI_MAX_ALIGN_GUARANTEE */
 
 /* Frames kept per call: deep enough for MPI stacks, small enough for the ring buffer. */
 #define HT_MAX_FRAMES 127
@@ -43,6 +63,7 @@ enum ht_event_type {
 	HT_EV_FORK = 5,		/* a traced process started another (with --follow) */
 	HT_EV_LAUNCHER = 6,	/* an MPI launcher started (ht_fork_event, parent 0) */
 	HT_EV_OS_CALL = 7,	/* one mapping system call completed (ht_os_event) */
+	HT_EV_OOM = 8,		/* the OOM killer chose a traced process (ht_oom_event) */
 };
 
 /* ht_call_event.flags */
@@ -50,10 +71,15 @@ enum ht_event_type {
 #define HT_F_STACK_TRUNC (1u << 1)  /* the walk hit HT_MAX_FRAMES */
 #define HT_F_STACK_UNSUPPORTED (1u << 2) /* a frame's unwind rule could not be followed */
 #define HT_F_STACK_NEW (1u << 3) /* stack_id was just given: the frames follow too */
+/*
+ * alloc_usable is the allocator's own usable size of the block returned, read from its
+ * page (mimalloc's aligned blocks: HT_COOKIE_MIMALLOC), not a glibc chunk header.
+ */
+#define HT_F_USABLE_FROM_PAGE (1u << 4)
 /* --sample-bytes: the block the call returns was drawn (sampled); weigh it by 1/p. */
-#define HT_F_SAMPLED (1u << 4)
+#define HT_F_SAMPLED (1u << 5)
 /* --sample-bytes: the block the call releases (realloc) was a sampled one. */
-#define HT_F_OLD_SAMPLED (1u << 5)
+#define HT_F_OLD_SAMPLED (1u << 6)
 
 /*
  * --sample-bytes R: a call is drawn with the probability p(s) = 1 - exp(-s/R) of the bytes
@@ -226,6 +252,29 @@ struct ht_exit_event {
 	__u32 tid;
 	__u32 group_dead; /* the last thread of the process */
 	__u32 exit_code;  /* with group_dead: the process's wait status (as waitpid's) */
+	__u32 pad;
+	/*
+	 * With group_dead: resident pages as the last thread began to exit (VmRSS), and the
+	 * most ever resident (VmHWM); 0 when not read.
+	 */
+	__u64 rss_pages, rss_peak_pages;
+};
+
+/*
+ * The OOM killer chose a traced process (tracepoint oom:mark_victim), before the kill is
+ * delivered: its calls up to now are ahead of this event in the stream.
+ */
+struct ht_oom_event {
+	__u32 type;
+	__u32 pid;
+	__u64 time_ns; /* CLOCK_MONOTONIC of the choice */
+	/*
+	 * Its memory cgroup then, read from the kernel (memcg_known 0: none could be read):
+	 * the cgroup directory's inode (kernfs id), and its page counter in pages.
+	 */
+	__u64 cgroup_ino;
+	__u64 usage_pages, max_pages, watermark_pages;
+	__u32 memcg_known;
 	__u32 pad;
 };
 

@@ -16,6 +16,8 @@ $(OUTPUT)/tests/%.o: tests/%.c $(SKEL) $(PROTO_H) $(PROFILE_PROTO_H)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
 
+$(UNIT_OBJS) $(INTEG_OBJS) $(filter-out $(DEMO_TARGET),$(TEST_TARGETS)): | check-deps-test
+
 $(UNIT_BIN): $(UNIT_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -lcriterion -o $@
@@ -24,9 +26,9 @@ $(INTEG_BIN): $(INTEG_OBJS) $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -lcriterion -o $@
 
-# Re-run make after `deps` so that pkg-config sees freshly installed packages.
+# Re-run make after `deps-test` so that pkg-config sees freshly installed packages.
 test:
-	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory deps-test
 	$(Q)$(MAKE) --no-print-directory unit-test integration-test
 
 # Everything the tests need, built but not run (for running one suite by hand:

@@ -12,8 +12,9 @@ FUZZ_CFLAGS := -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) $(WARN) -std=gnu11 -D_
 # Each fuzzer: the parser files it drives (and helpers of tests/fuzz/), its seed corpus, its
 # longest input.
 FUZZ_elfsyms_SRCS := symbols/elfsyms symbols/elfsyms_debug symbols/elfsyms_order \
-	symbols/elfsyms_sections symbols/symcache symbols/callsite \
-	symbols/naming symbols/source_name symbols/funcstarts symbols/inlines symbols/strpool \
+	symbols/elfsyms_sections symbols/symcache symbols/answer_table symbols/debug_file \
+	symbols/callsite symbols/naming symbols/frame_names symbols/source_name \
+	symbols/funcstarts symbols/inlines symbols/strpool \
 	symbols/cfi host/procmaps host/procfs symbols/elf_limits symbols/budget
 FUZZ_elfsyms_EXTRA := quiet_log
 FUZZ_elfsyms_SEEDS := elf:40960

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "elfsyms.h"
 #include "fuzz_file.h"
+#include "frame_names.h"
 #include "naming.h"
 #include "symcache.h"
 
@@ -18,17 +19,26 @@ static size_t touch(const char *s)
 	return s ? strlen(s) : 0;
 }
 
-/* Every frame naming.h gives for the code at off. */
+/* Every frame naming.h gives for the code at off, and frame_names.h for off as a return. */
 static void name(struct object_file *obj, uint64_t off)
 {
 	struct named_frame frames[NAMING_MAX_CHAIN];
 	size_t n = naming__at(obj, off, frames, NAMING_MAX_CHAIN);
+	struct frame_names room;
+	const struct frame_names *fn = frame_names__return(obj, off, &room);
 
 	for (size_t i = 0; i < n; i++) {
 		touch(frames[i].function);
 		touch(frames[i].symbol);
 		touch(frames[i].file);
 	}
+	for (size_t i = 0; fn && i < fn->nr; i++) {
+		touch(fn->names[i].function);
+		touch(fn->names[i].symbol);
+		touch(fn->names[i].file);
+	}
+	if (fn)
+		touch(fn->callee);
 }
 
 static void query(struct object_file *obj, const uint8_t *data, size_t size)
@@ -71,10 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * Inputs of odd length are read again as the debug file of a stripped library:
 		 * one parse for the others keeps the fuzzer fast.
 		 */
-		if (size % 2 && elfsyms__load_debug(obj->syms, path) == 0) {
-			naming__forget(obj); /* its answers came from the old table */
-			query(obj, data, size);
-		}
+		if (size % 2 && elfsyms__load_debug(obj->syms, path) == 0)
+			query(obj, data, size); /* naming.h caches nothing: the new table answers */
 	}
 	symcache__free(cache);
 	return 0;

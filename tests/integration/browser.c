@@ -18,7 +18,7 @@ static double run_chromium(char *const argv[], const char *out, const char *log,
 
 	if (status == 127)
 		cr_assert_fail("chromium cannot be started: is Debian's chromium installed "
-			       "(make deps)?");
+			       "(make deps-test)?");
 	if (status < 0)
 		cr_assert_fail("chromium did not finish within %d s", timeout_s);
 	if (status) {

@@ -93,7 +93,7 @@ struct prometheus *prometheus_start(const char *const targets[])
 
 	cr_assert(p);
 	cr_assert(have_program("prometheus"),
-		  "prometheus is missing: install Debian's prometheus package (make deps)");
+		  "prometheus is missing: install Debian's prometheus package (make deps-test)");
 	scratch_file("prometheus.yml", config, sizeof(config));
 	scratch_file("prometheus-data", data, sizeof(data));
 	scratch_file("prometheus.log", p->log, sizeof(p->log));

@@ -112,6 +112,7 @@ void report_v1_shape(json_object *report)
 		expand_list(table, stacks, field(p, "outstanding"));
 		expand_list(table, stacks, field(p, "allocated"));
 		expand_list(table, stacks, field(field(p, "peak"), "sites"));
+		expand_list(table, stacks, field(field(p, "oom"), "sites"));
 		expand_list(table, stacks, field(field(p, "mappings"), "stacks"));
 		if (tree && json_object_is_type(tree, json_type_array))
 			json_object_object_add(p, "calltree", tree_v1(table, tree));

@@ -68,7 +68,7 @@ int http_get(const char *url, const char *name, const char *value, const char *f
 			  NULL };
 	int status;
 
-	cr_assert(have_program("curl"), "curl is missing: install Debian's curl (make deps)");
+	cr_assert(have_program("curl"), "curl is missing: install Debian's curl (make deps-test)");
 	if (name)
 		snprintf(param, sizeof(param), "%s=%s", name, value);
 	status = wait_status(spawn(name ? with : plain, NULL, NULL), 20);

@@ -135,7 +135,7 @@ start() {
 	local ctld_port=${1:-16817} slurmd_port=${2:-16818} node state socket_dir
 	for prog in munged mungekey slurmctld slurmd srun sinfo; do
 		command -v $prog >/dev/null ||
-			fail "$prog is missing: install Debian's munge, slurmctld, slurmd and slurm-client (make deps)"
+			fail "$prog is missing: install Debian's munge, slurmctld, slurmd and slurm-client (make deps-test)"
 	done
 	[ "$(id -u)" = 0 ] || fail "needs root (it starts slurmd and munged)"
 	mkdir -p "$dir/ctld" "$dir/spool" || fail "cannot create $dir"
@@ -179,7 +179,7 @@ start)
 munge)
 	for prog in munged mungekey; do
 		command -v $prog >/dev/null ||
-			fail "$prog is missing: install Debian's munge (make deps)"
+			fail "$prog is missing: install Debian's munge (make deps-test)"
 	done
 	echo "$dir" >>"$running"
 	start_munge

@@ -365,7 +365,7 @@ Test(allocators, a_function_no_object_defines)
  * The ground-truth program under another allocator, preloaded: every worker thread, every
  * libgt function and the library exactly, with the allocator's own usable sizes as the
  * program reads them (malloc_usable_size). Entry points the allocator lacks are left
- * uncalled by libgt; extra_arg is groundtruth's (--no-aligned for mimalloc).
+ * uncalled by libgt; extra_arg is groundtruth's (--aligned-sweep), or NULL.
  */
 /* The report's process running program: env's image exec'd it, and ended there. */
 static json_object *process_running(json_object *report, const char *program)
@@ -429,9 +429,20 @@ Test(allocators, groundtruth_under_tcmalloc_full)
 	groundtruth_under("libtcmalloc.so.4", "tcmalloc", NULL);
 }
 
+/* Aligned blocks included: their sizes read from mimalloc's pages. */
 Test(allocators, groundtruth_under_mimalloc)
 {
-	groundtruth_under("libmimalloc.so.2", "mimalloc", "--no-aligned");
+	groundtruth_under("libmimalloc.so.2", "mimalloc", NULL);
+}
+
+/*
+ * mimalloc carves an aligned block from a larger one at an offset its address decides;
+ * mi_usable_size() gives what is left of that block. Every aligned entry point at many
+ * alignments and sizes, each block's size exactly as the program reads it.
+ */
+Test(allocators, mimalloc_aligned_sweep)
+{
+	groundtruth_under("libmimalloc.so.2", "mimalloc", "--aligned-sweep");
 }
 
 Test(allocators, groundtruth_under_tbb_proxy)
@@ -439,24 +450,3 @@ Test(allocators, groundtruth_under_tbb_proxy)
 	groundtruth_under("libtbbmalloc_proxy.so.2", "tbb", NULL);
 }
 
-/* mimalloc's aligned blocks: usable = requested, and the report says it does not know. */
-Test(allocators, mimalloc_aligned_blocks_are_not_known)
-{
-	char target[4096], json[256];
-	char *argv[] = { (char *)heaptap_path(), "run", "--json",
-			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
-			 "--", "env", "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2",
-			 (char *)target_path("groundtruth", target, sizeof(target)), NULL };
-	json_object *report, *process, *family;
-
-	require_bpf();
-	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
-	report = load_json(json);
-	process = process_running(report, "groundtruth");
-	family = json_object_array_get_idx(get(process, "allocators"), 0);
-	cr_expect(not(json_object_get_boolean(get(process, "usable_known"))));
-	cr_expect(not(json_object_get_boolean(get(family, "usable_known"))));
-	/* Each worker's aligned calls that returned a block (gtlib.c: 7 of 8 and one more). */
-	cr_expect(gt(i64, json_object_get_int64(get(family, "usable_unknown_blocks")), 0));
-	json_object_put(report);
-}

@@ -470,7 +470,7 @@ static char *zsh_complete(const char *const lines[])
 	char driver[512], args[8192] = "", comp[512], *out;
 	FILE *f;
 
-	cr_assert(access("/usr/bin/zsh", X_OK) == 0, "zsh is missing: make deps installs it");
+	cr_assert(access("/usr/bin/zsh", X_OK) == 0, "zsh is missing: make deps-test installs it");
 	snprintf(comp, sizeof(comp), "%s/completion/_heaptap", output_dir());
 	cr_assert(access(comp, R_OK) == 0, "%s is missing: build it with make docs", comp);
 	scratch_file("zsh-driver.zsh", driver, sizeof(driver));

@@ -87,6 +87,20 @@ Test(errors, run_a_missing_or_unrunnable_command)
 	fclose(f);
 	chmod(junk, 0755);
 	expect_one_line_error((char *[]){ "run", "--", junk, NULL }, 126, "Exec format error");
+	/* A directory, named or found in PATH: not "Exec format error". */
+	expect_one_line_error((char *[]){ "run", "--", (char *)scratch_dir(), NULL }, 126,
+			      "Is a directory");
+	{
+		char dir[256], script[1024];
+
+		scratch_subdir("bin", dir, sizeof(dir));
+		scratch_subdir("bin/subdir", dir, sizeof(dir));
+		snprintf(script, sizeof(script), "PATH='%s/bin' exec \"$0\" run -- subdir",
+			 scratch_dir());
+		expect_one_line_error((char *[]){ "--", "sh", "-c", script,
+						  (char *)heaptap_path(), NULL },
+				      126, "cannot execute 'subdir': Is a directory");
+	}
 }
 
 Test(errors, without_privileges)
@@ -102,6 +116,8 @@ Test(errors, without_privileges)
 Test(errors, usage)
 {
 	expect_one_line_error((char *[]){ "frobnicate", NULL }, 2, "subcommand");
+	expect_one_line_error((char *[]){ "atach", "-p", "1", NULL }, 2,
+			      "did you mean 'attach'?");
 	expect_one_line_error((char *[]){ "attach", NULL }, 2, "-p");
 	expect_one_line_error((char *[]){ "run", "-a", "outer", "--", "true", NULL }, 2,
 			      "attribution");
@@ -212,6 +228,21 @@ Test(errors, bad_report_path_fails_before_the_command_runs)
 			      2, scratch_dir());
 	cr_expect(missing(marker), "the command ran despite --json DIRECTORY");
 	expect_one_line_error((char *[]){ "attach", "-p", "1", "-o", bad, NULL }, 2, bad);
+}
+
+/* run --json -- true: "--" is no report file (it was one, and heaptap exited 0). */
+Test(errors, a_report_file_that_looks_like_an_option)
+{
+	char script[512], dashes[256];
+
+	snprintf(script, sizeof(script), "cd '%s' && exec \"$0\" run --json -- true",
+		 scratch_dir());
+	expect_one_line_error((char *[]){ "--", "sh", "-c", script, (char *)heaptap_path(),
+					  NULL },
+			      2, "--json takes a FILE, not '--'");
+	cr_expect(missing(scratch_file("--", dashes, sizeof(dashes))), "%s written", dashes);
+	expect_one_line_error((char *[]){ "report", "x.json", "--html", "-n", NULL }, 2,
+			      "--html takes a FILE, not '-n'");
 }
 
 Test(errors, two_reports_in_one_file)

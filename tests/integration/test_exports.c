@@ -53,7 +53,7 @@ static char *pprof_top_of(const char *profile, const char *sample_index, const c
 	int status;
 
 	if (wait_status(spawn(version_argv, NULL, NULL), 30) != 0)
-		cr_fatal("go cannot run: install Debian's golang-go (make deps) for go tool pprof");
+		cr_fatal("go cannot run: install Debian's golang-go (make deps-test) for go tool pprof");
 	snprintf(index, sizeof(index), "-sample_index=%s", sample_index);
 	snprintf(focus, sizeof(focus), "-tagfocus=%s", tagfocus ? tagfocus : "");
 	if (!tagfocus)

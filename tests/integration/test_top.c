@@ -85,13 +85,68 @@ Test(top, batch_stops_after_n_refreshes)
 				      30),
 		     0));
 	text = slurp(out);
-	for (char *p = text; p && (p = strstr(p, "==== Statistics of overall")); p++)
+	for (char *p = text; p && (p = strstr(p, "\n RANK      PID      CURRENT")); p++)
 		lines++;
-	cr_expect(eq(sz, lines, 3), "three text snapshots: %s", text);
+	cr_expect(eq(sz, lines, 3), "three tables of rows: %s", text);
+	cr_expect(eq(sz, count_text(out, "==== Statistics of overall"), 0),
+		  "whole reports without --full: %s", text);
 	free(text);
+	/* --full: each snapshot is every process's whole report. */
+	argv[2] = "--full";
+	cr_assert(eq(int, wait_status(spawn(argv, out, NULL), 30), 0));
+	cr_expect(eq(sz, count_text(out, "==== Statistics of overall"), 3), "three reports");
 	/* The target was watched, not harmed: it still does all its work. */
 	kill(target, SIGUSR1);
 	cr_expect(eq(int, wait_status(target, 30), 0));
+}
+
+/*
+ * top -b's rows: the last table's row of a command that ended holds the totals run's
+ * report has for the same program (the ground truth's program is deterministic: it makes
+ * the same calls in every run), its state, its rank column and its command.
+ */
+Test(top, batch_rows_hold_the_process_totals)
+{
+	char bin[4096], truth[256], out[256], json[256], pid[16], want[4608], *text, *row;
+	char *top_argv[] = { (char *)heaptap_path(), "top", "-b", "-i", "0.2", "--follow", "--",
+			     (char *)target_path("groundtruth", bin, sizeof(bin)), "--truth",
+			     (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
+	char *run_argv[] = { (char *)heaptap_path(), "run", "-o", "/dev/null", "--json",
+			     (char *)scratch_file("run.json", json, sizeof(json)), "--", bin,
+			     "--truth", truth, NULL };
+	json_object *report, *total, *calls;
+	long long sum = 0;
+
+	require_bpf();
+	cr_assert(eq(int, wait_status(spawn(run_argv, NULL, NULL), 60), 0));
+	report = load_json(json);
+	total = get(json_object_array_get_idx(get(report, "processes"), 0), "total");
+	calls = get(total, "calls");
+	json_object_object_foreach(calls, name, count) {
+		(void)name;
+		sum += json_object_get_int64(count);
+	}
+	cr_assert(eq(int, wait_status(spawn(top_argv, scratch_file("top.txt", out, sizeof(out)),
+					    NULL),
+				      60),
+		     0));
+	text = slurp(out);
+	cr_assert(text != NULL);
+	row = strstr(text, "heaptap top ");
+	cr_assert(row != NULL, "no table in: %s", text);
+	/* The last table's row: the program has exited by then. */
+	for (char *p = row; (p = strstr(p + 1, "\nheaptap top ")); row = p + 1)
+		;
+	row = strchr(strchr(row, '\n') + 1, '\n') + 1; /* past the header and the columns */
+	snprintf(pid, sizeof(pid), "%.*s", (int)strspn(row + 6, " 0123456789"), row + 6);
+	snprintf(want, sizeof(want), "%5s %8d %12lld %12lld", "-", atoi(pid),
+		 (long long)json_object_get_int64(get(total, "current")),
+		 (long long)json_object_get_int64(get(total, "max")));
+	cr_expect(strncmp(row, want, strlen(want)) == 0, "want '%s...' in:\n%s", want, text);
+	snprintf(want, sizeof(want), " %12lld exited   %s --truth %s\n", sum, bin, truth);
+	cr_expect(strstr(row, want) != NULL, "want '%s' in:\n%s", want, text);
+	json_object_put(report);
+	free(text);
 }
 
 /* Run a tmux command; its standard output, malloc'ed. */

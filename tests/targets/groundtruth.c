@@ -11,8 +11,9 @@
  *   --park   then stay alive, allocating nothing, until killed (for live views)
  *   --exit-workers   let workers exit instead of parking: glibc's thread-exit cleanup
  *            then runs in them (its tcache housekeeping must not be charged)
- *   --no-aligned   call no aligned entry point (mimalloc's aligned blocks have sizes
- *            that depend on their addresses)
+ *   --no-aligned   call no aligned entry point
+ *   --aligned-sweep   worker 0 also calls every aligned entry point at many alignments
+ *            and sizes (gt_aligned_sweep)
  * Entry points the allocator providing malloc lacks are never called (gtlib.c).
  */
 #include <pthread.h>
@@ -27,7 +28,7 @@
 #define NR_WORKERS 4
 
 static sem_t done;
-static bool exit_workers;
+static bool exit_workers, aligned_sweep;
 
 static void *worker(void *arg)
 {
@@ -38,6 +39,8 @@ static void *worker(void *arg)
 	pthread_setname_np(pthread_self(), name);
 	/* Each worker its own pattern, so a mix-up between threads shows. */
 	gt_make_blocks(20 + 15 * id);
+	if (id == 0 && aligned_sweep)
+		gt_aligned_sweep();
 	if (id % 2 == 0)
 		gt_resize_blocks();
 	if (id != 1)
@@ -68,6 +71,8 @@ int main(int argc, char **argv)
 			exit_workers = true;
 		else if (!strcmp(argv[i], "--no-aligned"))
 			gt_skip_aligned();
+		else if (!strcmp(argv[i], "--aligned-sweep"))
+			aligned_sweep = true;
 		else if (!strcmp(argv[i], "--truth") && i + 1 < argc)
 			truth = argv[++i];
 	}

@@ -307,6 +307,39 @@ void gt_release_aligned(void)
 	}
 }
 
+/*
+ * Every aligned entry point at alignments from 16 bytes to 4 MiB and sizes from 1 byte to
+ * 200 KiB (valloc and pvalloc: their page), every other block freed: under an allocator
+ * that carves aligned blocks from larger ones (mimalloc), sizes that depend on where each
+ * block falls.
+ */
+void gt_aligned_sweep(void)
+{
+	static const size_t aligns[] = { 16, 64, 256, 4096, 65536, 4 << 20 };
+	static const size_t sizes[] = { 1, 24, 100, 1000, 5000, 40000, 200000 };
+	void *kept[2];
+	int n = 0;
+
+	current_entry = __func__;
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (size_t a = 0; a < sizeof(aligns) / sizeof(aligns[0]); a++) {
+			void *p[3] = {
+				gt_call_memalign(aligns[a], sizes[s]),
+				gt_call_posix_memalign(aligns[a], sizes[s]),
+				gt_call_aligned_alloc(aligns[a], sizes[s]),
+			};
+
+			for (int i = 0; i < 3; i++) {
+				if (p[i] && n++ % 2)
+					gt_call_free(p[i]);
+			}
+		}
+		kept[0] = gt_call_valloc(sizes[s]);
+		kept[1] = gt_call_pvalloc(sizes[s]);
+		gt_call_free(kept[s % 2]);
+	}
+}
+
 void gt_edge_cases(void)
 {
 	void *p;

@@ -13,7 +13,8 @@ void gt_resize_blocks(void);	/* realloc (incl. realloc(NULL, n)), reallocarray *
 void gt_release_blocks(void);	/* free: what gt_make_blocks allocated goes negative here */
 void gt_aligned_blocks(void);	/* memalign, aligned_alloc, posix_memalign, valloc, pvalloc */
 void gt_release_aligned(void);	/* free */
-void gt_edge_cases(void);	/* free(NULL), failed calls, realloc(p, 0), an mmapped block */
+void gt_edge_cases(void);
+void gt_aligned_sweep(void);	/* the aligned entry points at many alignments and sizes */	/* free(NULL), failed calls, realloc(p, 0), an mmapped block */
 
 /* Leave memalign, posix_memalign, aligned_alloc, valloc and pvalloc uncalled. */
 void gt_skip_aligned(void);

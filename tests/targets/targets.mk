@@ -12,13 +12,23 @@ TEST_TARGETS := $(TARGET_DIR)/libgt.so $(TARGET_DIR)/groundtruth $(TARGET_DIR)/m
 	$(TARGET_DIR)/stack_chains $(TARGET_DIR)/libmix.so $(TARGET_DIR)/mpi_checksum \
 	$(TARGET_DIR)/checksum_loop $(TARGET_DIR)/gtchild $(TARGET_DIR)/spawner \
 	$(TARGET_DIR)/busy_threads $(TARGET_DIR)/mpi_tree $(TARGET_DIR)/mpi_workers $(TARGET_DIR)/env_rank
-TEST_TARGETS += $(TARGET_DIR)/export_sites $(TARGET_DIR)/rank_sites
+TEST_TARGETS += $(TARGET_DIR)/export_sites $(TARGET_DIR)/rank_sites $(TARGET_DIR)/rss_peak \
+	$(TARGET_DIR)/rss_grow
 TEST_TARGETS += $(TARGET_DIR)/libcpool.so $(TARGET_DIR)/pool_user $(TARGET_DIR)/cpool.spec \
 	$(TARGET_DIR)/tbb_user
+TEST_TARGETS += $(TARGET_DIR)/oom_grow $(TARGET_DIR)/node_phases
 DEMO_TARGET := $(TARGET_DIR)/demo
 
 $(TARGET_DIR):
 	$(Q)mkdir -p $@
+
+$(TARGET_DIR)/oom_grow: tests/targets/oom_grow.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
+
+$(TARGET_DIR)/node_phases: tests/targets/node_phases.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
 
 $(TARGET_DIR)/libgt.so: tests/targets/gtlib.c tests/targets/gtlib.h | $(TARGET_DIR)
 	$(call msg,CC,$@)
@@ -53,6 +63,14 @@ $(TARGET_DIR)/mpi_workers: tests/targets/mpi_workers.c $(TARGET_DIR)/libgt.so
 $(TARGET_DIR)/env_rank: tests/targets/env_rank.c $(TARGET_DIR)/libgt.so
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) -Itests/targets $< -L$(TARGET_DIR) -lgt $(TARGET_RPATH) -o $@
+
+$(TARGET_DIR)/rss_peak: tests/targets/rss_peak.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
+
+$(TARGET_DIR)/rss_grow: tests/targets/rss_grow.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
 
 $(TARGET_DIR)/demo: tests/targets/demo.c | $(TARGET_DIR)
 	$(call msg,CC,$@)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <string.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "accountant.h"
@@ -83,5 +84,41 @@ Test(accountant, same_function_name_in_two_libraries_stays_apart)
 	cr_assert(eq(i64, ps.functions->bal.current, 24));
 	cr_assert(eq(str, (char *)ps.functions->library, "/lib/liba.so"));
 	cr_assert(eq(u32, ps.threads->tid, 1));
+	accountant__clear(&ps);
+}
+
+/* Groups are remembered by the addresses of the names asked for: new names there are new. */
+Test(accountant, names_at_a_reused_address_are_other_groups)
+{
+	struct process_stats ps = {};
+	char lib[32], fn[32];
+	struct charge c = charge(HT_MALLOC, 10, 100, lib, fn);
+	struct function_stats *f;
+	struct library_stats *l;
+	int groups = 0;
+
+	strcpy(lib, "/lib/liba.so");
+	strcpy(fn, "a_alloc");
+	cr_assert(eq(int, accountant__charge(&ps, &c), 0));
+	cr_assert(eq(int, accountant__charge(&ps, &c), 0));
+	strcpy(lib, "/lib/libb.so"); /* the same buffers, other names */
+	strcpy(fn, "b_alloc");
+	c.delta = 7;
+	cr_assert(eq(int, accountant__charge(&ps, &c), 0));
+	strcpy(lib, "/lib/liba.so"); /* the library again, another function */
+	cr_assert(eq(int, accountant__charge(&ps, &c), 0));
+	accountant__sort(&ps);
+	for (f = ps.functions; f; f = f->hh.next, groups++) {
+		int64_t want = !strcmp(f->function, "a_alloc") ? 200 : 7;
+
+		cr_expect(eq(i64, f->bal.current, want), "%s %s", f->library, f->function);
+	}
+	cr_assert(eq(int, groups, 3));
+	l = ps.libraries;
+	cr_assert(eq(str, l->library, "/lib/liba.so"));
+	cr_expect(eq(i64, l->bal.current, 207));
+	l = l->hh.next;
+	cr_assert(eq(str, l->library, "/lib/libb.so"));
+	cr_expect(eq(i64, l->bal.current, 7));
 	accountant__clear(&ps);
 }

@@ -336,7 +336,7 @@ static int promtool_check(const char *text, char *out, size_t size)
 	unlink(path);
 	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 	cr_assert(status != 127,
-		  "promtool not found: install Debian's prometheus package (make deps)");
+		  "promtool not found: install Debian's prometheus package (make deps-test)");
 	return status;
 }
 

@@ -195,3 +195,20 @@ Test(naming, strpool_answers_by_text_not_by_address)
 	cr_assert(eq(ptr, (void *)strpool__intern(&pool, "opal_init_util"), (void *)first));
 	strpool__clear(&pool);
 }
+
+/* A pool asked to remember more (stack records: 4,096) answers the same way. */
+Test(naming, a_larger_memo_answers_by_text_too)
+{
+	struct strpool pool = { .memo_bits = 12 };
+	char buf[32];
+	const char *first;
+
+	strcpy(buf, "opal_init_util");
+	first = strpool__intern(&pool, buf);
+	cr_assert(eq(ptr, (void *)strpool__intern(&pool, buf), (void *)first));
+	strcpy(buf, "MPI_Init");
+	cr_assert(eq(str, (char *)strpool__intern(&pool, buf), "MPI_Init"));
+	cr_assert(eq(str, (char *)first, "opal_init_util"));
+	strpool__clear(&pool);
+	cr_assert(eq(uint, pool.memo_bits, 12), "kept across clears");
+}

@@ -246,3 +246,46 @@ Test(owner, a_long_series_keeps_its_spacing)
 		cr_assert(near(s->seconds[i], 0.5 * i * s->stride));
 	leak_series__free(s);
 }
+
+/*
+ * Processes on one node: a holds 100 throughout, b 300 and then, that freed, 200. The node
+ * peaked at 400 (a's 100 and b's first 300); its sites keep what they held then (b's second
+ * site none), an ended process's none after a new peak (c's 400 beside a's 100).
+ */
+Test(owner, the_node_peaks_at_the_sum_at_once)
+{
+	struct stack_record a_site = {}, b_first = {}, b_second = {}, c_site = {};
+	struct node_total node = {};
+	struct owner a, b, c;
+	struct live_block out;
+
+	cr_assert(eq(int, owner__init(&a, 0, 1.0), 0));
+	cr_assert(eq(int, owner__init(&b, 0, 1.0), 0));
+	cr_assert(eq(int, owner__init(&c, 0, 1.0), 0));
+	owner__join_node(&a, &node);
+	owner__join_node(&b, &node);
+	owner__join_node(&c, &node);
+	owner__allocated(&a, &a_site, 0x1000, block(100, 100));
+	owner__allocated(&b, &b_first, 0x2000, block(300, 300));
+	cr_assert(owner__released(&b, 0x2000, 300, true, &out));
+	owner__allocated(&b, &b_second, 0x3000, block(200, 200));
+	cr_expect(eq(u64, node.peak_bytes, 400));
+	cr_expect(eq(u64, node.bytes, 300));
+	cr_expect(eq(u64, owner_site__node_bytes(&a, &a.sites[a_site.site]), 100));
+	cr_expect(eq(u64, owner_site__node_bytes(&b, &b.sites[b_first.site]), 300));
+	cr_expect(eq(u64, owner_site__node_bytes(&b, &b.sites[b_second.site]), 0));
+	/* b ends: it leaves the sum, its sites keep their values at the peak. */
+	owner__end(&b);
+	cr_expect(eq(u64, node.bytes, 100));
+	cr_expect(eq(u64, owner_site__node_bytes(&b, &b.sites[b_first.site]), 300));
+	/* A new peak of 500 without b: b's sites held nothing then. */
+	owner__allocated(&c, &c_site, 0x4000, block(400, 400));
+	cr_expect(eq(u64, node.peak_bytes, 500));
+	cr_expect(eq(u64, node.peak_blocks, 2));
+	cr_expect(eq(u64, owner_site__node_bytes(&b, &b.sites[b_first.site]), 0));
+	cr_expect(eq(u64, owner_site__node_bytes(&a, &a.sites[a_site.site]), 100));
+	cr_expect(eq(u64, owner_site__node_bytes(&c, &c.sites[c_site.site]), 400));
+	owner__clear(&a);
+	owner__clear(&b);
+	owner__clear(&c);
+}

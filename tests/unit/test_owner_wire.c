@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include "oom_record.h"
 #include "owner.h"
 #include "owner_text.h"
 #include "owner_wire.h"
@@ -101,7 +102,7 @@ Test(owner_wire, the_largest_sites_go_and_only_when_changed)
 	size_t bytes;
 
 	fill(&o);
-	m = wire_owner(&a, &o, 1u << 20, &bytes);
+	m = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_assert(m != NULL);
 	cr_expect(eq(u64, m->blocks, SITES * (SITES + 1) / 2));
 	cr_expect(eq(u64, m->bytes, 100 * m->blocks));
@@ -126,13 +127,13 @@ Test(owner_wire, the_largest_sites_go_and_only_when_changed)
 	cr_expect(m->freed_before_tracing->bytes_known);
 	digest = wire_owner_digest(m);
 	arena_reset(&a);
-	m = wire_owner(&a, &o, 1u << 20, &bytes);
+	m = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_expect(eq(u64, wire_owner_digest(m), digest), "unchanged: the same digest");
 	arena_reset(&a);
 
 	/* The largest site frees a block: no longer the peak's, and a new digest. */
 	cr_assert(owner__released(&o, 1000 * (SITES - 1), 0, false, &block));
-	m = wire_owner(&a, &o, 1u << 20, &bytes);
+	m = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_expect(ne(u64, wire_owner_digest(m), digest));
 	cr_expect(eq(u64, m->outstanding[0]->blocks, SITES - 1));
 	cr_expect(eq(u64, m->peak[0]->blocks, SITES), "the peak keeps what the site held");
@@ -141,13 +142,13 @@ Test(owner_wire, the_largest_sites_go_and_only_when_changed)
 	arena_reset(&a);
 
 	/* A small room: fewer sites, the largest first, never none. */
-	m = wire_owner(&a, &o, 1, &bytes);
+	m = wire_owner(&a, &o, NULL, 1, &bytes);
 	cr_expect(eq(sz, m->n_outstanding, 1));
 	cr_expect(eq(sz, m->n_peak, 1));
 	cr_expect(eq(sz, m->n_allocated, 1));
 	cr_expect(eq(u64, m->outstanding[0]->blocks, SITES - 1));
 	arena_reset(&a);
-	m = wire_owner(&a, &o, 4096, &bytes);
+	m = wire_owner(&a, &o, NULL, 4096, &bytes);
 	cr_expect(m->n_outstanding > 1 && m->n_outstanding < WIRE_MAX_OWNER_SITES);
 	cr_expect(bytes < 4096 + 1024, "about the room asked: %zu bytes", bytes);
 	arena_reset(&a);
@@ -166,7 +167,7 @@ Test(owner_wire, the_collector_bounds_what_it_is_sent)
 
 	fill(&o);
 	p.has_key = true;
-	p.owner = wire_owner(&a, &o, 1u << 20, &bytes);
+	p.owner = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_assert(wire_check_batch(&b) == NULL);
 	p.owner->n_outstanding = WIRE_MAX_OWNER_SITES + 1;
 	cr_expect(eq(str, (char *)wire_check_batch(&b), "an owner list of more than 50 sites"));
@@ -244,7 +245,7 @@ Test(owner_wire, stored_and_read_back)
 	unlink(path);
 	fill(&o);
 	p.has_key = true;
-	p.owner = wire_owner(&a, &o, 1u << 20, &bytes);
+	p.owner = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_assert(eq(int, store__open(path, false, &st), 0));
 	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
 	cr_assert(eq(int, store__begin(st), 0));
@@ -330,7 +331,7 @@ Test(owner_wire, a_schema_2_file_is_read_and_brought_up_to_date)
 	unlink(path);
 	fill(&o);
 	p.has_key = true;
-	p.owner = wire_owner(&a, &o, 1u << 20, &bytes);
+	p.owner = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
 	cr_assert(eq(int, store__open(path, false, &st), 0));
 	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
 	cr_assert(eq(int, store__begin(st), 0));
@@ -358,6 +359,122 @@ Test(owner_wire, a_schema_2_file_is_read_and_brought_up_to_date)
 	set_version(path, STORE_SCHEMA_VERSION + 1);
 	cr_expect(eq(int, store__open(path, false, &st), -EIO), "a newer file is refused");
 	cr_expect(eq(int, db_version(path), STORE_SCHEMA_VERSION + 1), "and left as it was");
+	unlink(path);
+	free(b.processes);
+	arena_reset(&a);
+	owner__clear(&o);
+}
+
+/*
+ * The OOM killer's choice: recorded from the owner view, sent, checked, stored (schema 6)
+ * and read back with its sites, totals, time and memory cgroup.
+ */
+Test(owner_wire, an_oom_kill_stored_and_read_back)
+{
+	char path[] = "/tmp/heaptap-oom-XXXXXX";
+	int fd = mkstemp(path);
+	struct arena a = {};
+	Heaptap__Process p = HEAPTAP__PROCESS__INIT;
+	Heaptap__Batch b = batch_of(&p);
+	struct oom_record oom = {};
+	struct store_agent agent;
+	struct run_view v;
+	struct store *st;
+	struct owner o;
+	const struct stored_owner *got;
+	json_object *j;
+	size_t bytes;
+	bool applied;
+
+	cr_assert(fd >= 0);
+	close(fd);
+	unlink(path);
+	fill(&o);
+	oom_record__take(&oom, &o, 12.5);
+	oom.cgroup = (struct cgroup_memory){ .version = 1, .path = "/job_7", .usage = 4096,
+					     .limit = 8192, .usage_known = true };
+	p.has_key = true;
+	p.owner = wire_owner(&a, &o, &oom, 1u << 20, &bytes);
+	cr_assert(p.owner && p.owner->oom);
+	cr_assert(eq(sz, p.owner->oom->n_sites, OOM_SITES));
+	cr_expect(eq(u64, p.owner->oom->sites[0]->blocks, SITES), "the largest site first");
+	cr_assert(wire_check_batch(&b) == NULL);
+	p.owner->oom->time = NAN;
+	cr_expect(wire_check_batch(&b) != NULL, "a time that is not a number");
+	p.owner->oom->time = 12.5;
+	cr_assert(eq(int, store__open(path, false, &st), 0));
+	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
+	cr_assert(eq(int, store__begin(st), 0));
+	cr_assert(eq(int, store__apply_batch(st, agent.id, "node", &b, &applied, NULL, NULL), 0));
+	cr_assert(eq(int, store__commit(st), 0));
+	cr_assert(eq(int, store__load_run(st, 0, 0, false, &v), 0));
+	got = v.processes[0]->owner;
+	cr_assert(got != NULL && got->oom_killed);
+	cr_expect(eq(dbl, got->oom_time, 12.5));
+	cr_expect(eq(u64, got->oom_bytes, o.bytes));
+	cr_expect(eq(u64, got->oom_blocks, o.blocks));
+	cr_assert(eq(u32, got->nr_oom, OOM_SITES));
+	for (uint32_t i = 0; i < got->nr_oom; i++)
+		cr_expect(eq(u64, got->oom_sites[i].bytes, oom.sites[i].bytes));
+	cr_assert(got->oom_cgroup != NULL);
+	cr_expect(json_object_object_get_ex(got->oom_cgroup, "limit_bytes", &j) &&
+		  json_object_get_int64(j) == 8192);
+	cr_expect(json_object_object_get_ex(got->oom_cgroup, "max_usage_bytes", &j) && !j,
+		  "unread: null");
+	run_view__clear(&v);
+	store__close(st);
+	unlink(path);
+	free(b.processes);
+	arena_reset(&a);
+	owner__clear(&o);
+}
+
+/* A schema-5 file (no OOM columns) reads as not chosen, and a collector adds the columns. */
+Test(owner_wire, a_schema_5_file_gains_the_oom_columns)
+{
+	char path[] = "/tmp/heaptap-oom5-XXXXXX";
+	int fd = mkstemp(path);
+	struct arena a = {};
+	Heaptap__Process p = HEAPTAP__PROCESS__INIT;
+	Heaptap__Batch b = batch_of(&p);
+	struct store_agent agent;
+	struct run_view v;
+	struct store *st;
+	struct owner o;
+	sqlite3 *db;
+	size_t bytes;
+	bool applied;
+
+	cr_assert(fd >= 0);
+	close(fd);
+	unlink(path);
+	fill(&o);
+	p.has_key = true;
+	p.owner = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
+	cr_assert(eq(int, store__open(path, false, &st), 0));
+	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
+	cr_assert(eq(int, store__begin(st), 0));
+	cr_assert(eq(int, store__apply_batch(st, agent.id, "node", &b, &applied, NULL, NULL), 0));
+	cr_assert(eq(int, store__commit(st), 0));
+	store__close(st);
+	cr_assert(eq(int, sqlite3_open(path, &db), SQLITE_OK));
+	cr_assert(eq(int, sqlite3_exec(db, "ALTER TABLE owner DROP COLUMN oom_time;"
+				       "ALTER TABLE owner DROP COLUMN oom_blocks;"
+				       "ALTER TABLE owner DROP COLUMN oom_bytes;"
+				       "ALTER TABLE owner DROP COLUMN oom_cgroup;"
+				       "PRAGMA user_version=5;", NULL, NULL, NULL), SQLITE_OK),
+		  "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	cr_assert(eq(int, store__open(path, true, &st), 0), "read as it is");
+	cr_assert(eq(int, store__load_run(st, 0, 0, false, &v), 0));
+	cr_assert(v.processes[0]->owner != NULL);
+	cr_expect(not(v.processes[0]->owner->oom_killed));
+	cr_expect(eq(u32, v.processes[0]->owner->nr_outstanding, WIRE_MAX_OWNER_SITES));
+	run_view__clear(&v);
+	store__close(st);
+	cr_assert(eq(int, store__open(path, false, &st), 0), "a collector brings it up to date");
+	store__close(st);
+	cr_expect(eq(int, db_version(path), STORE_SCHEMA_VERSION));
 	unlink(path);
 	free(b.processes);
 	arena_reset(&a);

@@ -123,7 +123,7 @@ static struct tally compare_with(const char *library)
 	FILE *in;
 
 	snprintf(path, sizeof(path), LIBDIR "%s", library);
-	cr_assert(eq(int, access(path, R_OK), 0), "%s is missing: run make deps", path);
+	cr_assert(eq(int, access(path, R_OK), 0), "%s is missing: run make deps-test", path);
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", path);
 	cr_assert(eq(int, pipe(fds), 0));
 	child = fork();
@@ -193,4 +193,8 @@ Test(size_classes, names_by_file)
 	cr_assert(eq(int, size_classes__of("libtbbmalloc_proxy.so.2"), SIZE_CLASSES_TBB));
 	cr_assert(eq(int, size_classes__of("/lib/libc.so.6"), SIZE_CLASSES_NONE));
 	cr_assert(eq(str, (char *)size_classes__name(SIZE_CLASSES_TCMALLOC), "tcmalloc"));
+	/* Pages whose layout BPF knows: mimalloc 2.0 only, by the file's own name. */
+	cr_assert(size_classes__pages_readable("/usr/lib/x86_64-linux-gnu/libmimalloc.so.2.0"));
+	cr_assert(not(size_classes__pages_readable("/usr/lib/libmimalloc.so.2.1")));
+	cr_assert(not(size_classes__pages_readable("libjemalloc.so.2")));
 }

@@ -7,7 +7,8 @@
 # of an MPI rank's libraries; attaching to and detaching from many processes, and
 # following 100 short commands; an MPI job's start, and its JSON report's bytes per rank
 # and read speed; heaptap's BPF run time per call at 7 and
-# 20 frames (kernel BPF statistics: no trap in it); then heaptap's cost per malloc+free
+# 20 frames (kernel BPF statistics: no trap in it); the consumer's CPU per event (perf
+# stat of heaptap over a malloc+free loop); then heaptap's cost per malloc+free
 # pair next to untraced and empty probes at entries and at sites. Each section ends with
 # its ratio or figure line. First
 # the cluster's: a collector's ingest from simulated agents, an agent's CPU next to attach's.
@@ -83,8 +84,14 @@ bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DI
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/report_size.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) CC=$(CC) tools/bench/os_view.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/bpf_cost.sh
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/consumer.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/sampled.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/run.sh
+
+# The consumer's CPU per event over a malloc+free loop, alone (a section of bench).
+.PHONY: bench-consumer
+bench-consumer: heaptap $(BENCH_DIR)/malloc_loop
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/consumer.sh
 
 # --sample-bytes 512K: an unsampled pair's BPF time, and the sampled run next to empty
 # probes at heaptap's sites, with session uprobes and without (a section of bench).
@@ -101,6 +108,11 @@ bench-bpf: heaptap $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DIR)/empty_probes
 .PHONY: bench-cluster
 bench-cluster: heaptap $(BENCH_DIR)/ingest $(BENCH_DIR)/malloc_loop $(TEST_TARGETS)
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) TARGETS=$(TARGET_DIR) tools/bench/cluster.sh
+
+# What a stack new to a process costs at an MPI start, 1 and 4 ranks (needs perf): not in bench.
+.PHONY: bench-stacks
+bench-stacks: heaptap $(BENCH_DIR)/mpi_start
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/stack_cost.sh 1 4
 
 # Where an MPI job's start under heaptap spends its time (one run, needs perf): not in bench.
 .PHONY: bench-profile

@@ -67,7 +67,7 @@ pg_tuned="-c shared_buffers=1GB -c wal_buffers=64MB -c max_wal_size=8GB"
 pg_tuned+=" -c checkpoint_timeout=15min -c wal_compression=lz4"
 read -ra pg_settings <<<"${PG_SETTINGS-$pg_tuned}"
 if [ ! -x "$pg_bin/postgres" ]; then
-	echo "bench: $pg_bin/postgres is missing: make deps installs Debian's postgresql" >&2
+	echo "bench: $pg_bin/postgres is missing: make deps-test installs Debian's postgresql" >&2
 	exit 1
 fi
 chmod 711 "$scratch"

@@ -158,39 +158,39 @@ int complete_bash(FILE *out)
 	const char *cases = strstr(bash_body, "@ARG_CASES@");
 
 	fputs("# bash completion for heaptap -*- shell-script -*-\n"
-	      "# Generated from heaptap's option tables (user/cli/cli_table.h) by tools/man/gendoc.c.\n"
+	      "# Generated from heaptap's option tables (user/cmd/cmd_*.c) by tools/man/gendoc.c.\n"
 	      "\n_heaptap_subcommands='", out);
-	for (size_t i = 0; i < cli_nr_subcommands; i++)
-		fprintf(out, "%s%s", i ? " " : "", cli_subcommands[i].name);
+	for (size_t i = 0; i < heaptap_nr_commands; i++)
+		fprintf(out, "%s%s", i ? " " : "", heaptap_commands[i]->name);
 	fputs("'\n_heaptap_global='", out);
 	bash_words(out, cli_global_argp.options);
 	bash_words(out, builtin_options);
 	fputs("'\n_heaptap_command_follows='", out);
-	for (size_t i = 0; i < cli_nr_subcommands; i++) {
-		if (cli_subcommands[i].command_follows)
-			fprintf(out, " %s", cli_subcommands[i].name);
+	for (size_t i = 0; i < heaptap_nr_commands; i++) {
+		if (heaptap_commands[i]->command_follows)
+			fprintf(out, " %s", heaptap_commands[i]->name);
 	}
 	/* report and compare read files; sites reads one (its args_doc says FILE). */
 	fputs("'\n_heaptap_take_files='", out);
-	for (size_t i = 0; i < cli_nr_subcommands; i++) {
-		const struct cli_subcommand *s = &cli_subcommands[i];
+	for (size_t i = 0; i < heaptap_nr_commands; i++) {
+		const struct cli_command *s = heaptap_commands[i];
 
 		if (s->takes_files || (!s->command_follows && strstr(s->args_doc, "FILE")))
 			fprintf(out, " %s", s->name);
 	}
 	fputs("'\n", out);
-	for (size_t i = 0; i < cli_nr_subcommands; i++) {
+	for (size_t i = 0; i < heaptap_nr_commands; i++) {
 		/* A shell variable's name: store-migrate's is _heaptap_options_store_migrate. */
 		fputs("_heaptap_options_", out);
-		for (const char *c = cli_subcommands[i].name; *c; c++)
+		for (const char *c = heaptap_commands[i]->name; *c; c++)
 			fputc(*c == '-' ? '_' : *c, out);
 		fputs("='", out);
-		bash_words(out, cli_subcommands[i].options);
+		bash_words(out, heaptap_commands[i]->options);
 		fputs("'\n", out);
 	}
 	fwrite(bash_body, 1, cases - bash_body, out);
-	for (size_t i = 0; i < cli_nr_subcommands; i++)
-		bash_arg_cases(out, cli_subcommands[i].name, cli_subcommands[i].options);
+	for (size_t i = 0; i < heaptap_nr_commands; i++)
+		bash_arg_cases(out, heaptap_commands[i]->name, heaptap_commands[i]->options);
 	fputs(cases + strlen("@ARG_CASES@"), out);
 	fputs("\n# ex: filetype=sh\n", out);
 	return ferror(out) ? 1 : 0;
@@ -265,7 +265,7 @@ int complete_zsh(FILE *out)
 
 	fputs("#compdef heaptap\n"
 	      "# zsh completion for heaptap. Generated from heaptap's option tables\n"
-	      "# (user/cli/cli_table.h) by tools/man/gendoc.c.\n\n"
+	      "# (user/cmd/cmd_*.c) by tools/man/gendoc.c.\n\n"
 	      "_heaptap() {\n"
 	      "\tlocal curcontext=$curcontext state line ret=1\n"
 	      "\tlocal -a global=(", out);
@@ -277,9 +277,9 @@ int complete_zsh(FILE *out)
 	      "\tcase $state in\n"
 	      "\tsubcommand)\n"
 	      "\t\tlocal -a subcommands=(", out);
-	for (size_t i = 0; i < cli_nr_subcommands; i++) {
-		fprintf(out, " \\\n\t\t\t'%s:", cli_subcommands[i].name);
-		zsh_quoted(out, cli_subcommands[i].summary, ":\\");
+	for (size_t i = 0; i < heaptap_nr_commands; i++) {
+		fprintf(out, " \\\n\t\t\t'%s:", heaptap_commands[i]->name);
+		zsh_quoted(out, heaptap_commands[i]->summary, ":\\");
 		fputc('\'', out);
 	}
 	fputs(")\n"
@@ -288,8 +288,8 @@ int complete_zsh(FILE *out)
 	      "\targument)\n"
 	      "\t\tcurcontext=${curcontext%:*:*}:heaptap-$words[1]:\n"
 	      "\t\tcase $words[1] in\n", out);
-	for (size_t i = 0; i < cli_nr_subcommands; i++) {
-		const struct cli_subcommand *s = &cli_subcommands[i];
+	for (size_t i = 0; i < heaptap_nr_commands; i++) {
+		const struct cli_command *s = heaptap_commands[i];
 
 		fprintf(out, "\t\t%s)\n\t\t\t_arguments -S -s $global", s->name);
 		zsh_option_specs(out, s->options);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * The man pages' generated parts and the shell completion, from the option tables the
- * parser itself uses (user/cli/cli_table.h): an option the parser accepts cannot be missing
+ * parser itself uses (user/cmd/cmd_*.c): an option the parser accepts cannot be missing
  * from its page or from the completion.
  *
  *   gendoc man SUBCOMMAND|heaptap TEMPLATE VERSION DATE   the page, on standard output
@@ -128,7 +128,7 @@ static void upper(FILE *out, const char *s)
 		fputc(toupper((unsigned char)*s), out);
 }
 
-static void man_synopsis(FILE *out, const struct cli_subcommand *sub)
+static void man_synopsis(FILE *out, const struct cli_command *sub)
 {
 	const char *line = sub ? sub->args_doc : "SUBCOMMAND [OPTION...] [ARG...]";
 
@@ -144,7 +144,7 @@ static void man_synopsis(FILE *out, const struct cli_subcommand *sub)
 	}
 }
 
-static void man_description(FILE *out, const struct cli_subcommand *sub)
+static void man_description(FILE *out, const struct cli_command *sub)
 {
 	const char *vt = strchr(sub->doc, '\v');
 
@@ -167,8 +167,8 @@ static void man_exit_status(FILE *out)
 static void man_subcommands(FILE *out)
 {
 	fputs(".SH SUBCOMMANDS\n", out);
-	for (size_t i = 0; i < cli_nr_subcommands; i++) {
-		const struct cli_subcommand *s = &cli_subcommands[i];
+	for (size_t i = 0; i < heaptap_nr_commands; i++) {
+		const struct cli_command *s = heaptap_commands[i];
 
 		fprintf(out, ".TP\n.BR %s \" \\fR(see \\fBheaptap\\-%s\\fR(%d))\"\n", s->name,
 			s->name, s->man_section);
@@ -179,14 +179,14 @@ static void man_subcommands(FILE *out)
 
 static int man(const char *name, const char *template, const char *version, const char *date)
 {
-	const struct cli_subcommand *sub = NULL;
+	const struct cli_command *sub = NULL;
 	char line[4096];
 	FILE *in, *out = stdout;
 
 	if (strcmp(name, "heaptap")) {
-		for (size_t i = 0; i < cli_nr_subcommands; i++) {
-			if (!strcmp(cli_subcommands[i].name, name))
-				sub = &cli_subcommands[i];
+		for (size_t i = 0; i < heaptap_nr_commands; i++) {
+			if (!strcmp(heaptap_commands[i]->name, name))
+				sub = heaptap_commands[i];
 		}
 		if (!sub) {
 			fprintf(stderr, "gendoc: no subcommand %s\n", name);

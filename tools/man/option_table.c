@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* What the man pages and the completion read of an option table (user/cli/cli_table.h). */
+/* What the man pages and the completion read of an option table (user/cmd/cmd_*.c). */
 #include <ctype.h>
 #include <string.h>
 #include "option_table.h"

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* What gendoc's man pages and completion read of the option tables (user/cli/cli_table.h). */
+/* What gendoc's man pages and completion read of the option tables (user/cmd/cmd_*.c). */
 #ifndef HEAPTAP_OPTION_TABLE_H
 #define HEAPTAP_OPTION_TABLE_H
 
 #include <stdbool.h>
-#include "cli_table.h"
+#include "command_list.h"
 
-/* What an option's argument is (cli_table.h says how its table writes it). */
+/* What an option's argument is (cli.h says how its table writes it). */
 enum arg_kind { ARG_NONE, ARG_TYPED, ARG_CHOICE, ARG_PID, ARG_FILE };
 
 enum arg_kind arg_kind(const struct argp_option *o);

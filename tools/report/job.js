@@ -80,6 +80,53 @@
 			});
 			body.appendChild(H.table(rows.slice(0, 60)));
 		}
+		if (S.nodes && S.nodes.length) {
+			body.appendChild(el("h3", {}, "Each node's peak"));
+			body.appendChild(el("p", { class: "how" }, "What a host's traced processes " +
+				"held at once, added up as their calls were read (not the sum of " +
+				"their own peaks, which came at different moments); when, to the " +
+				"reading loop's clock; and the sites across its ranks that held it."));
+			var nrows = [];
+			S.nodes.forEach(function (n) {
+				var pk = n.peak;
+				if (!pk) {
+					nrows.push({ host: n.host, peak: "unknown: one report per rank",
+						     "ranks' peaks added": bytes(n.sum_of_rank_peaks) });
+					return;
+				}
+				(pk.sites && pk.sites.length ? pk.sites.slice(0, 3) : [null])
+					.forEach(function (site, k) {
+					nrows.push({ host: k ? "" : n.host,
+						     peak: k ? "" : bytes(pk.bytes),
+						     "at (s)": k ? "" : pk.seconds.toFixed(2),
+						     "ranks' peaks added": k ? "" :
+							bytes(n.sum_of_rank_peaks),
+						     rank: site ? site.rank : "",
+						     "site's bytes": site ? bytes(site.bytes) : "",
+						     site: site ? (site.frames || []).slice(0, 6)
+							.map(function (f) { return f.function; })
+							.join(" \u2190 ") : "" });
+				});
+			});
+			body.appendChild(H.table(nrows.slice(0, 60)));
+		}
+		if (S.oom_kills && S.oom_kills.length) {
+			body.appendChild(el("h3", {}, "Killed by the OOM killer"));
+			var orows = [];
+			S.oom_kills.forEach(function (o) {
+				(o.sites && o.sites.length ? o.sites.slice(0, 3) : [null])
+					.forEach(function (site, k) {
+					orows.push({ rank: k ? "" : o.rank, host: k ? "" : o.host,
+						     "at (s)": k ? "" : o.time.toFixed(2),
+						     held: k ? "" : bytes(o.bytes),
+						     "site's bytes": site ? bytes(site.bytes) : "",
+						     site: site ? (site.frames || []).slice(0, 6)
+							.map(function (f) { return f.function; })
+							.join(" \u2190 ") : "" });
+				});
+			});
+			body.appendChild(H.table(orows));
+		}
 		if (S.untraced && S.untraced.length) {
 			body.appendChild(el("h3", {}, "Not traced"));
 			body.appendChild(H.table(S.untraced));
@@ -153,6 +200,25 @@
 				}
 			});
 		}
+		/*
+		 * Each node's sum at once, where a report carries it, on the same grid: its
+		 * latest sample at each time (the samples share the ranks' clock).
+		 */
+		var rankLines = sers.length - 1, nodeLines = 0;
+		(S.nodes || []).forEach(function (n) {
+			var samples = n.samples || [], col = new Array(time.length), k = -1;
+			if (!samples.length || n.resolution !== "events")
+				return;
+			time.forEach(function (t, i) {
+				while (k + 1 < samples.length && samples[k + 1][0] <= t)
+					k++;
+				col[i] = k >= 0 ? samples[k][1] : null;
+			});
+			data.push(col);
+			sers.push({ label: (n.host || "node") + " (sum)", points: { show: false },
+				    paths: step, stroke: "#2e7d32", width: 2, dash: [6, 4] });
+			nodeLines++;
+		});
 		var plot = new uPlot({
 			width: H.width(node), height: 360,
 			legend: { show: sers.length <= 17, live: true },
@@ -182,7 +248,8 @@
 			}
 		});
 		node.setAttribute("data-mode", mode);
-		node.setAttribute("data-series", plot.series.length - 1);
+		node.setAttribute("data-series", rankLines);
+		node.setAttribute("data-nodes", nodeLines);
 	}
 
 	function barItems(rows, name) {

@@ -26,6 +26,28 @@ void balance__add(struct balance *into, const struct balance *b)
 		into->calls[f] += b->calls[f];
 }
 
+/*
+ * Every event is charged to groups by name, and a process's events come from few places:
+ * the groups charged last are remembered by the addresses of the names asked for (the
+ * symbolizer's interned strings) and checked by content, so that an address reused for
+ * another name only misses. Hashing the names each time cost more than all the rest.
+ */
+#define MEMO_SLOTS 64
+
+struct charge_memo {
+	struct thread_stats *thread; /* the last thread charged */
+	struct {
+		const char *library, *function; /* as asked for */
+		struct function_stats *f;
+	} slots[MEMO_SLOTS];
+};
+
+static size_t memo_slot(const char *library, const char *function)
+{
+	return (((uintptr_t)library >> 3) ^ ((uintptr_t)function >> 2)) * 0x9E3779B97F4A7C15ull >>
+	       58;
+}
+
 static struct thread_stats *thread_of(struct process_stats *ps, uint32_t tid)
 {
 	struct thread_stats *t;
@@ -82,14 +104,46 @@ static struct function_stats *function_of(struct process_stats *ps, const char *
 	return f;
 }
 
+/* The groups of library and function, through the memo. */
+static struct function_stats *groups_of(struct process_stats *ps, const char *library,
+					const char *function)
+{
+	size_t slot = memo_slot(library, function);
+	struct charge_memo *memo = ps->memo;
+	struct library_stats *l;
+	struct function_stats *f;
+
+	if (memo && memo->slots[slot].library == library && memo->slots[slot].function == function &&
+	    !strcmp(memo->slots[slot].f->function, function) &&
+	    !strcmp(memo->slots[slot].f->library, library))
+		return memo->slots[slot].f;
+	l = library_of(ps, library);
+	f = function_of(ps, library, function);
+	if (!l || !f)
+		return NULL;
+	f->in = l;
+	if (!memo)
+		memo = ps->memo = calloc(1, sizeof(*memo)); /* without it, only slower */
+	if (memo) {
+		memo->slots[slot].library = library;
+		memo->slots[slot].function = function;
+		memo->slots[slot].f = f;
+	}
+	return f;
+}
+
 int accountant__charge(struct process_stats *ps, const struct charge *c)
 {
-	struct thread_stats *t = thread_of(ps, c->tid);
-	struct library_stats *l = library_of(ps, c->library);
-	struct function_stats *f = function_of(ps, c->library, c->function);
+	struct thread_stats *t = ps->memo && ps->memo->thread && ps->memo->thread->tid == c->tid ?
+					 ps->memo->thread :
+					 thread_of(ps, c->tid);
+	struct function_stats *f = t ? groups_of(ps, c->library, c->function) : NULL;
+	struct library_stats *l = f ? f->in : NULL;
 
 	if (!t || !l || !f)
 		return -ENOMEM;
+	if (ps->memo)
+		ps->memo->thread = t;
 	/* The name the thread had when it called: it may be renamed or gone by the report. */
 	if (c->thread_name)
 		strncpy(t->name, c->thread_name, sizeof(t->name) - 1);
@@ -181,6 +235,7 @@ void accountant__clear(struct process_stats *ps)
 		free(f->key);
 		free(f);
 	}
+	free(ps->memo);
 	memset(ps, 0, sizeof(*ps));
 }
 

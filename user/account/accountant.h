@@ -32,15 +32,19 @@ struct library_stats {
 struct function_stats {
 	char *key; /* library '\0' function: both as one hash key */
 	const char *library, *function;
+	struct library_stats *in; /* its library's group */
 	struct balance bal;
 	UT_hash_handle hh;
 };
+
+struct charge_memo;
 
 struct process_stats {
 	struct balance total;
 	struct thread_stats *threads;
 	struct library_stats *libraries;
 	struct function_stats *functions;
+	struct charge_memo *memo; /* the groups charged last, by their names' addresses */
 };
 
 /* What one call did, and the group it is charged to. */

@@ -162,6 +162,17 @@ int mapping_stats__set(struct mapping_stats *ms, enum map_group_kind kind, uint3
 	return 0;
 }
 
+uint64_t mapping_stats__rss_max(const struct mapping_stats *ms)
+{
+	uint64_t max = ms->rss_peak;
+
+	for (size_t i = 0; i < ms->nr_rss; i++) {
+		if (ms->rss[i].bytes > max)
+			max = ms->rss[i].bytes;
+	}
+	return max;
+}
+
 int mapping_stats__add_rss(struct mapping_stats *ms, double t, uint64_t bytes)
 {
 	if (ms->nr_rss == ms->cap_rss) {

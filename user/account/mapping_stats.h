@@ -70,6 +70,8 @@ struct mapping_stats {
 	bool ranges_known; /* seeded with what was mapped before tracing */
 	struct rss_sample *rss;
 	size_t nr_rss, cap_rss;
+	/* The most ever resident (VmHWM) as the kernel counted it at exit; 0: not known. */
+	uint64_t rss_peak;
 };
 
 /* A call and the group it is charged to. */
@@ -96,6 +98,8 @@ int mapping_stats__set(struct mapping_stats *ms, enum map_group_kind kind, uint3
 		       const struct map_balance *b);
 /* 0 or -ENOMEM. */
 int mapping_stats__add_rss(struct mapping_stats *ms, double t, uint64_t bytes);
+/* The largest resident set known: of the samples, and the peak the kernel counted. */
+uint64_t mapping_stats__rss_max(const struct mapping_stats *ms);
 /*
  * Threads by tid, then libraries by name, then functions by library and name, then stacks
  * by their largest mapped bytes (max), most first.

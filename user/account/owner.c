@@ -48,9 +48,19 @@ void owner__clear(struct owner *o)
 	memset(o, 0, sizeof(*o));
 }
 
+static void save_node_value(const struct owner *o, struct owner_site *s);
+
 void owner__end(struct owner *o)
 {
 	live_blocks__retire(o->live);
+	/* Its blocks leave the node's sum: each site's value at the node's peak is kept. */
+	if (o->node && !o->off_node) {
+		for (uint32_t i = 0; i < o->nr_sites; i++)
+			save_node_value(o, &o->sites[i]);
+		o->node->bytes -= o->bytes;
+		o->node->blocks -= o->blocks;
+		o->off_node = true;
+	}
 }
 
 size_t owner__sites_bytes(const struct owner *o)
@@ -133,6 +143,16 @@ static void save_peak_value(const struct owner *o, struct owner_site *s)
 	s->peak_blocks = s->blocks;
 }
 
+/* The same for the node's sum: the site's value when the node last peaked. */
+static void save_node_value(const struct owner *o, struct owner_site *s)
+{
+	if (!o->node || s->node_gen == o->node->generation)
+		return;
+	s->node_gen = o->node->generation;
+	s->node_bytes = o->off_node ? 0 : s->bytes;
+	s->node_blocks = o->off_node ? 0 : s->blocks;
+}
+
 static void save_thread_peak_value(const struct owner *o, struct owner_thread *t)
 {
 	if (t->peak_gen == o->generation)
@@ -147,11 +167,11 @@ static void leave(struct owner *o, uint32_t thread, const struct live_block *b)
 {
 	struct owner_thread *t = &o->threads[thread];
 	struct owner_site *s = &o->sites[t->site];
-
 	uint64_t blocks = live_block__blocks(b), usable = live_block__usable(b);
 
 	save_peak_value(o, s);
 	save_thread_peak_value(o, t);
+	save_node_value(o, s);
 	s->blocks -= blocks;
 	s->bytes -= usable;
 	s->requested -= live_block__requested(b);
@@ -163,6 +183,10 @@ static void leave(struct owner *o, uint32_t thread, const struct live_block *b)
 	t->bytes -= usable;
 	o->blocks -= blocks;
 	o->bytes -= usable;
+	if (o->node && !o->off_node) {
+		o->node->blocks -= blocks;
+		o->node->bytes -= usable;
+	}
 }
 
 void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
@@ -194,6 +218,7 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 		leave(o, replaced.site, &replaced); /* its release was lost: it left then */
 	save_peak_value(o, s);
 	save_thread_peak_value(o, t);
+	save_node_value(o, s);
 	s->blocks += blocks;
 	s->bytes += usable;
 	s->requested += live_block__requested(&b);
@@ -210,6 +235,15 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 		o->peak_bytes = o->bytes;
 		o->peak_blocks = o->blocks;
 		o->generation++;
+	}
+	if (o->node && !o->off_node) {
+		o->node->blocks += blocks;
+		o->node->bytes += usable;
+		if (o->node->bytes > o->node->peak_bytes) {
+			o->node->peak_bytes = o->node->bytes;
+			o->node->peak_blocks = o->node->blocks;
+			o->node->generation++;
+		}
 	}
 }
 
@@ -265,6 +299,17 @@ static int by_peak(const void *a, const void *b, void *owner)
 	return by_outstanding(a, b, owner);
 }
 
+static int by_node_peak(const void *a, const void *b, void *owner)
+{
+	const struct owner *o = owner;
+	uint64_t x = owner_site__node_bytes(o, &o->sites[*(const uint32_t *)a]);
+	uint64_t y = owner_site__node_bytes(o, &o->sites[*(const uint32_t *)b]);
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return by_outstanding(a, b, owner);
+}
+
 static int by_allocated(const void *a, const void *b, void *owner)
 {
 	const struct owner *o = owner;
@@ -299,6 +344,11 @@ uint32_t *owner__by_outstanding(const struct owner *o, uint32_t *nr)
 uint32_t *owner__by_peak(const struct owner *o, uint32_t *nr)
 {
 	return sorted(o, nr, by_peak);
+}
+
+uint32_t *owner__by_node_peak(const struct owner *o, uint32_t *nr)
+{
+	return sorted(o, nr, by_node_peak);
 }
 
 uint32_t *owner__by_allocated(const struct owner *o, uint32_t *nr)

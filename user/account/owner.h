@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include "leak_series.h"
 #include "live_blocks.h"
+#include "node_total.h"
 #include "stack_records.h"
 
 struct owner_site {
@@ -30,6 +31,7 @@ struct owner_site {
 	uint64_t blocks, bytes, requested;	    /* outstanding now */
 	uint64_t peak_blocks, peak_bytes;	    /* saved at the generation peak_gen */
 	uint64_t peak_gen;
+	uint64_t node_blocks, node_bytes, node_gen; /* saved at the node's generation node_gen */
 	/* --sample-bytes: the samples outstanding, and the variance of bytes' estimate */
 	uint64_t samples;
 	double variance;
@@ -67,6 +69,8 @@ struct owner {
 	double interval;
 	uint64_t sample_bytes; /* --sample-bytes R: its figures are estimates (0: exact) */
 	bool sites_dropped; /* ended, its sites freed to keep ended processes within budget */
+	struct node_total *node; /* the node's sum this process counts in (NULL: none) */
+	bool off_node;		 /* ended: its blocks no longer count in the node's sum */
 };
 
 /* 0 or -ENOMEM. live_limit: blocks kept at most (0: the default). */
@@ -123,10 +127,34 @@ static inline uint64_t owner_thread__peak_blocks(const struct owner *o,
 	return t->peak_gen == o->generation ? t->peak_blocks : t->blocks;
 }
 
+/* Count o in node's sum from now on (o holds nothing yet). */
+static inline void owner__join_node(struct owner *o, struct node_total *node)
+{
+	o->node = node;
+}
+
+/* What the site held when the node's sum last peaked (0: the process had ended). */
+static inline uint64_t owner_site__node_bytes(const struct owner *o, const struct owner_site *s)
+{
+	if (o->node && s->node_gen == o->node->generation)
+		return s->node_bytes;
+	return o->off_node ? 0 : s->bytes;
+}
+
+static inline uint64_t owner_site__node_blocks(const struct owner *o,
+					       const struct owner_site *s)
+{
+	if (o->node && s->node_gen == o->node->generation)
+		return s->node_blocks;
+	return o->off_node ? 0 : s->blocks;
+}
+
 /* Site indexes sorted by outstanding bytes, largest first (then by allocated bytes). */
 uint32_t *owner__by_outstanding(const struct owner *o, uint32_t *nr);
 /* ... by bytes held at the peak. */
 uint32_t *owner__by_peak(const struct owner *o, uint32_t *nr);
+/* ... by bytes held when the node's sum last peaked. */
+uint32_t *owner__by_node_peak(const struct owner *o, uint32_t *nr);
 /* ... by bytes allocated while traced. */
 uint32_t *owner__by_allocated(const struct owner *o, uint32_t *nr);
 

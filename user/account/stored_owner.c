@@ -16,5 +16,7 @@ void stored_owner__free(struct stored_owner *o)
 	free_sites(o->outstanding, o->nr_outstanding);
 	free_sites(o->peak, o->nr_peak);
 	free_sites(o->allocated, o->nr_allocated);
+	free_sites(o->oom_sites, o->nr_oom);
+	json_object_put(o->oom_cgroup);
 	free(o);
 }

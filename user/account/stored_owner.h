@@ -27,6 +27,12 @@ struct stored_owner {
 	bool freed_known; /* the agent sent its frees of blocks allocated before tracing: */
 	uint64_t freed_calls, freed_bytes;
 	bool freed_bytes_known;
+	bool oom_killed; /* chosen by the OOM killer: at oom_time s, holding oom_bytes */
+	double oom_time;
+	uint64_t oom_blocks, oom_bytes;
+	struct stored_site *oom_sites; /* what its sites held then, largest first */
+	uint32_t nr_oom;
+	json_object *oom_cgroup; /* as the JSON report's oom.cgroup; NULL: none */
 };
 
 void stored_owner__free(struct stored_owner *o);

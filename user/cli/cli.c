@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * The command line: heaptap's global options, the subcommand, then the subcommand's own
- * argp (cli_subcommands.c). Before argp parses a part, every option in it is checked
- * against that part's table, so an option of another subcommand (run -d) or a missing
- * argument is one line and exit status 2, never getopt's two lines or a silent default.
+ * argp, its parser the subcommand's (cli.h). Before argp parses a part, every option in it
+ * is checked against that part's table, so an option of another subcommand (run -d) or a
+ * missing argument is one line and exit status 2, never getopt's two lines or a silent
+ * default.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli_table.h"
+#include "cli.h"
+#include "cli_suggest.h"
 #include "version.h"
 
 /* heaptap --version: the version, libbpf's, and the kernel features found (version.c). */
@@ -68,7 +70,7 @@ static const struct argp_option argp_builtin_options[] = {
 	{},
 };
 
-int cli_usage_error(const struct cli_subcommand *sub, const char *fmt, ...)
+int cli_usage_error(const struct cli_command *sub, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -135,15 +137,16 @@ static const struct argp_option *find_long(const struct argp_option *const table
 }
 
 /* The subcommands that pass match, "run, attach" then conj "top": for messages. */
-static void list_subcommands(bool (*match)(const struct cli_subcommand *, const char *),
+static void list_subcommands(const struct cli_state *c,
+			     bool (*match)(const struct cli_command *, const char *),
 			     const char *opt, const char *conj, char *out, size_t size)
 {
 	const char *names[16];
 	size_t nr = 0, used = 0;
 
-	for (size_t i = 0; i < cli_nr_subcommands && nr < 16; i++) {
-		if (!match || match(&cli_subcommands[i], opt))
-			names[nr++] = cli_subcommands[i].name;
+	for (size_t i = 0; i < c->nr_commands && nr < 16; i++) {
+		if (!match || match(c->commands[i], opt))
+			names[nr++] = c->commands[i]->name;
 	}
 	out[0] = '\0';
 	for (size_t i = 0; i < nr && used < size; i++)
@@ -152,7 +155,7 @@ static void list_subcommands(bool (*match)(const struct cli_subcommand *, const 
 }
 
 /* Does sub have the option the user typed (-d, --duration)? */
-static bool has_option(const struct cli_subcommand *sub, const char *opt)
+static bool has_option(const struct cli_command *sub, const char *opt)
 {
 	const struct argp_option *tables[] = { sub->options, NULL };
 	bool ambiguous;
@@ -162,19 +165,46 @@ static bool has_option(const struct cli_subcommand *sub, const char *opt)
 	return find_short(tables, opt[1]) != NULL;
 }
 
-static int unknown_option(const struct cli_subcommand *sub, const char *opt)
+/* The long option of tables (NULL-terminated) that the long option opt likely meant. */
+static const char *likely_option(const struct argp_option *const tables[], const char *opt)
 {
+	const char *best = NULL;
+	size_t distance = 0;
+
+	if (strncmp(opt, "--", 2))
+		return NULL;
+	for (int t = 0; tables[t]; t++) {
+		for (const struct argp_option *o = tables[t]; !option_is_end(o); o++) {
+			if (o->name && !(o->flags & OPTION_HIDDEN))
+				cli_suggest(opt + 2, o->name, &best, &distance);
+		}
+	}
+	return best;
+}
+
+static int unknown_option(const struct cli_state *c, const struct cli_command *sub,
+			  const char *opt)
+{
+	const struct argp_option *const tables[] = {
+		global_options, argp_builtin_options, sub ? sub->options : NULL, NULL,
+	};
+	const char *meant = likely_option(tables, opt);
 	char subs[128];
 
-	list_subcommands(has_option, opt, " and ", subs, sizeof(subs));
+	list_subcommands(c, has_option, opt, " and ", subs, sizeof(subs));
 	if (!sub && subs[0])
 		return cli_usage_error(NULL, "%s is an option of %s: put it after the subcommand",
 				       opt, subs);
+	if (!sub && meant)
+		return cli_usage_error(NULL, "unknown option %s (did you mean --%s?)", opt, meant);
 	if (!sub)
 		return cli_usage_error(NULL, "unknown option %s", opt);
 	if (subs[0])
 		return cli_usage_error(sub, "%s has no option %s (an option of %s)", sub->name, opt,
 				       subs);
+	if (meant)
+		return cli_usage_error(sub, "%s has no option %s (did you mean --%s?)", sub->name,
+				       opt, meant);
 	return cli_usage_error(sub, "%s has no option %s", sub->name, opt);
 }
 
@@ -185,7 +215,7 @@ static error_t parse_global(int key, char *arg, struct argp_state *state)
 	(void)arg;
 	if (key != 'v')
 		return ARGP_ERR_UNKNOWN;
-	c->opts->verbose = true;
+	c->verbose = true;
 	return 0;
 }
 
@@ -200,6 +230,8 @@ static const struct argp_child global_children[] = {
 static error_t parse_top(int key, char *arg, struct argp_state *state)
 {
 	struct cli_state *c = state->input;
+	const char *meant = NULL;
+	size_t distance = 0;
 	char names[128];
 
 	switch (key) {
@@ -207,18 +239,23 @@ static error_t parse_top(int key, char *arg, struct argp_state *state)
 		state->child_inputs[0] = c;
 		return 0;
 	case ARGP_KEY_ARG:
-		for (size_t i = 0; i < cli_nr_subcommands; i++) {
-			if (strcmp(arg, cli_subcommands[i].name))
+		for (size_t i = 0; i < c->nr_commands; i++) {
+			if (strcmp(arg, c->commands[i]->name))
 				continue;
-			c->sub = &cli_subcommands[i];
+			c->sub = c->commands[i];
 			c->sub_index = state->next - 1;
 			state->next = state->argc; /* the rest is the subcommand's */
 			return 0;
 		}
-		list_subcommands(NULL, NULL, " or ", names, sizeof(names));
+		for (size_t i = 0; i < c->nr_commands; i++)
+			cli_suggest(arg, c->commands[i]->name, &meant, &distance);
+		if (meant)
+			return cli_usage_error(NULL, "unknown subcommand '%s' (did you mean '%s'?)",
+					       arg, meant);
+		list_subcommands(c, NULL, NULL, " or ", names, sizeof(names));
 		return cli_usage_error(NULL, "unknown subcommand '%s': %s", arg, names);
 	case ARGP_KEY_END:
-		list_subcommands(NULL, NULL, " or ", names, sizeof(names));
+		list_subcommands(c, NULL, NULL, " or ", names, sizeof(names));
 		if (!c->sub)
 			return cli_usage_error(NULL, "name a subcommand: %s", names);
 		return 0;
@@ -230,12 +267,12 @@ static error_t parse_top(int key, char *arg, struct argp_state *state)
 /* heaptap --help: the subcommands, from the table. */
 static char *top_help_filter(int key, const char *text, void *input)
 {
+	const struct cli_state *c = input;
 	char *out = NULL;
 	size_t size = 0;
 	FILE *f;
 
-	(void)input;
-	if ((key != ARGP_KEY_HELP_PRE_DOC && key != ARGP_KEY_HELP_POST_DOC) ||
+	if ((key != ARGP_KEY_HELP_PRE_DOC && key != ARGP_KEY_HELP_POST_DOC) || !c ||
 	    !(f = open_memstream(&out, &size)))
 		return (char *)text;
 	if (key == ARGP_KEY_HELP_POST_DOC) {
@@ -246,8 +283,8 @@ static char *top_help_filter(int key, const char *text, void *input)
 		goto done;
 	}
 	fprintf(f, "%s\n\nSubcommands:\n", text);
-	for (size_t i = 0; i < cli_nr_subcommands; i++)
-		fprintf(f, "  %-8s %s\n", cli_subcommands[i].name, cli_subcommands[i].summary);
+	for (size_t i = 0; i < c->nr_commands; i++)
+		fprintf(f, "  %-8s %s\n", c->commands[i]->name, c->commands[i]->summary);
 	fprintf(f, "\n'heaptap SUBCOMMAND --help' lists the options of SUBCOMMAND.\n");
 done:
 	if (fclose(f)) {
@@ -262,11 +299,26 @@ static const struct argp top_argp = {
 };
 
 /*
+ * A file option's argument that starts with '-' is an option taken for a file name (run
+ * --json -- true would write the report to a file named "--"): refused, with the way to
+ * name such a file. 0, or cli_usage_error()'s value.
+ */
+static int check_file_argument(const struct cli_command *sub, const struct argp_option *o,
+			       const char *shown, const char *value)
+{
+	if (!o->arg || (!strstr(o->arg, "FILE") && !strstr(o->arg, "PATH")) || value[0] != '-')
+		return 0;
+	return cli_usage_error(sub, "%s takes a %s, not '%s' (for a file named so, write ./%s)",
+			       shown, o->arg, value, value);
+}
+
+/*
  * Check argv[1..argc) the way getopt will read it with sub's options (NULL: heaptap's
  * own, before the subcommand). Stops where options end: "--", or the first argument
  * when a command follows it. 0, or cli_usage_error()'s value.
  */
-static int check_options(const struct cli_subcommand *sub, int argc, char **argv)
+static int check_options(const struct cli_state *c, const struct cli_command *sub, int argc,
+			 char **argv)
 {
 	const struct argp_option *const tables[] = {
 		global_options, argp_builtin_options, sub ? sub->options : NULL, NULL,
@@ -295,80 +347,99 @@ static int check_options(const struct cli_subcommand *sub, int argc, char **argv
 				return cli_usage_error(sub, "%s is ambiguous: write it in full",
 						       shown);
 			if (!o || (o->flags & OPTION_HIDDEN))
-				return unknown_option(sub, shown);
+				return unknown_option(c, sub, shown);
 			if (!o->arg && a[2 + len] == '=')
 				return cli_usage_error(sub, "--%s takes no argument", o->name);
 			if (needs_argument(o) && !a[2 + len] && ++i >= argc)
 				return cli_usage_error(sub, "--%s needs an argument (%s)", o->name,
 						       o->arg);
+			snprintf(shown, sizeof(shown), "--%s", o->name);
+			if (needs_argument(o) &&
+			    check_file_argument(sub, o, shown, a[2 + len] ? a + 3 + len : argv[i]))
+				return EINVAL;
 			continue;
 		}
 		for (const char *p = a + 1; *p; p++) {
 			snprintf(shown, sizeof(shown), "-%c", *p);
 			o = find_short(tables, *p);
 			if (!o)
-				return unknown_option(sub, shown);
+				return unknown_option(c, sub, shown);
 			if (!needs_argument(o))
 				continue;
 			/* The rest of the word, or the next word, is its argument. */
 			if (!p[1] && ++i >= argc)
 				return cli_usage_error(sub, "%s needs an argument (%s)", shown,
 						       o->arg);
+			if (check_file_argument(sub, o, shown, p[1] ? p + 1 : argv[i]))
+				return EINVAL;
 			break;
 		}
 	}
 	return 0;
 }
 
-int cli_parse(int argc, char **argv, struct options *opts)
+/* The subcommand's argp parser: its own parser, and what every subcommand does alike. */
+static error_t parse_sub(int key, char *arg, struct argp_state *state)
 {
-	struct cli_state c = { .opts = opts };
-	const struct cli_subcommand *sub;
+	struct cli_state *c = state->input;
+	error_t err;
+
+	if (key == ARGP_KEY_INIT)
+		state->child_inputs[0] = c; /* the global options */
+	c->argp = state;
+	err = c->sub->parse(c, key, arg);
+	if (err != ARGP_ERR_UNKNOWN)
+		return err;
+	if (key == ARGP_KEY_ARG)
+		return cli_usage_error(c->sub, "%s takes no argument, and '%s' is not an option",
+				       c->sub->name, arg);
+	return key == ARGP_KEY_INIT || key == ARGP_KEY_END ? 0 : ARGP_ERR_UNKNOWN;
+}
+
+int cli_parse(int argc, char **argv, const struct cli_command *const *commands, size_t nr,
+	      struct cli_parsed *out)
+{
+	struct cli_state c = { .commands = commands, .nr_commands = nr };
+	static char prog[64]; /* argp's program name: one parse at a time */
+	const struct cli_command *sub;
 	struct argp argp = {};
 	int sub_argc;
 	char **sub_argv;
 
-	memset(opts, 0, sizeof(*opts));
-	opts->rule = ATTRIBUTE_ENTRY;
-	opts->interval = 1.0;
-	opts->site_depth = 6;
-	opts->table_budget = (struct budget_limits){ TABLE_BUDGET_FILE, TABLE_BUDGET_TOTAL };
-	opts->symbol_budget = (struct budget_limits){ SYMBOL_BUDGET_FILE, SYMBOL_BUDGET_TOTAL };
-	opts->tree_budget = TREE_BUDGET_ENDED;
-	opts->rank = -1;
-	if (check_options(NULL, argc, argv) ||
+	*out = (struct cli_parsed){};
+	if (check_options(&c, NULL, argc, argv) ||
 	    argp_parse(&top_argp, argc, argv, ARGP_IN_ORDER, NULL, &c))
 		return EXIT_USAGE;
 	sub = c.sub;
-	opts->cmd = sub->cmd;
-	/* Cluster-wide runs: a mode every rank of every job can afford (README). */
-	if (sub->cmd == CMD_AGENT)
-		opts->sample_bytes = 512 << 10;
+	c.opts = calloc(1, sub->opts_size ? sub->opts_size : 1);
+	if (!c.opts) {
+		cli_usage_error(NULL, "%s", "out of memory");
+		return EXIT_USAGE;
+	}
+	out->command = sub;
+	out->opts = c.opts;
 	sub_argc = argc - c.sub_index;
 	sub_argv = argv + c.sub_index;
 	/* argp names the program by argv[0]: "Usage: heaptap run ...". */
-	sub_argv[0] = (char *)sub->prog;
+	snprintf(prog, sizeof(prog), "heaptap %s", sub->name);
+	sub_argv[0] = prog;
 	argp.options = sub->options;
-	argp.parser = cli_parse_option;
+	argp.parser = parse_sub;
 	argp.args_doc = sub->args_doc;
 	argp.doc = sub->doc;
 	argp.children = global_children;
-	if (check_options(sub, sub_argc, sub_argv) ||
+	if (check_options(&c, sub, sub_argc, sub_argv) ||
 	    argp_parse(&argp, sub_argc, sub_argv, sub->command_follows ? ARGP_IN_ORDER : 0, NULL,
 		       &c))
 		return EXIT_USAGE;
+	out->verbose = c.verbose;
 	return EXIT_OK;
 }
 
-void cli_free(struct options *opts)
+void cli_free(struct cli_parsed *p)
 {
-	free(opts->pids);
-	opts->pids = NULL;
-	opts->nr_pids = 0;
-	free(opts->inputs);
-	opts->inputs = NULL;
-	free(opts->allocators);
-	opts->allocators = NULL;
-	opts->nr_allocators = 0;
-	opts->nr_inputs = 0;
+	if (p->opts && p->command->free)
+		p->command->free(p->opts);
+	free(p->opts);
+	*p = (struct cli_parsed){};
 }

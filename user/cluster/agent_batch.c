@@ -288,7 +288,7 @@ static int diff_owner(struct builder *b, bool last)
 	if (!o->live || (!last && now - b->sent->owner_sent_at < OWNER_EVERY))
 		return 0;
 	max_bytes = max_bytes < BATCH_TARGET / 2 ? max_bytes : BATCH_TARGET / 2;
-	m = wire_owner(&scratch, o, max_bytes, &bytes);
+	m = wire_owner(&scratch, o, &b->t->oom, max_bytes, &bytes);
 	digest = m ? wire_owner_digest(m) : 0;
 	arena_reset(&scratch);
 	if (!m)
@@ -297,7 +297,7 @@ static int diff_owner(struct builder *b, bool last)
 		return 0;
 	/* Built again where the batch keeps it: it changed, which is the rarer case. */
 	if (!(p = room_for(b, bytes)) ||
-	    !(p->owner = wire_owner(&b->arena, o, max_bytes, &bytes)))
+	    !(p->owner = wire_owner(&b->arena, o, &b->t->oom, max_bytes, &bytes)))
 		return -ENOMEM;
 	b->sent->owner_digest = digest;
 	b->sent->owner_sent_at = now;

@@ -86,8 +86,7 @@ Heaptap__Mappings *wire_mappings(struct arena *a, const struct mapping_stats *ms
 		if (g->kind != MAP_GROUP_STACK && add_group(a, g, m))
 			return NULL;
 	}
-	for (size_t i = 0; i < ms->nr_rss; i++)
-		max = ms->rss[i].bytes > max ? ms->rss[i].bytes : max;
+	max = mapping_stats__rss_max(ms);
 	if (ms->nr_rss) {
 		m->has_rss = m->has_rss_max = true;
 		m->rss = ms->rss[ms->nr_rss - 1].bytes;

@@ -118,8 +118,47 @@ static Heaptap__FreedBeforeTracing *freed_wire(struct arena *a, const struct unk
 	return w;
 }
 
-Heaptap__Owner *wire_owner(struct arena *a, const struct owner *o, size_t max_bytes,
-			   size_t *bytes)
+/* The OOM killer's choice: its sites as the record kept them, within budget. */
+static Heaptap__OomKill *oom_wire(struct arena *a, const struct owner *o,
+				  const struct oom_record *r, size_t budget, size_t *names)
+{
+	Heaptap__OomKill *w = arena_alloc(a, sizeof(*w));
+	const struct cgroup_memory *cg = &r->cgroup;
+
+	if (!w)
+		return NULL;
+	heaptap__oom_kill__init(w);
+	w->has_time = w->has_blocks = w->has_bytes = true;
+	w->time = r->seconds;
+	w->blocks = r->blocks;
+	w->bytes = r->bytes;
+	w->sites = arena_alloc(a, OOM_SITES * sizeof(*w->sites));
+	if (!w->sites)
+		return NULL;
+	for (uint32_t i = 0; !o->sites_dropped && i < r->nr_sites; i++) {
+		if (w->n_sites && *names > budget)
+			break;
+		w->sites[w->n_sites] = site_wire(a, &o->sites[r->sites[i].site], r->sites[i].blocks,
+						 r->sites[i].bytes, names);
+		if (!w->sites[w->n_sites++])
+			return NULL;
+	}
+	if (cg->version) {
+		w->has_cgroup_version = true;
+		w->cgroup_version = cg->version;
+		w->cgroup_path = arena_strdup(a, cg->path);
+		w->has_cgroup_usage = cg->usage_known;
+		w->cgroup_usage = cg->usage;
+		w->has_cgroup_limit = cg->limit != 0;
+		w->cgroup_limit = cg->limit;
+		w->has_cgroup_max_usage = cg->max_known;
+		w->cgroup_max_usage = cg->max_usage;
+	}
+	return a->failed ? NULL : w;
+}
+
+Heaptap__Owner *wire_owner(struct arena *a, const struct owner *o, const struct oom_record *oom,
+			   size_t max_bytes, size_t *bytes)
 {
 	static uint32_t *(*const sort[NR_LISTS])(const struct owner *, uint32_t *) = {
 		[LIST_OUTSTANDING] = owner__by_outstanding,
@@ -156,6 +195,13 @@ Heaptap__Owner *wire_owner(struct arena *a, const struct owner *o, size_t max_by
 		err = !order || add_sites(a, o, order, nr, list, max_bytes / NR_LISTS, lists[list],
 					  counts[list], &names);
 		free(order);
+		*bytes += names;
+	}
+	if (!err && oom && oom->killed) {
+		size_t names = 0;
+
+		/* Beside the three lists: a fourth of the room again, the answer to "why". */
+		err = !(m->oom = oom_wire(a, o, oom, max_bytes / NR_LISTS, &names));
 		*bytes += names;
 	}
 	return err ? NULL : m;

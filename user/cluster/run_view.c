@@ -53,6 +53,12 @@ int run_view__report(struct run_view *v, struct report_run *out)
 		v->facts[i].host = p->host;
 		v->facts[i].state = p->state[0] ? p->state : NULL;
 		v->facts[i].owner = p->owner;
+		if (p->owner && p->owner->oom_killed) { /* the reports' headings say so */
+			p->t.oom.killed = true;
+			p->t.oom.seconds = p->owner->oom_time;
+			p->t.oom.bytes = p->owner->oom_bytes;
+			p->t.oom.blocks = p->owner->oom_blocks;
+		}
 	}
 	*out = (struct report_run){
 		.rule = v->rule,

@@ -162,6 +162,16 @@ static Heaptap__Process *encode_process(struct arena *a, const struct run_proces
 		p->owner->bytes = rp->owner->bytes;
 		p->owner->peak_blocks = rp->owner->peak_blocks;
 		p->owner->peak_bytes = rp->owner->peak_bytes;
+		/* Chosen by the OOM killer: when and what it held, without the sites. */
+		if (rp->owner->oom_killed &&
+		    (p->owner->oom = arena_alloc(a, sizeof(*p->owner->oom)))) {
+			heaptap__oom_kill__init(p->owner->oom);
+			p->owner->oom->has_time = p->owner->oom->has_bytes = true;
+			p->owner->oom->has_blocks = true;
+			p->owner->oom->time = rp->owner->oom_time;
+			p->owner->oom->bytes = rp->owner->oom_bytes;
+			p->owner->oom->blocks = rp->owner->oom_blocks;
+		}
 	}
 	return a->failed ? NULL : p;
 }
@@ -229,6 +239,12 @@ static int decode_process(const Heaptap__Process *p, struct run_process *rp)
 		rp->facts.held_blocks = p->owner->blocks;
 		rp->facts.held_bytes = p->owner->bytes;
 		rp->facts.held_peak_bytes = p->owner->peak_bytes;
+		if (p->owner->oom) {
+			t->oom.killed = true;
+			t->oom.seconds = p->owner->oom->time;
+			t->oom.bytes = p->owner->oom->bytes;
+			t->oom.blocks = p->owner->oom->blocks;
+		}
 	}
 	balance_from_wire(p->total, &t->stats.total);
 	for (size_t i = 0; i < p->n_threads && !err; i++) {

@@ -184,6 +184,15 @@ static int copy_rows(struct migration *m, const char *table, const char *columns
 	return err;
 }
 
+/* Does the source's schema have what sql selects (a schema before 6: no OOM columns)? */
+static bool source_has(struct migration *m, const char *sql)
+{
+	struct db_stmt *s = db__prepare(m->src, sql, 0);
+
+	db_stmt__finalize(s);
+	return s != NULL;
+}
+
 /* The groups of process from as to's, names in to's ids. 0 or -EIO. */
 static int copy_groups(struct migration *m, int64_t from, int64_t to)
 {
@@ -267,8 +276,13 @@ static int copy_process(struct migration *m, struct db_stmt *s, int64_t run)
 		return db_err(m->dst, "copy a process");
 	err = copy_groups(m, from, to) ||
 	      copy_rows(m, "samples", "process, t, current, max", "idii", from, to) ||
-	      copy_rows(m, "owner", "process, blocks, bytes, peak_blocks, peak_bytes, "
-			"freed_calls, freed_bytes, freed_bytes_known", "iiiiiiii", from, to) ||
+	      (source_has(m, "SELECT oom_time FROM owner LIMIT 0") ?
+		       copy_rows(m, "owner", "process, blocks, bytes, peak_blocks, peak_bytes, "
+				 "freed_calls, freed_bytes, freed_bytes_known, oom_time, "
+				 "oom_blocks, oom_bytes, oom_cgroup", "iiiiiiiidiit", from, to) :
+		       copy_rows(m, "owner", "process, blocks, bytes, peak_blocks, peak_bytes, "
+				 "freed_calls, freed_bytes, freed_bytes_known", "iiiiiiii", from,
+				 to)) ||
 	      copy_rows(m, "owner_sites", "process, kind, position, frames, blocks, bytes, "
 			"requested, likely_leak, growth_bytes_per_second", "iiitiiiid", from, to) ||
 	      copy_rows(m, "mapping_groups", "process, kind, a, library, function, name, current, "

@@ -63,9 +63,32 @@ static int put_sites(struct store *st, int64_t process, enum store_owner_list ki
 	return 0;
 }
 
+/* The OOM kill's memory cgroup as the JSON reports write it. NULL: none, or no memory. */
+static char *cgroup_text(const Heaptap__OomKill *k)
+{
+	json_object *c;
+	char *text;
+
+	if (!k->has_cgroup_version || !(c = json_object_new_object()))
+		return NULL;
+	json_object_object_add(c, "version", json_object_new_int((int)k->cgroup_version));
+	json_object_object_add(c, "path", json_object_new_string(k->cgroup_path ? k->cgroup_path
+										 : ""));
+	json_object_object_add(c, "usage_bytes", k->has_cgroup_usage ?
+				json_object_new_uint64(k->cgroup_usage) : NULL);
+	json_object_object_add(c, "limit_bytes", k->has_cgroup_limit ?
+				json_object_new_uint64(k->cgroup_limit) : NULL);
+	json_object_object_add(c, "max_usage_bytes", k->has_cgroup_max_usage ?
+				json_object_new_uint64(k->cgroup_max_usage) : NULL);
+	text = strdup(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN));
+	json_object_put(c);
+	return text;
+}
+
 int store_owner__put(struct store *st, int64_t process, const Heaptap__Owner *m)
 {
 	struct db_stmt *s = store_stmt(st, OWNER_PUT);
+	char *cgroup = m->oom ? cgroup_text(m->oom) : NULL;
 
 	db_bind_int64(s, 1, process);
 	db_bind_int64(s, 2, (int64_t)m->blocks);
@@ -77,6 +100,14 @@ int store_owner__put(struct store *st, int64_t process, const Heaptap__Owner *m)
 		db_bind_int64(s, 7, (int64_t)m->freed_before_tracing->bytes);
 		db_bind_int(s, 8, m->freed_before_tracing->bytes_known);
 	}
+	if (m->oom) { /* else NULL: not chosen by the OOM killer */
+		db_bind_double(s, 9, m->oom->time);
+		db_bind_int64(s, 10, (int64_t)m->oom->blocks);
+		db_bind_int64(s, 11, (int64_t)m->oom->bytes);
+		if (cgroup)
+			db_bind_text(s, 12, cgroup);
+	}
+	free(cgroup);
 	if (store_run(st, s, "store who holds the memory"))
 		return -EIO;
 	s = store_stmt(st, OWNER_SITES_CLEAR);
@@ -84,7 +115,8 @@ int store_owner__put(struct store *st, int64_t process, const Heaptap__Owner *m)
 	if (store_run(st, s, "clear allocation sites") ||
 	    put_sites(st, process, STORE_OUTSTANDING, m->outstanding, m->n_outstanding) ||
 	    put_sites(st, process, STORE_PEAK, m->peak, m->n_peak) ||
-	    put_sites(st, process, STORE_ALLOCATED, m->allocated, m->n_allocated))
+	    put_sites(st, process, STORE_ALLOCATED, m->allocated, m->n_allocated) ||
+	    (m->oom && put_sites(st, process, STORE_OOM, m->oom->sites, m->oom->n_sites)))
 		return -EIO;
 	return 0;
 }
@@ -122,13 +154,15 @@ static int load_site(struct db_stmt *s, struct stored_owner *o)
 	int kind = db_column_int(s, 0);
 	uint32_t *nr = kind == STORE_OUTSTANDING ? &o->nr_outstanding :
 		       kind == STORE_PEAK	 ? &o->nr_peak :
+		       kind == STORE_OOM	 ? &o->nr_oom :
 						   &o->nr_allocated;
 	struct stored_site **sites = kind == STORE_OUTSTANDING ? &o->outstanding :
 				     kind == STORE_PEAK	       ? &o->peak :
+				     kind == STORE_OOM	       ? &o->oom_sites :
 								 &o->allocated;
 	struct stored_site *grown, *site;
 
-	if (kind < STORE_OUTSTANDING || kind > STORE_ALLOCATED || *nr >= WIRE_MAX_OWNER_SITES)
+	if (kind < STORE_OUTSTANDING || kind > STORE_OOM || *nr >= WIRE_MAX_OWNER_SITES)
 		return -EINVAL;
 	grown = realloc(*sites, (*nr + 1) * sizeof(*grown));
 	if (!grown)
@@ -161,13 +195,19 @@ int store_owner__load(struct store *st, int64_t process, bool totals_only,
 	*out = NULL;
 	/*
 	 * A schema-1 file, never opened by a collector since: nothing stored. Schema 2: no
-	 * frees before tracing (read as none sent).
+	 * frees before tracing (read as none sent). Before 6: no OOM kill (read as none).
 	 */
 	if (!(s = db__prepare(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, freed_calls, "
-				   "freed_bytes, freed_bytes_known FROM owner WHERE process = ?1", 0)) &&
+				   "freed_bytes, freed_bytes_known, oom_time, oom_blocks, "
+				   "oom_bytes, oom_cgroup FROM owner WHERE process = ?1", 0)) &&
+	    (!strstr(db__errmsg(db), "no such column") ||
+	     !(s = db__prepare(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, freed_calls, "
+				    "freed_bytes, freed_bytes_known, NULL, NULL, NULL, NULL "
+				    "FROM owner WHERE process = ?1", 0))) &&
 	    (!strstr(db__errmsg(db), "no such column") ||
 	     !(s = db__prepare(db, "SELECT blocks, bytes, peak_blocks, peak_bytes, NULL, NULL, "
-				    "NULL FROM owner WHERE process = ?1", 0))))
+				    "NULL, NULL, NULL, NULL, NULL FROM owner "
+				    "WHERE process = ?1", 0))))
 		return strstr(db__errmsg(db), "no such table") ? 0 :
 			store_db_error(st, "read who holds the memory");
 	db_bind_int64(s, 1, process);
@@ -180,6 +220,12 @@ int store_owner__load(struct store *st, int64_t process, bool totals_only,
 		o->freed_calls = db_column_int64(s, 4);
 		o->freed_bytes = db_column_int64(s, 5);
 		o->freed_bytes_known = db_column_int(s, 6);
+		o->oom_killed = !db_column_null(s, 7);
+		o->oom_time = db_column_double(s, 7);
+		o->oom_blocks = db_column_int64(s, 8);
+		o->oom_bytes = db_column_int64(s, 9);
+		if (!db_column_null(s, 10))
+			o->oom_cgroup = json_tokener_parse(db_column_text(s, 10));
 	}
 	db_stmt__finalize(s);
 	if (rc != DB_ROW)

@@ -7,7 +7,12 @@
 enum store_kind { STORE_TOTAL = 0, STORE_THREAD = 1, STORE_LIBRARY = 2, STORE_FUNCTION = 3 };
 
 /* Lists of owner_sites (column kind). */
-enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1, STORE_ALLOCATED = 2 };
+enum store_owner_list {
+	STORE_OUTSTANDING = 0,
+	STORE_PEAK = 1,
+	STORE_ALLOCATED = 2,
+	STORE_OOM = 3, /* what each site held when the OOM killer chose the process */
+};
 
 /* The call counts' columns, in enum ht_func order. */
 #define STORE_CALL_COLUMNS                                                                    \
@@ -37,8 +42,20 @@ enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1, STORE_ALLOCATED =
 	"ALTER TABLE processes ADD COLUMN user_name TEXT;"
 
 /*
- * Schema 6: each process's --sample-bytes R (sample_bytes; NULL: every call traced, its
- * figures exact; else they are estimates); a schema-5 file gains the column when a
+ * Schema 6: the OOM killer's choice (oom_time seconds into tracing, NULL: not chosen;
+ * oom_blocks, oom_bytes the total then; oom_cgroup the memory cgroup's figures as JSON,
+ * {"version", "path", "usage_bytes", "limit_bytes", "max_usage_bytes"}), and kind 3, the
+ * sites that held the most then; a schema-5 file gains the columns when a collector opens it.
+ */
+#define STORE_OWNER_OOM_COLUMNS                                                               \
+	"ALTER TABLE owner ADD COLUMN oom_time REAL;"                                         \
+	"ALTER TABLE owner ADD COLUMN oom_blocks INTEGER;"                                    \
+	"ALTER TABLE owner ADD COLUMN oom_bytes INTEGER;"                                     \
+	"ALTER TABLE owner ADD COLUMN oom_cgroup TEXT;"
+
+/*
+ * Schema 7: each process's --sample-bytes R (sample_bytes; NULL: every call traced, its
+ * figures exact; else they are estimates); a schema-6 file gains the column when a
  * collector opens it.
  */
 #define STORE_PROCESS_SAMPLE_COLUMNS "ALTER TABLE processes ADD COLUMN sample_bytes INTEGER;"
@@ -47,7 +64,8 @@ enum store_owner_list { STORE_OUTSTANDING = 0, STORE_PEAK = 1, STORE_ALLOCATED =
 	"CREATE TABLE IF NOT EXISTS owner ("                                                  \
 	"  process INTEGER PRIMARY KEY REFERENCES processes(id), blocks INTEGER,"            \
 	"  bytes INTEGER, peak_blocks INTEGER, peak_bytes INTEGER, freed_calls INTEGER,"     \
-	"  freed_bytes INTEGER, freed_bytes_known INTEGER);"                                  \
+	"  freed_bytes INTEGER, freed_bytes_known INTEGER, oom_time REAL, oom_blocks INTEGER," \
+	"  oom_bytes INTEGER, oom_cgroup TEXT);"                                  \
 	"CREATE TABLE IF NOT EXISTS owner_sites ("                                            \
 	"  process INTEGER NOT NULL REFERENCES processes(id), kind INTEGER NOT NULL,"        \
 	"  position INTEGER NOT NULL, frames TEXT NOT NULL, blocks INTEGER, bytes INTEGER,"  \

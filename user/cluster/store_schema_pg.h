@@ -54,7 +54,9 @@
 	"CREATE TABLE IF NOT EXISTS owner ("                                                  \
 	"  process BIGINT PRIMARY KEY REFERENCES processes(id), blocks BIGINT,"              \
 	"  bytes BIGINT, peak_blocks BIGINT, peak_bytes BIGINT, freed_calls BIGINT,"         \
-	"  freed_bytes BIGINT, freed_bytes_known BIGINT)" PG_REWRITTEN ";"                    \
+	"  freed_bytes BIGINT, freed_bytes_known BIGINT, oom_time DOUBLE PRECISION,"        \
+	"  oom_blocks BIGINT, oom_bytes BIGINT, oom_cgroup TEXT)"                             \
+	PG_REWRITTEN ";"                                                                      \
 	"CREATE TABLE IF NOT EXISTS owner_sites ("                                            \
 	"  process BIGINT NOT NULL REFERENCES processes(id), kind BIGINT NOT NULL,"          \
 	"  position BIGINT NOT NULL, frames TEXT NOT NULL, blocks BIGINT, bytes BIGINT,"    \
@@ -87,11 +89,15 @@
 
 /*
  * A database of an older schema brought up to date (4: without each process's user; 5:
- * without its --sample-bytes).
+ * without the OOM killer's choice; 6: without its --sample-bytes).
  */
 #define STORE_PG_UPGRADE                                                                      \
 	"ALTER TABLE processes ADD COLUMN IF NOT EXISTS uid BIGINT;"                          \
 	"ALTER TABLE processes ADD COLUMN IF NOT EXISTS user_name TEXT;"                      \
+	"ALTER TABLE owner ADD COLUMN IF NOT EXISTS oom_time DOUBLE PRECISION;"              \
+	"ALTER TABLE owner ADD COLUMN IF NOT EXISTS oom_blocks BIGINT;"                       \
+	"ALTER TABLE owner ADD COLUMN IF NOT EXISTS oom_bytes BIGINT;"                        \
+	"ALTER TABLE owner ADD COLUMN IF NOT EXISTS oom_cgroup TEXT;"                         \
 	"ALTER TABLE processes ADD COLUMN IF NOT EXISTS sample_bytes BIGINT;"                 \
 	"UPDATE heaptap_schema SET version = " STORE_PG_VERSION_TEXT " WHERE version < "      \
 	STORE_PG_VERSION_TEXT ";"

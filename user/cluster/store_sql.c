@@ -67,10 +67,12 @@ static const char *const sql[NR_STMTS] = {
 		      "?14, ?15, ?16, ?17, ?18, ?19)" GROUPS_PUT_TAIL,
 	[SAMPLE_ADD] = SAMPLES_ADD_HEAD "(?1, ?2, ?3, ?4)",
 	[OWNER_PUT] = "INSERT INTO owner (process, blocks, bytes, peak_blocks, "
-		      "peak_bytes, freed_calls, freed_bytes, freed_bytes_known) VALUES (?1, ?2, "
-		      "?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (process) DO UPDATE SET blocks = ?2, "
+		      "peak_bytes, freed_calls, freed_bytes, freed_bytes_known, oom_time, "
+		      "oom_blocks, oom_bytes, oom_cgroup) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+		      "?9, ?10, ?11, ?12) ON CONFLICT (process) DO UPDATE SET blocks = ?2, "
 		      "bytes = ?3, peak_blocks = ?4, peak_bytes = ?5, freed_calls = ?6, "
-		      "freed_bytes = ?7, freed_bytes_known = ?8",
+		      "freed_bytes = ?7, freed_bytes_known = ?8, oom_time = ?9, oom_blocks = ?10, "
+		      "oom_bytes = ?11, oom_cgroup = ?12",
 	[OWNER_SITES_CLEAR] = "DELETE FROM owner_sites WHERE process = ?1",
 	[OWNER_SITE_ADD] = "INSERT INTO owner_sites (process, kind, position, frames, blocks, "
 			   "bytes, requested, likely_leak, growth_bytes_per_second) VALUES (?1, "

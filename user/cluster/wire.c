@@ -259,8 +259,14 @@ static const char *check_owner(const Heaptap__Owner *o)
 
 	if ((why = check_sites(o->outstanding, o->n_outstanding)) ||
 	    (why = check_sites(o->peak, o->n_peak)) ||
-	    (why = check_sites(o->allocated, o->n_allocated)))
+	    (why = check_sites(o->allocated, o->n_allocated)) ||
+	    (o->oom && (why = check_sites(o->oom->sites, o->oom->n_sites))))
 		return why;
+	if (o->oom && (!isfinite(o->oom->time) || o->oom->bytes > INT64_MAX ||
+		       o->oom->blocks > INT64_MAX || o->oom->cgroup_usage > INT64_MAX ||
+		       o->oom->cgroup_limit > INT64_MAX || o->oom->cgroup_max_usage > INT64_MAX ||
+		       !string_ok(o->oom->cgroup_path)))
+		return "an OOM kill that is not a time and counts under 2^63";
 	if (o->blocks > INT64_MAX || o->bytes > INT64_MAX || o->peak_blocks > INT64_MAX ||
 	    o->peak_bytes > INT64_MAX || (f && (f->calls > INT64_MAX || f->bytes > INT64_MAX)))
 		return "an owner's count over 2^63";

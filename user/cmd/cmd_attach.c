@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cmd_attach.h"
 #include "commands.h"
 #include "discovery.h"
 #include "log.h"
@@ -86,43 +87,48 @@ int attach_all(struct session *s, const pid_t *pids, size_t nr)
 	return EXIT_OK;
 }
 
-int cmd_attach(const struct options *opts)
+static int cmd_attach(const void *options)
 {
+	const struct attach_options *o = options;
+	const struct trace_options *t = &o->trace;
 	struct session *s = NULL;
 	double deadline, rescan;
 	struct outputs out;
 	int status, err;
 
+	status = setup_tracing();
+	if (status != EXIT_OK)
+		return status;
 	/* Refuse before loading anything: attach_all checks again, and pins what it probes. */
-	for (size_t i = 0; i < opts->nr_pids; i++) {
+	for (size_t i = 0; i < t->nr_pids; i++) {
 		const char *reason;
 
-		if (may_trace(opts->pids[i], &reason) == -EPERM) {
-			log_error("not allowed to trace PID %d: %s", opts->pids[i], reason);
+		if (may_trace(t->pids[i], &reason) == -EPERM) {
+			log_error("not allowed to trace PID %d: %s", t->pids[i], reason);
 			return EXIT_USAGE;
 		}
 	}
-	status = open_outputs_and_session(opts, &out, &s);
+	status = open_outputs_and_session(&o->out, t, true, &out, &s);
 	if (status != EXIT_OK)
 		return status;
-	status = attach_all(s, opts->pids, opts->nr_pids);
+	status = attach_all(s, t->pids, t->nr_pids);
 	if (status != EXIT_OK)
 		goto cleanup;
-	if (opts->mpi_only && (err = discovery_start(s))) {
+	if (t->mpi_only && (err = discovery_start(s))) {
 		log_error("cannot watch for MPI ranks: %s", strerror(-err));
 		status = EXIT_FAILURE_INTERNAL;
 		goto cleanup;
 	}
-	if (opts->mpi_only)
+	if (t->mpi_only)
 		log_info("watching for MPI ranks");
 	rescan = now() + 1;
 
-	deadline = opts->duration > 0 ? now() + opts->duration : 0;
+	deadline = o->duration > 0 ? now() + o->duration : 0;
 	/* With --mpi, more ranks may come: only a signal or -d ends the watch. */
-	while (!stop_requested && (opts->mpi_only || session__live_targets(s) > 0)) {
+	while (!stop_requested && (t->mpi_only || session__live_targets(s) > 0)) {
 		if (deadline && now() >= deadline)
 			break;
-		if (opts->mpi_only && now() >= rescan) {
+		if (t->mpi_only && now() >= rescan) {
 			discovery_rescan(s);
 			rescan = now() + 1;
 		}
@@ -139,9 +145,9 @@ int cmd_attach(const struct options *opts)
 			goto cleanup;
 		}
 		/* A target may be gone without an exit event reaching us (a lost event). */
-		for (size_t i = 0; i < opts->nr_pids; i++) {
-			if (kill(opts->pids[i], 0) && errno == ESRCH)
-				session__mark_exited(s, opts->pids[i], -1);
+		for (size_t i = 0; i < t->nr_pids; i++) {
+			if (kill(t->pids[i], 0) && errno == ESRCH)
+				session__mark_exited(s, t->pids[i], -1);
 		}
 	}
 	session__stop(s);
@@ -152,3 +158,74 @@ cleanup:
 	close_outputs_and_session(&out, s);
 	return status;
 }
+
+static const struct argp_option options[] = {
+	{ "pid", 'p', "PID[,PID...]", 0, "the processes to trace (the option may be repeated)" },
+	{ "mpi", CLI_OPT_MPI, NULL, 0, "every MPI rank on this node, and every rank that starts "
+				       "while heaptap runs" },
+	{ "duration", 'd', "SECONDS", 0, "detach after SECONDS" },
+	CLI_OPTION_ATTRIBUTION,
+	CLI_OPTION_JSON_FILE,
+	{ "output", 'o', "FILE", 0, "write the text report to FILE instead of standard output" },
+	CLI_OPTION_STACKS,
+	CLI_OPTIONS_EXPORTS,
+	CLI_OPTIONS_TREE,
+	CLI_OPTIONS_TEXT_LAYOUT,
+	CLI_OPTION_UNWIND,
+	CLI_OPTIONS_BUDGETS,
+	CLI_OPTION_LIVE_BLOCKS,
+	CLI_OPTION_SAMPLE_BYTES("0"),
+	CLI_OPTION_ALLOCATOR,
+	{ "interval", 'i', "SECONDS", 0, "sample each allocation site's outstanding bytes (to "
+					 "tell likely leaks) and each process's RSS every "
+					 "SECONDS (default 1)" },
+	CLI_OPTION_SITE_DEPTH,
+	{},
+};
+
+static error_t parse(struct cli_state *c, int key, char *arg)
+{
+	struct attach_options *o = c->opts;
+	error_t err;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		cli_trace_defaults(&o->trace);
+		cli_outputs_defaults(&o->out);
+		return 0;
+	case 'd':
+		/* 0.001 s: a duration that rounds to nothing is a typo, not a request. */
+		return cli_parse_seconds(c, "-d", arg, 0.001, &o->duration);
+	case ARGP_KEY_END:
+		if (!o->trace.nr_pids && !o->trace.mpi_only)
+			return cli_usage_error(c->sub, "%s", "attach needs -p PID or --mpi");
+		return cli_check_tree(c->sub, &o->out) || cli_check_exports(c->sub, &o->out) ?
+			       EINVAL :
+			       0;
+	}
+	err = cli_parse_trace(c, &o->trace, key, arg);
+	return err == ARGP_ERR_UNKNOWN ? cli_parse_outputs(c, &o->out, key, arg) : err;
+}
+
+static void free_options(void *opts)
+{
+	struct attach_options *o = opts;
+
+	cli_trace_free(&o->trace);
+}
+
+const struct cli_command attach_command = {
+	.name = "attach",
+	.summary = "trace running processes until Ctrl-C, SIGTERM, -d, or they all exit",
+	.man_section = 8,
+	.options = options,
+	.args_doc = "-p PID[,PID...]\n--mpi",
+	.doc = "Trace running processes until Ctrl-C, SIGTERM, -d SECONDS, or until they all "
+	       "exit (with --mpi: until Ctrl-C, SIGTERM or -d). The report goes to standard "
+	       "output. Once the probes are live heaptap prints 'heaptap: attached to PID "
+	       "<pid>' on standard error.\v" CLI_REPORT_FILES_DOC,
+	.opts_size = sizeof(struct attach_options),
+	.parse = parse,
+	.free = free_options,
+	.run = cmd_attach,
+};

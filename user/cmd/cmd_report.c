@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* heaptap report FILE.json: a report heaptap wrote, printed again, with its call trees. */
+/*
+ * heaptap report: its options, which reader reads what they name, and the one report file
+ * heaptap wrote, printed again with its call trees (--tree, --full, --pprof, --folded).
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli_cluster.h"
+#include "cmd_report.h"
 #include "commands.h"
 #include "log.h"
+#include "own_heap.h"
+#include "printable.h"
 #include "profile_files.h"
 #include "report_input.h"
+#include "store_read.h"
 
 static void print_total(FILE *out, const struct balance *b)
 {
@@ -24,13 +32,14 @@ static void print_text(FILE *out, const struct loaded_report *r, const struct tr
 	fprintf(out, "heaptap report %s (attribution: %s)\n", r->path, r->attribution);
 	for (size_t i = 0; i < r->nr; i++) {
 		const struct loaded_process *p = &r->processes[i];
+		char command[PRINTABLE_SIZE(512)];
 
 		fprintf(out, "==== PID %d", p->pid);
 		if (p->rank >= 0)
 			fprintf(out, ", rank %d", p->rank);
 		if (p->world_size >= 0)
 			fprintf(out, " of %d", p->world_size);
-		fprintf(out, ": %s =====\n", p->command);
+		fprintf(out, ": %s =====\n", printable(p->command, command, sizeof(command)));
 		print_total(out, &p->total);
 		if (!tree->show)
 			continue;
@@ -94,7 +103,7 @@ static int print_json(FILE *out, const struct loaded_report *r, const struct tre
 }
 
 /* --pprof and --folded: the report's allocation stacks, of --rank R or of every process. */
-static int write_exports(const struct options *opts, struct loaded_report *r,
+static int write_exports(const struct report_options *opts, struct loaded_report *r,
 			 struct report_file *pprof, struct report_file *folded)
 {
 	if (opts->rank >= 0 && !heap_profile__keep_rank(r->profile, opts->rank)) {
@@ -104,24 +113,26 @@ static int write_exports(const struct options *opts, struct loaded_report *r,
 		report_file__close(folded);
 		return EXIT_USAGE;
 	}
-	if (profile_write_files(r->profile, pprof, folded, opts->folded_weight))
+	if (profile_write_files(r->profile, pprof, folded, opts->out.folded_weight))
 		return EXIT_FAILURE_INTERNAL;
 	return EXIT_OK;
 }
 
-int cmd_report(const struct options *opts)
+static int report_file(const struct report_options *opts)
 {
-	struct tree_opts tree = { .show = opts->tree, .depth = opts->depth, .under = opts->under };
+	struct tree_opts tree = {
+		.show = opts->out.tree, .depth = opts->out.depth, .under = opts->out.under
+	};
 	struct report_file text = {}, json = {}, pprof = {}, folded = {};
-	bool exports = opts->pprof_path || opts->folded_path;
+	bool exports = opts->out.pprof_path || opts->out.folded_path;
 	struct {
 		struct report_file *rf;
 		const char *path;
 	} files[] = {
-		{ &text, opts->text_path },
-		{ &json, opts->json_path },
-		{ &pprof, opts->pprof_path },
-		{ &folded, opts->folded_path },
+		{ &text, opts->out.text_path },
+		{ &json, opts->out.json_path },
+		{ &pprof, opts->out.pprof_path },
+		{ &folded, opts->out.folded_path },
 	};
 	struct loaded_report r;
 	int status = EXIT_OK, err, read_err;
@@ -143,14 +154,14 @@ int cmd_report(const struct options *opts)
 	f = text.f ? report_file__begin(&text) : stdout;
 	if (f)
 		print_text(f, &r, &tree);
-	if ((text.f || opts->text_path) && (!f || report_file__close(&text))) {
-		log_error("cannot write %s", opts->text_path);
+	if ((text.f || opts->out.text_path) && (!f || report_file__close(&text))) {
+		log_error("cannot write %s", opts->out.text_path);
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	if (json.f) {
 		f = report_file__begin(&json);
 		if (!f || print_json(f, &r, &tree) || report_file__close(&json)) {
-			log_error("cannot write %s", opts->json_path);
+			log_error("cannot write %s", opts->out.json_path);
 			status = EXIT_FAILURE_INTERNAL;
 		}
 	}
@@ -164,3 +175,136 @@ cleanup:
 	report_file__close(&folded);
 	return status;
 }
+
+static int cmd_report(const void *options)
+{
+	const struct report_options *o = options;
+	bool db = store_is_database(o->inputs[0]);
+
+	/* Reading reports needs neither privileges nor BPF: a JSON file, or a database. */
+	if (!o->out.full && !o->out.tree && !o->out.pprof_path && !o->out.folded_path &&
+	    !o->list_runs && (o->rank < 0 || !db)) {
+		/* A job's reports are parsed whole, one after the other: millions of small
+		 * objects made and freed, which without it fault the heap in and out again. */
+		own_heap_in_huge_pages();
+		return cmd_report_job(o);
+	}
+	if (db)
+		return cmd_report_db(o);
+	if (o->list_runs || o->run_id) {
+		log_error("--list and --run read a database heaptap collect wrote, not %s",
+			  o->inputs[0]);
+		return EXIT_USAGE;
+	}
+	return report_file(o);
+}
+
+/* report's own options without a short form. */
+enum { OPT_RANK = CLI_OWN_KEYS, OPT_RUN, OPT_LIST };
+
+static const struct argp_option options[] = {
+	CLI_OPTIONS_TREE,
+	{ "json", CLI_OPT_JSON, "FILE", 0, "write the job's summary as JSON (schema "
+					   "\"heaptap_summary\": 1); with --full, --rank or "
+					   "--tree, the processes and their trees (as --tree, "
+					   "--depth and --under select)" },
+	{ "output", 'o', "FILE", 0, "write the text to FILE instead of standard output" },
+	{ "count", 'n', "N", 0, "the summary's tables: the N libraries and functions of largest "
+				"max (default 20; with --json, all unless -n)" },
+	{ "full", CLI_OPT_FULL, NULL, 0, "each process's own report instead of the job's "
+					 "summary" },
+	{ "html", CLI_OPT_HTML, "FILE", 0, "also write the job as one self-contained web page: "
+					   "the summary, memory over time per rank, functions "
+					   "and libraries across ranks, the call tree, each "
+					   "rank's report" },
+	CLI_OPTIONS_EXPORTS,
+	{ "rank", OPT_RANK, "R", 0, "--pprof, --folded, or a database's report: only MPI rank R "
+				    "(default: every process of the report)" },
+	{ "run", OPT_RUN, "ID", 0, "DB.sqlite: the run to report (default: the newest)" },
+	{ "list", OPT_LIST, NULL, 0, "DB.sqlite: list the stored runs: id, job, start, ranks, "
+				     "hosts" },
+	{ "site-depth", CLI_OPT_SITE_DEPTH, "N", 0, "frames shown per allocation site in the "
+						    "text of a database's run (default 6)" },
+	{},
+};
+
+static int check(const struct cli_command *sub, const struct report_options *o)
+{
+	const struct output_options *out = &o->out;
+
+	if (!o->nr_inputs)
+		return cli_usage_error(sub, "%s", "report reads JSON reports of one job, or a "
+					     "database: heaptap report FILE.json..., or DB.sqlite");
+	if (o->nr_inputs > 1 && (out->tree || out->full || out->pprof_path ||
+				 out->folded_path || o->list_runs))
+		return cli_usage_error(sub, "%s", "--tree, --full, --pprof, --folded and --list "
+					     "read one file: name one, or drop them for the job's "
+					     "summary of several");
+	if (out->html_path && (out->tree || out->full || o->rank >= 0 || out->pprof_path ||
+			       out->folded_path || o->list_runs))
+		return cli_usage_error(sub, "%s", "--html writes the job's page: drop --tree, "
+					     "--full, --rank, --pprof, --folded and --list");
+	return cli_check_tree(sub, out) || cli_check_exports(sub, out) ? EINVAL : 0;
+}
+
+static error_t parse(struct cli_state *c, int key, char *arg)
+{
+	struct report_options *o = c->opts;
+	char *end;
+	long rank;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		cli_outputs_defaults(&o->out);
+		o->rank = -1;
+		return 0;
+	case 'n':
+		return cli_parse_count(c, arg, &o->count);
+	case OPT_RANK:
+		errno = 0;
+		rank = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || rank < 0 || rank > 1 << 24)
+			return cli_usage_error(c->sub, "--rank wants an MPI rank (0 or more), not "
+					       "'%s'", arg);
+		o->rank = (int)rank;
+		return 0;
+	case OPT_RUN:
+		return cli_parse_run_id(c, arg, &o->run_id);
+	case OPT_LIST:
+		o->list_runs = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		return cli_add_file(c, arg, &o->inputs, &o->nr_inputs);
+	case ARGP_KEY_END:
+		return check(c->sub, o);
+	default:
+		return cli_parse_outputs(c, &o->out, key, arg);
+	}
+}
+
+static void free_options(void *opts)
+{
+	struct report_options *o = opts;
+
+	free(o->inputs);
+}
+
+const struct cli_command report_command = {
+	.name = "report",
+	.summary = "a job's memory across its ranks, from JSON reports or a database",
+	.man_section = 1,
+	.options = options,
+	.args_doc = "FILE.json...\nDB.sqlite\npostgresql://HOST/DB",
+	.doc = "Read a job's JSON reports (one, or one per rank) or a run stored by heaptap "
+	       "collect (the newest, or --run ID) and print the job's summary: each rank's "
+	       "current and peak as min/median/max, the outlier ranks, and each library and "
+	       "function across the ranks; --json writes it as JSON, --html as one web page. "
+	       "--rank R prints rank R's own report, --full every process's, --tree the call "
+	       "trees of one file; --list lists the stored runs. --pprof and --folded export "
+	       "the allocation stacks, of every process or of --rank R. Needs no privileges.",
+	.takes_files = true,
+	.opts_size = sizeof(struct report_options),
+	.parse = parse,
+	.free = free_options,
+	.run = cmd_report,
+};

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include "cmd_report.h"
 #include "commands.h"
 #include "log.h"
 #include "owner_text.h"
@@ -48,7 +49,7 @@ static int add_stored_owner(struct heap_profile *p, const struct target *t,
 }
 
 /* --pprof and --folded: the stored processes' allocation sites, of --rank R or of all. */
-static int write_exports(const struct options *opts, const struct report_run *run,
+static int write_exports(const struct report_options *opts, const struct report_run *run,
 			 struct report_file *pprof, struct report_file *folded)
 {
 	struct heap_profile *p = heap_profile__new();
@@ -65,7 +66,7 @@ static int write_exports(const struct options *opts, const struct report_run *ru
 		log_error("run %" PRId64 " has no allocation sites of rank %d", run->id,
 			  opts->rank);
 		status = EXIT_USAGE;
-	} else if (profile_write_files(p, pprof, folded, opts->folded_weight)) {
+	} else if (profile_write_files(p, pprof, folded, opts->out.folded_weight)) {
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	report_file__close(pprof);
@@ -74,14 +75,14 @@ static int write_exports(const struct options *opts, const struct report_run *ru
 	return status;
 }
 
-int cmd_report_db(const struct options *opts)
+int cmd_report_db(const struct report_options *opts)
 {
 	struct report_file text = {}, json = {}, pprof = {}, folded = {};
 	const struct report_output outputs[] = {
-		{ &text, opts->text_path, "-o" },
-		{ &json, opts->json_path, "--json" },
-		{ &pprof, opts->pprof_path, "--pprof" },
-		{ &folded, opts->folded_path, "--folded" },
+		{ &text, opts->out.text_path, "-o" },
+		{ &json, opts->out.json_path, "--json" },
+		{ &pprof, opts->out.pprof_path, "--pprof" },
+		{ &folded, opts->out.folded_path, "--folded" },
 	};
 	struct report_run run;
 	struct run_view v = {};
@@ -89,8 +90,8 @@ int cmd_report_db(const struct options *opts)
 	const char *db = opts->inputs[0];
 	int status = EXIT_OK, err;
 
-	if (opts->list_runs && (opts->run_id || opts->json_path || opts->text_path ||
-				opts->pprof_path || opts->folded_path)) {
+	if (opts->list_runs && (opts->run_id || opts->out.json_path || opts->out.text_path ||
+				opts->out.pprof_path || opts->out.folded_path)) {
 		log_error("--list prints the runs only: drop --run, --json, -o, --pprof and --folded");
 		return EXIT_USAGE;
 	}
@@ -124,15 +125,15 @@ int cmd_report_db(const struct options *opts)
 		status = EXIT_FAILURE_INTERNAL;
 		goto cleanup;
 	}
-	owner_text_set_depth(opts->site_depth);
+	owner_text_set_depth(opts->out.site_depth);
 	if (!text.f)
 		report_text_run(stdout, &run);
 	else if ((err = write_run(&text, &run, false))) {
-		log_error("cannot write %s: %s", opts->text_path, strerror(-err));
+		log_error("cannot write %s: %s", opts->out.text_path, strerror(-err));
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	if (json.f && (err = write_run(&json, &run, true))) {
-		log_error("cannot write %s: %s", opts->json_path, strerror(-err));
+		log_error("cannot write %s: %s", opts->out.json_path, strerror(-err));
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	if ((pprof.f || folded.f) && (err = write_exports(opts, &run, &pprof, &folded)) &&

@@ -3,13 +3,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cmd_report.h"
 #include "commands.h"
 #include "job_input.h"
 #include "log.h"
 #include "report_html.h"
 
 /* The page's title: the job, or the one file. */
-static void title_of(const struct options *opts, const struct job *j, char *buf, size_t size)
+static void title_of(const struct report_options *opts, const struct job *j, char *buf, size_t size)
 {
 	if (j->job_id)
 		snprintf(buf, size, "heaptap report: job %s, %zu rank%s", j->job_id, j->nr,
@@ -45,7 +46,7 @@ static int add_ranks(struct job_page *page, const struct job *j)
 	return err;
 }
 
-int report_job_html(const struct options *opts, const struct job *j, json_object *summary,
+int report_job_html(const struct report_options *opts, const struct job *j, json_object *summary,
 		    struct report_file *html)
 {
 	struct job_page *page = job_page__new(j->mpi);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include "cmd_report.h"
 #include "commands.h"
 #include "job_input.h"
 #include "job_summary.h"
@@ -23,7 +24,7 @@ static int write_json(struct report_file *rf, json_object *summary)
 }
 
 /* --rank R: its own report, text and --json. */
-static int report_rank(const struct options *opts, const struct job *j,
+static int report_rank(const struct report_options *opts, const struct job *j,
 		       struct report_file *text, struct report_file *json)
 {
 	const struct job_rank *r = job__rank(j, opts->rank);
@@ -38,24 +39,25 @@ static int report_rank(const struct options *opts, const struct job *j,
 	}
 	f = text->f ? report_file__begin(text) : stdout;
 	if (!f || job_rank_report(f, j, r, false) || (text->f && report_file__close(text))) {
-		log_error("cannot write %s", opts->text_path ? opts->text_path : "the report");
+		log_error("cannot write %s",
+			  opts->out.text_path ? opts->out.text_path : "the report");
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	if (json->f && (!(f = report_file__begin(json)) || job_rank_report(f, j, r, true) ||
 			report_file__close(json))) {
-		log_error("cannot write %s", opts->json_path);
+		log_error("cannot write %s", opts->out.json_path);
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	return status;
 }
 
-int cmd_report_job(const struct options *opts)
+int cmd_report_job(const struct report_options *opts)
 {
 	struct report_file text = {}, json = {}, html = {};
 	const struct report_output outputs[] = {
-		{ &text, opts->text_path, "-o" },
-		{ &json, opts->json_path, "--json" },
-		{ &html, opts->html_path, "--html" },
+		{ &text, opts->out.text_path, "-o" },
+		{ &json, opts->out.json_path, "--json" },
+		{ &html, opts->out.html_path, "--html" },
 	};
 	struct job_summary_opts top = { .top = opts->count > 0 ? (size_t)opts->count : DEFAULT_TOP,
 					.sites = JOB_PEAK_SITES };
@@ -86,11 +88,11 @@ int cmd_report_job(const struct options *opts)
 	if (f)
 		job_summary_text(f, summary);
 	if (text.f && (!f || report_file__close(&text))) {
-		log_error("cannot write %s", opts->text_path);
+		log_error("cannot write %s", opts->out.text_path);
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	if (json.f && write_json(&json, whole)) {
-		log_error("cannot write %s", opts->json_path);
+		log_error("cannot write %s", opts->out.json_path);
 		status = EXIT_FAILURE_INTERNAL;
 	}
 	if (html.f && report_job_html(opts, &j, whole, &html))

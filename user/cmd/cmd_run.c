@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cmd_run.h"
 #include "commands.h"
 #include "log.h"
 #include "privilege.h"
@@ -22,6 +24,21 @@ static void forward_signal(int sig)
 		kill(child, sig);
 }
 
+/*
+ * Can path be executed? 0 or -errno. A directory passes access(X_OK) but not execve(),
+ * which says EACCES for it: -EISDIR says why.
+ */
+static int executable(const char *path)
+{
+	struct stat st;
+
+	if (access(path, X_OK))
+		return -errno;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	return 0;
+}
+
 /* The file execvp() would run, as execvp finds it. 0 or -errno. */
 static int find_command(const char *name, char *path, size_t size)
 {
@@ -30,18 +47,20 @@ static int find_command(const char *name, char *path, size_t size)
 
 	if (strchr(name, '/')) {
 		snprintf(path, size, "%s", name);
-		return access(path, X_OK) ? -errno : 0;
+		return executable(path);
 	}
 	if (!dirs)
 		dirs = "/usr/local/bin:/usr/bin:/bin";
 	while (*dirs) {
 		size_t len = strcspn(dirs, ":");
+		int e;
 
 		snprintf(path, size, "%.*s/%s", (int)len, len ? dirs : ".", name);
-		if (access(path, X_OK) == 0)
+		e = executable(path);
+		if (!e)
 			return 0;
-		if (errno == EACCES)
-			err = -EACCES;
+		if (e == -EACCES || e == -EISDIR)
+			err = e;
 		dirs += len + (dirs[len] == ':');
 	}
 	return err;
@@ -172,25 +191,30 @@ int command_status(int wstatus)
 	return WEXITSTATUS(wstatus);
 }
 
-int cmd_run(const struct options *opts)
+static int cmd_run(const void *options)
 {
 	char path[PATH_MAX], image[PATH_MAX];
 	struct session *s = NULL;
 	int status, err, wstatus = 0;
+	const struct run_options *o = options;
 	struct outputs out;
 	pid_t pid;
 
-	/* A bad report path fails now, before the command runs, not after the whole job. */
-	status = open_outputs(opts, &out);
+	status = setup_tracing();
 	if (status != EXIT_OK)
 		return status;
-	status = resolve_command(opts->command[0], path, image, sizeof(path));
+	/* A bad report path fails now, before the command runs, not after the whole job. */
+	status = open_outputs(&o->out, &o->trace, false, &out);
+	if (status != EXIT_OK)
+		return status;
+	status = resolve_command(o->trace.command[0], path, image, sizeof(path));
 	if (status != EXIT_OK)
 		goto cleanup;
-	status = open_session(opts, &s);
+	/* pprof's locations carry source lines and inlined functions. */
+	status = open_session(&o->trace, o->out.stacks_path || o->out.pprof_path, &s);
 	if (status != EXIT_OK)
 		goto cleanup;
-	status = launch_command(s, path, image, opts->command, -1 /* its own output */, &pid);
+	status = launch_command(s, path, image, o->trace.command, -1 /* its own output */, &pid);
 	if (status != EXIT_OK)
 		goto cleanup;
 	child = pid;
@@ -223,3 +247,74 @@ cleanup:
 	close_outputs_and_session(&out, s);
 	return status;
 }
+
+static const struct argp_option options[] = {
+	CLI_OPTION_ATTRIBUTION,
+	CLI_OPTION_JSON_FILE,
+	{ "output", 'o', "FILE", 0, "write the text report to FILE instead of standard error" },
+	CLI_OPTION_STACKS,
+	CLI_OPTIONS_EXPORTS,
+	CLI_OPTIONS_TREE,
+	CLI_OPTIONS_TEXT_LAYOUT,
+	{ "follow", CLI_OPT_FOLLOW, NULL, 0, "trace every process COMMAND starts too, each from "
+					     "its first instruction (mpirun and its ranks)" },
+	{ "mpi", CLI_OPT_MPI, NULL, 0, "like --follow, but trace only the processes with an MPI "
+				       "rank" },
+	CLI_OPTION_UNWIND,
+	CLI_OPTIONS_BUDGETS,
+	CLI_OPTION_LIVE_BLOCKS,
+	CLI_OPTION_SAMPLE_BYTES("0"),
+	CLI_OPTION_ALLOCATOR,
+	{ "interval", 'i', "SECONDS", 0, "sample each allocation site's outstanding bytes (to "
+					 "tell likely leaks) and each process's RSS every "
+					 "SECONDS (default 1)" },
+	CLI_OPTION_SITE_DEPTH,
+	{},
+};
+
+static error_t parse(struct cli_state *c, int key, char *arg)
+{
+	struct run_options *o = c->opts;
+	error_t err;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		cli_trace_defaults(&o->trace);
+		cli_outputs_defaults(&o->out);
+		return 0;
+	case ARGP_KEY_ARG:
+		return cli_take_command(c, &o->trace.command);
+	case ARGP_KEY_END:
+		if (!o->trace.command)
+			return cli_usage_error(c->sub, "%s", "run needs a command: heaptap run "
+					       "[OPTION...] -- COMMAND");
+		return cli_check_tree(c->sub, &o->out) || cli_check_exports(c->sub, &o->out) ?
+			       EINVAL :
+			       0;
+	}
+	err = cli_parse_trace(c, &o->trace, key, arg);
+	return err == ARGP_ERR_UNKNOWN ? cli_parse_outputs(c, &o->out, key, arg) : err;
+}
+
+static void free_options(void *opts)
+{
+	struct run_options *o = opts;
+
+	cli_trace_free(&o->trace);
+}
+
+const struct cli_command run_command = {
+	.name = "run",
+	.summary = "trace COMMAND from its first instruction",
+	.man_section = 8,
+	.options = options,
+	.args_doc = "[--] COMMAND [ARG...]",
+	.doc = "Trace COMMAND from its first instruction. The report goes to standard error "
+	       "(COMMAND owns standard output); heaptap exits with COMMAND's status (128+N if "
+	       "signal N killed it).\v" CLI_REPORT_FILES_DOC,
+	.command_follows = true,
+	.opts_size = sizeof(struct run_options),
+	.parse = parse,
+	.free = free_options,
+	.run = cmd_run,
+};

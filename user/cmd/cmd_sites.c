@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "allocator.h"
+#include "cmd_sites.h"
 #include "commands.h"
 #include "elfsyms.h"
 #include "log.h"
@@ -97,14 +98,19 @@ static int allocator_of_process(struct symcache *cache, pid_t pid, struct alloca
 	return EXIT_OK;
 }
 
-int cmd_sites(const struct options *opts)
+static int cmd_sites(const void *options)
 {
-	struct symcache *cache = symcache__new();
-	struct allocator *a = calloc(1, sizeof(*a));
-	struct object_file *obj = NULL;
+	const struct sites_options *opts = options;
 	const char *at = getenv("HEAPTAP_PROBE_AT");
+	struct object_file *obj = NULL;
 	int status = EXIT_FAILURE_INTERNAL;
+	struct symcache *cache;
+	struct allocator *a;
 
+	/* It reads files and loads nothing: it needs no privilege, nor the kernel's features. */
+	log_setup_libbpf();
+	cache = symcache__new();
+	a = calloc(1, sizeof(*a));
 	if (!cache || !a)
 		goto cleanup;
 	if (opts->file)
@@ -125,3 +131,60 @@ cleanup:
 	symcache__free(cache);
 	return status;
 }
+
+static const struct argp_option options[] = {
+	{ "pid", 'p', "PID", 0, "the allocator this process calls (default: the C library "
+				"heaptap itself runs with)" },
+	{},
+};
+
+static error_t parse(struct cli_state *c, int key, char *arg)
+{
+	struct sites_options *o = c->opts;
+
+	switch (key) {
+	case 'p':
+		return cli_add_pids(c, arg, &o->pids, &o->nr_pids);
+	case ARGP_KEY_ARG:
+		if (o->file)
+			return ARGP_ERR_UNKNOWN;
+		o->file = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (o->file && o->nr_pids)
+			return cli_usage_error(c->sub, "%s", "sites reads -p PID or a FILE, not "
+					       "both");
+		if (o->nr_pids > 1)
+			return cli_usage_error(c->sub, "%s", "sites reads one process: -p PID");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static void free_options(void *opts)
+{
+	struct sites_options *o = opts;
+
+	free(o->pids);
+}
+
+const struct cli_command sites_command = {
+	.name = "sites",
+	.summary = "show where heaptap probes each allocator entry point, and why",
+	.man_section = 1,
+	.options = options,
+	.args_doc = "[-p PID | FILE]",
+	.doc = "Show, for each malloc-family entry point of an allocator (the one PID calls, "
+	       "the one in FILE, or heaptap's own C library), its first instructions, where "
+	       "heaptap places its probe and the rule that chose the place. The kernel "
+	       "emulates a few instructions (push of a register, relative jumps and calls, "
+	       "nop) and single-steps every other probed one at the price of a second trap: "
+	       "heaptap probes the first emulated instruction when what it skips changes "
+	       "nothing its probe reads.\v"
+	       "Offsets are file offsets. Needs no privilege for FILE.",
+	.opts_size = sizeof(struct sites_options),
+	.parse = parse,
+	.free = free_options,
+	.run = cmd_sites,
+};

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "auth.h"
+#include "cmd_top.h"
 #include "commands.h"
 #include "log.h"
 #include "top_remote.h"
@@ -35,16 +36,17 @@ static void print_rows(FILE *out, const struct report_run *run, struct top_rates
 			     "%12" PRIu64 "  %s\n", pf->host, rank, t->pid, t->stats.total.current,
 			t->stats.total.max, held, peak, alloc_rate, free_rate,
 			top_total_calls(&t->stats.total),
-			pf->state ? pf->state : t->exited ? "exited" : "running");
+			t->oom.killed ? "OOM-killed" : pf->state ? pf->state :
+			t->exited ? "exited" : "running");
 	}
 	fputc('\n', out);
 	fflush(out);
 }
 
-int cmd_top_collector(const struct options *opts)
+int cmd_top_collector(const struct top_options *opts)
 {
 	static struct auth_key key;
-	const struct munge_opts munge = { opts->munge, opts->munge_socket };
+	const struct munge_opts munge = { opts->cred.munge, opts->cred.munge_socket };
 	bool batch = opts->batch || !isatty(STDOUT_FILENO);
 	struct top_rates rates = {};
 	struct viewer *v = NULL;
@@ -52,7 +54,7 @@ int cmd_top_collector(const struct options *opts)
 	long refreshes = 0;
 	int status = EXIT_OK, err;
 
-	if (opts->key_path && auth_key_load(opts->key_path, &key))
+	if (opts->cred.key_path && auth_key_load(opts->cred.key_path, &key))
 		return EXIT_USAGE;
 	if (viewer__connect(opts->collector, &key, &munge, &v)) {
 		auth_key_wipe(&key);
@@ -60,7 +62,7 @@ int cmd_top_collector(const struct options *opts)
 	}
 	catch_stop_signals(request_stop);
 	if (!batch) {
-		status = top_remote_screen(v, opts->run_id, opts->interval);
+		status = top_remote_screen(v, opts->run_id, opts->trace.interval);
 		goto cleanup;
 	}
 	while (!stop_requested) {
@@ -84,7 +86,7 @@ int cmd_top_collector(const struct options *opts)
 		run_view__clear(&view);
 		if (opts->count && ++refreshes >= opts->count)
 			break;
-		usleep((useconds_t)(opts->interval * 1e6));
+		usleep((useconds_t)(opts->trace.interval * 1e6));
 	}
 cleanup:
 	run_view__clear(&view);

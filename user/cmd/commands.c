@@ -3,31 +3,49 @@
 #include <string.h>
 #include "commands.h"
 #include "log.h"
+#include "own_heap.h"
 #include "owner_text.h"
+#include "preflight.h"
 #include "privilege.h"
 #include "profile_files.h"
 #include "profile_session.h"
 #include "report.h"
 
-int open_session(const struct options *opts, struct session **s)
+int setup_privileges(void)
+{
+	log_setup_libbpf();
+	return privilege_init() ? EXIT_FAILURE_INTERNAL : EXIT_OK;
+}
+
+int setup_tracing(void)
+{
+	int status = setup_privileges();
+
+	if (status == EXIT_OK)
+		status = preflight_check();
+	if (status == EXIT_OK)
+		own_heap_in_huge_pages(); /* what traces allocates tens of MB in small pieces */
+	return status;
+}
+
+int open_session(const struct trace_options *t, bool detailed_stacks, struct session **s)
 {
 	struct session_opts so = {
-		.rule = opts->rule,
-		.follow = opts->follow,
-		.mpi_only = opts->mpi_only,
-		.unwind_tables = !opts->frame_pointers,
-		/* pprof's locations carry source lines and inlined functions. */
-		.detailed_stacks = opts->stacks_path != NULL || opts->pprof_path != NULL,
-		.tree_budget = opts->tree_budget,
-		.table_budget = opts->table_budget,
-		.symbol_budget = opts->symbol_budget,
-		.live_blocks = opts->live_blocks,
-		.sample_bytes = opts->sample_bytes,
-		.sample_interval = opts->interval,
-		.allocators = opts->allocators,
-		.nr_allocators = opts->nr_allocators,
+		.rule = t->rule,
+		.follow = t->follow,
+		.mpi_only = t->mpi_only,
+		.unwind_tables = !t->frame_pointers,
+		.detailed_stacks = detailed_stacks,
+		.tree_budget = t->tree_budget,
+		.table_budget = t->table_budget,
+		.symbol_budget = t->symbol_budget,
+		.live_blocks = t->live_blocks,
+		.sample_bytes = t->sample_bytes,
+		.sample_interval = t->interval,
+		.allocators = t->allocators,
+		.nr_allocators = t->nr_allocators,
 		/* What heaptap launches maps, in all likelihood, the C library it runs with. */
-		.warm_own_libraries = opts->command != NULL,
+		.warm_own_libraries = t->command != NULL,
 	};
 	int err = session__new(&so, s);
 
@@ -43,30 +61,31 @@ int open_session(const struct options *opts, struct session **s)
 	return EXIT_FAILURE_INTERNAL;
 }
 
-int open_outputs(const struct options *opts, struct outputs *out)
+int open_outputs(const struct output_options *o, const struct trace_options *t, bool attached,
+		 struct outputs *out)
 {
 	const struct report_output files[] = {
-		{ &out->text, opts->text_path, "-o" },
-		{ &out->json, opts->json_path, "--json" },
-		{ &out->stacks, opts->stacks_path, "--stacks" },
-		{ &out->pprof, opts->pprof_path, "--pprof" },
-		{ &out->folded, opts->folded_path, "--folded" },
+		{ &out->text, o->text_path, "-o" },
+		{ &out->json, o->json_path, "--json" },
+		{ &out->stacks, o->stacks_path, "--stacks" },
+		{ &out->pprof, o->pprof_path, "--pprof" },
+		{ &out->folded, o->folded_path, "--folded" },
 	};
 
 	*out = (struct outputs){
-		.tree = { .show = opts->tree, .depth = opts->depth, .under = opts->under },
-		.folded_weight = opts->folded_weight,
+		.tree = { .show = o->tree, .depth = o->depth, .under = o->under },
+		.folded_weight = o->folded_weight,
 		.layout = {
-			.dmatp = opts->dmatp,
-			.bytes = opts->bytes,
-			.mappings = opts->mappings,
-			.full = opts->full,
-			.verbose = opts->verbose,
-			.mpi = opts->mpi_only,
-			.attached = opts->cmd == CMD_ATTACH,
+			.dmatp = o->dmatp,
+			.bytes = o->bytes,
+			.mappings = o->mappings,
+			.full = o->full,
+			.verbose = log_verbose,
+			.mpi = t->mpi_only,
+			.attached = attached,
 		},
 	};
-	owner_text_set_depth(opts->site_depth);
+	owner_text_set_depth(o->site_depth);
 	if (report_outputs__open(files, sizeof(files) / sizeof(files[0]))) {
 		close_outputs(out);
 		return EXIT_USAGE;
@@ -83,15 +102,16 @@ void close_outputs(struct outputs *out)
 	report_file__close(&out->folded);
 }
 
-int open_outputs_and_session(const struct options *opts, struct outputs *out,
-			     struct session **s)
+int open_outputs_and_session(const struct output_options *o, const struct trace_options *t,
+			     bool attached, struct outputs *out, struct session **s)
 {
 	/* A bad report path fails now, before any process is touched. */
-	int status = open_outputs(opts, out);
+	int status = open_outputs(o, t, attached, out);
 
 	if (status != EXIT_OK)
 		return status;
-	status = open_session(opts, s);
+	/* pprof's locations carry source lines and inlined functions. */
+	status = open_session(t, o->stacks_path || o->pprof_path, s);
 	if (status != EXIT_OK) {
 		close_outputs(out);
 		return status;

@@ -1,36 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
-/* The subcommands. Each returns heaptap's exit status. */
+/* What the subcommands share: launching, attaching, the session, the report files. */
 #ifndef HEAPTAP_COMMANDS_H
 #define HEAPTAP_COMMANDS_H
 
 #include <stdio.h>
-#include "cli.h"
+#include "cli_outputs.h"
+#include "cli_trace.h"
 #include "clock.h"
 #include "report.h"
 #include "session.h"
 #include "stop_signal.h"
 
-int cmd_run(const struct options *opts);
-int cmd_attach(const struct options *opts);
-int cmd_top(const struct options *opts);
-int cmd_sites(const struct options *opts);
-int cmd_report(const struct options *opts);
-int cmd_compare(const struct options *opts);
-int cmd_agent(const struct options *opts);
-int cmd_collect(const struct options *opts);
 /*
- * heaptap report FILE... or DB.sqlite without --full, --tree, --pprof, --folded or --list:
- * the job's summary across its ranks; of JSON reports with --rank R, that rank's report.
+ * Before a subcommand loads BPF or reads other users' processes: libbpf's messages through
+ * heaptap's log, and the capabilities set while heaptap is one thread (they are per
+ * thread). EXIT_OK or EXIT_FAILURE_INTERNAL.
  */
-int cmd_report_job(const struct options *opts);
-struct job;
-/* Its --html page (cmd_report_html.c) into html, open: EXIT_OK or EXIT_FAILURE_INTERNAL. */
-int report_job_html(const struct options *opts, const struct job *j, json_object *summary,
-		    struct report_file *html);
-/* heaptap report DB.sqlite */
-int cmd_report_db(const struct options *opts);
-/* top --collector */
-int cmd_top_collector(const struct options *opts);
+int setup_privileges(void);
+/* And before it traces: this machine checked (preflight), heaptap's heap in huge pages. */
+int setup_tracing(void);
 
 /* The program execvp would run for name, and the ELF the kernel loads for it (a script's
  * interpreter). EXIT_OK, or an exit status after saying why in one line. */
@@ -46,8 +34,11 @@ int command_status(int wstatus);
 /* Attach to every pid, then say so on standard error. EXIT_OK or an exit status. */
 int attach_all(struct session *s, const pid_t *pids, size_t nr);
 
-/* Shared by both: start a session, or say in one line why not. */
-int open_session(const struct options *opts, struct session **s);
+/*
+ * Shared by both: start a session, or say in one line why not. detailed_stacks: --stacks
+ * or --pprof, whose stacks carry source lines and inlined functions.
+ */
+int open_session(const struct trace_options *t, bool detailed_stacks, struct session **s);
 
 /* The report files the options name: -o, --json, --stacks, --pprof, --folded; and what
  * --tree, --folded-weight and the text's layout options add. */
@@ -58,8 +49,12 @@ struct outputs {
 	enum folded_weight folded_weight;
 	struct text_opts layout; /* --dmatp, --bytes, --mappings, --full, -v */
 };
-/* Open them before any target is touched: EXIT_OK, or EXIT_USAGE after one line. */
-int open_outputs(const struct options *opts, struct outputs *out);
+/*
+ * Open them before any target is touched: EXIT_OK, or EXIT_USAGE after one line. t: --mpi
+ * for the text's layout; attached: attach's processes ran before tracing began.
+ */
+int open_outputs(const struct output_options *o, const struct trace_options *t, bool attached,
+		 struct outputs *out);
 /*
  * Write the reports and close their files; the text one goes to default_out without -o
  * (or when its file fails). EXIT_OK, or EXIT_FAILURE_INTERNAL if one could not be written.
@@ -74,8 +69,8 @@ void close_outputs(struct outputs *out);
  * and let SIGINT and SIGTERM set stop_requested. EXIT_OK, or an exit status after one
  * line, with nothing left open.
  */
-int open_outputs_and_session(const struct options *opts, struct outputs *out,
-			     struct session **s);
+int open_outputs_and_session(const struct output_options *o, const struct trace_options *t,
+			     bool attached, struct outputs *out, struct session **s);
 /* Close the outputs (as close_outputs) and free the session (NULL: none). */
 void close_outputs_and_session(struct outputs *out, struct session *s);
 #endif

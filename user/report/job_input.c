@@ -171,6 +171,11 @@ void job__clear(struct job *j)
 		free(j->untraced[i].reason);
 	}
 	free(j->untraced);
+	for (size_t i = 0; i < j->nr_nodes; i++) {
+		free(j->nodes[i].host);
+		json_object_put(j->nodes[i].node);
+	}
+	free(j->nodes);
 	free(j->ranks);
 	free(j->attribution);
 	free(j->job_id);

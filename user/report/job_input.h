@@ -54,11 +54,22 @@ struct job_rank {
 	/* The owner view: {"bytes", "blocks", "sites": [{"frames", "blocks", "bytes"}]}, the
 	 * sites that held most at the rank's peak (a reference; NULL without the owner view). */
 	json_object *peak;
+	json_object *oom; /* the report's "oom": chosen by the OOM killer (NULL: not) */
 };
 
 struct job_untraced {
 	int pid;
 	char *command, *reason;
+};
+
+/*
+ * A host's node total, from a report of one heaptap that traced the host's processes
+ * together (run, attach, run --mpi): the report's "node".
+ */
+struct job_node {
+	char *host;	  /* NULL: not recorded */
+	json_object *node; /* {"peak": {"bytes", "blocks", "seconds", "sites"}, ...} */
+	size_t reports;	  /* reports naming this host: past 1, their sum at once is unknown */
 };
 
 struct job {
@@ -72,6 +83,8 @@ struct job {
 	size_t nr_other; /* processes without a rank beside the ranks (mpirun, a shell) */
 	size_t nr_untraced;
 	struct job_untraced *untraced; /* processes heaptap could not trace */
+	size_t nr_nodes;
+	struct job_node *nodes; /* hosts whose reports carry "node", in reading order */
 };
 
 /*

@@ -56,13 +56,14 @@ static int groups_of(struct job_rank *r, const struct process_stats *stats)
 
 /*
  * The sites that held most at its peak, as the report's "peak" gives them, into *out (NULL:
- * none). 0 or -ENOMEM.
+ * none), and its "oom" into *oom (NULL: not chosen by the OOM killer). 0 or -ENOMEM.
  */
-static int peak_of(const struct target *t, const struct process_facts *pf, json_object **out)
+static int peak_of(const struct target *t, const struct process_facts *pf, json_object **out,
+		   json_object **oom)
 {
 	json_object *p = json_object_new_object(), *peak;
 
-	*out = NULL;
+	*out = *oom = NULL;
 	if (!p)
 		return -ENOMEM;
 	if (t->owner.live)
@@ -72,6 +73,9 @@ static int peak_of(const struct target *t, const struct process_facts *pf, json_
 	if (json_object_object_get_ex(p, "peak", &peak) &&
 	    json_object_is_type(peak, json_type_object))
 		*out = json_object_get(peak);
+	if (json_object_object_get_ex(p, "oom", &peak) &&
+	    json_object_is_type(peak, json_type_object))
+		*oom = json_object_get(peak);
 	json_object_put(p);
 	return 0;
 }
@@ -114,7 +118,7 @@ static int rank_of(struct store *st, const struct run_view *v, const struct repo
 	    !(r->command = strdup(t->command)) ||
 	    (t->mpi.job[0] && !(r->job = strdup(t->mpi.job))) || groups_of(r, &t->stats))
 		return -ENOMEM;
-	return peak_of(t, pf, &r->peak);
+	return peak_of(t, pf, &r->peak, &r->oom);
 }
 
 /*

@@ -190,6 +190,12 @@ static int read_rank(json_object *o, struct job_rank *r, const char **what)
 			return -EINVAL;
 		r->peak = json_object_get(peak);
 	}
+	*what = "oom";
+	if (field(o, "oom") && !json_object_is_type(field(o, "oom"), json_type_null)) {
+		if (!json_object_is_type(field(o, "oom"), json_type_object))
+			return -EINVAL;
+		r->oom = json_object_get(field(o, "oom"));
+	}
 	return 0;
 }
 
@@ -211,6 +217,7 @@ void job_rank__clear(struct job_rank *r)
 	free(r->host);
 	free(r->command);
 	json_object_put(r->peak);
+	json_object_put(r->oom);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -236,6 +243,39 @@ static int read_untraced(struct job *j, json_object *list)
 		u->command = string_field(o, "command");
 		u->reason = string_field(o, "reason");
 	}
+	return 0;
+}
+
+/*
+ * The report's "node", under its host. A second report of one host (one heaptap per rank)
+ * only counts: what the host's processes held at once is then unknown.
+ */
+static int read_node(struct job *j, json_object *root)
+{
+	json_object *node = field(root, "node"), *host = field(root, "host");
+	const char *name = host && json_object_is_type(host, json_type_string) ?
+				   json_object_get_string(host) : NULL;
+	struct job_node *grown;
+
+	if (!node || !json_object_is_type(node, json_type_object))
+		return 0;
+	for (size_t i = 0; i < j->nr_nodes; i++) {
+		struct job_node *n = &j->nodes[i];
+
+		if ((!name && !n->host) || (name && n->host && !strcmp(name, n->host))) {
+			n->reports++;
+			return 0;
+		}
+	}
+	if (!(grown = realloc(j->nodes, (j->nr_nodes + 1) * sizeof(*grown))))
+		return -ENOMEM;
+	j->nodes = grown;
+	grown[j->nr_nodes] = (struct job_node){ .node = json_object_get(node), .reports = 1 };
+	if (name && !(grown[j->nr_nodes].host = strdup(name))) {
+		json_object_put(node);
+		return -ENOMEM;
+	}
+	j->nr_nodes++;
 	return 0;
 }
 
@@ -304,5 +344,7 @@ int job_input_add_report(struct job *j, json_object *root, const char *source)
 			free(job_id);
 		}
 	}
+	if ((err = read_node(j, root)))
+		return err;
 	return read_untraced(j, field(root, "untraced"));
 }

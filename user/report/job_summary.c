@@ -6,6 +6,7 @@
 #include <uthash.h>
 #include "job_stats.h"
 #include "job_summary.h"
+#include "job_summary_nodes.h"
 
 /* A library or function of any rank: its figures in each rank (0 where it has none). */
 struct group_row {
@@ -462,6 +463,10 @@ json_object *job_summary_build(const struct job *j, const struct job_summary_opt
 	json_object_object_add(root, "functions", list);
 	if ((peaks = peaks_json(j, opts->sites)))
 		json_object_object_add(root, "peaks", peaks);
+	if ((peaks = job_nodes_json(j, opts->sites)))
+		json_object_object_add(root, "nodes", peaks);
+	if ((peaks = job_oom_json(j, opts->sites)))
+		json_object_object_add(root, "oom_kills", peaks);
 	detail = json_object_new_array();
 	for (size_t i = 0; i < j->nr; i++)
 		json_object_array_add(detail, rank_json(&j->ranks[i], is_outlier[i]));

@@ -236,6 +236,78 @@ static void print_peaks(FILE *out, json_object *peaks)
 	}
 }
 
+/*
+ * "node7: 46.0M in 4 blocks at once, 0.33 s into tracing (its ranks' own peaks add up to
+ * 86.0M); held by:" and the sites across its ranks that held most then.
+ */
+static void print_nodes(FILE *out, json_object *nodes)
+{
+	fprintf(out, "\nNode peaks (what each host's traced processes held at once, not the sum "
+		     "of their peaks):\n");
+	for (size_t i = 0; i < json_object_array_length(nodes); i++) {
+		json_object *n = json_object_array_get_idx(nodes, i), *peak = get(n, "peak");
+		json_object *host = get(n, "host"), *sites = get(peak, "sites");
+		char b[32], sum[32];
+
+		fprintf(out, "  %s: ", host ? json_object_get_string(host) : "(host not recorded)");
+		if (!peak || json_object_is_type(peak, json_type_null)) {
+			fprintf(out, "unknown: %" PRId64 " reports of one heaptap each; trace "
+				     "the host with one (run --mpi, attach --mpi)\n",
+				num(n, "reports"));
+			continue;
+		}
+		if (get(n, "resolution") &&
+		    !strcmp(json_object_get_string(get(n, "resolution")), "samples"))
+			fprintf(out, "%s at once by the stored samples, %.2f s into the run (a "
+				     "higher sum between two samples is missed; its ranks' own "
+				     "peaks add up to %s)\n",
+				bytes(num(peak, "bytes"), b, sizeof(b)),
+				json_object_get_double(get(peak, "seconds")),
+				bytes(num(n, "sum_of_rank_peaks"), sum, sizeof(sum)));
+		else
+			fprintf(out, "%s in %" PRId64 " blocks at once, %.2f s into tracing (its "
+				     "ranks' own peaks add up to %s)%s\n",
+				bytes(num(peak, "bytes"), b, sizeof(b)), num(peak, "blocks"),
+				json_object_get_double(get(peak, "seconds")),
+				bytes(num(n, "sum_of_rank_peaks"), sum, sizeof(sum)),
+				json_object_array_length(sites) ? "; held by:" : "");
+		for (size_t s = 0; s < json_object_array_length(sites) && s < PEAK_SITES; s++) {
+			json_object *site = json_object_array_get_idx(sites, s);
+
+			fprintf(out, "    %10s in %6" PRId64 " blocks, rank %" PRId64 ": ",
+				bytes(num(site, "bytes"), b, sizeof(b)), num(site, "blocks"),
+				num(site, "rank"));
+			print_frames(out, get(site, "frames"));
+			fputc('\n', out);
+		}
+	}
+}
+
+/* "Killed by the OOM killer: rank 3 (PID 1234 on node7) at 12.30 s, holding 120M in 30 blocks" */
+static void print_oom_kills(FILE *out, json_object *kills)
+{
+	for (size_t i = 0; i < json_object_array_length(kills); i++) {
+		json_object *k = json_object_array_get_idx(kills, i), *sites = get(k, "sites");
+		json_object *host = get(k, "host");
+		char b[32];
+
+		fprintf(out, "\nKilled by the OOM killer: rank %" PRId64 " (PID %" PRId64 "%s%s) "
+			     "at %.2f s, holding %s in %" PRId64 " blocks:\n",
+			num(k, "rank"), num(k, "pid"), host ? " on " : "",
+			host ? json_object_get_string(host) : "",
+			json_object_get_double(get(k, "time")),
+			bytes(num(k, "bytes"), b, sizeof(b)), num(k, "blocks"));
+		for (size_t s = 0; s < json_object_array_length(sites) && s < PEAK_SITES; s++) {
+			json_object *site = json_object_array_get_idx(sites, s);
+
+			fprintf(out, "    %10s in %6" PRId64 " blocks: ",
+				bytes(num(site, "bytes"), b, sizeof(b)), num(site, "blocks"));
+			print_frames(out, get(site, "frames"));
+			fputc('\n', out);
+		}
+	}
+}
+
 void job_summary_text(FILE *out, json_object *sum)
 {
 	print_heading(out, sum);
@@ -249,5 +321,9 @@ void job_summary_text(FILE *out, json_object *sum)
 	print_groups(out, get(sum, "functions"), true);
 	if (get(sum, "peaks"))
 		print_peaks(out, get(sum, "peaks"));
+	if (get(sum, "nodes"))
+		print_nodes(out, get(sum, "nodes"));
+	if (get(sum, "oom_kills"))
+		print_oom_kills(out, get(sum, "oom_kills"));
 	fflush(out);
 }

@@ -87,6 +87,12 @@ json_object *report_frame_json(const struct stack_frame *fr, bool detailed);
  */
 void report_sampled_json(json_object *p, const struct target *t);
 /*
+ * The run's "node": what its traced processes (targets, n) held at once, its peak and the
+ * sites that held it then, its samples written by samples.
+ */
+json_object *report_node_json(struct session *s, struct target **targets, size_t n,
+			      json_object *(*samples)(const struct total_series *));
+/*
  * report_owner.c: the owner figures of a process (outstanding, peak, allocated,
  * freed_before_tracing, live_blocks) added to its JSON object p; and as text sections,
  * each site with --site-depth frames (owner_text.h).

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "report.h"
+#include "printable.h"
 
 static void print_budget(FILE *out, const char *what, const struct budget *b)
 {
@@ -79,11 +80,13 @@ void report_symbols_text(FILE *out, struct session *s)
 void report_untraced_text(FILE *out, struct session *s)
 {
 	const struct untraced *u = session__untraced(s);
+	char command[PRINTABLE_SIZE(sizeof(u->command))];
 
 	if (!u)
 		return;
 	fprintf(out, "==== Not traced =====\n");
 	for (; u; u = u->next)
-		fprintf(out, "PID %d (%s): %s\n", u->pid, u->command[0] ? u->command : "?",
+		fprintf(out, "PID %d (%s): %s\n", u->pid,
+			u->command[0] ? printable(u->command, command, sizeof(command)) : "?",
 			u->reason);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "report.h"
+#include "printable.h"
 
 static void print_balance(FILE *out, const char *indent, const struct balance *b)
 {
@@ -28,9 +29,10 @@ static void print_process(FILE *out, const struct target *t, const struct proces
 	const struct thread_stats *th, *tht;
 	const struct library_stats *l, *lt;
 	const struct function_stats *f, *ft;
+	char command[PRINTABLE_SIZE(sizeof(t->command))];
 
 	fprintf(out, "==== Statistics of overall memory usage =====\n");
-	fprintf(out, "Program name: %s\n", t->command);
+	fprintf(out, "Program name: %s\n", printable(t->command, command, sizeof(command)));
 	fprintf(out, "PID: %d", t->pid);
 	if (t->mpi.rank >= 0)
 		fprintf(out, ", rank: %d", t->mpi.rank);

@@ -237,6 +237,8 @@ static int each_site(const void *t, json_object *process,
 	if (!err)
 		err = each_list(t, field(field(process, "peak"), "sites"), fn);
 	if (!err)
+		err = each_list(t, field(field(process, "oom"), "sites"), fn);
+	if (!err)
 		err = each_list(t, field(field(process, "mappings"), "stacks"), fn);
 	return err;
 }

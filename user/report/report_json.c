@@ -243,6 +243,7 @@ static json_object *report_object(struct session *s, struct frame_table *names)
 		json_object_array_add(processes, process_json(targets[i], &pf, names));
 	}
 	json_object_object_add(root, "processes", processes);
+	json_object_object_add(root, "node", report_node_json(s, targets, n, samples_json));
 	json_object_object_add(root, "untraced", untraced_json(s));
 	json_object_object_add(root, "unwind_tables", unwind_tables_json(s));
 	json_object_object_add(root, "budgets", budgets_json(s));

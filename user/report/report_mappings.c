@@ -25,14 +25,10 @@ static void print_map_balance(FILE *out, const char *indent, const struct map_ba
 
 static void print_rss(FILE *out, const struct mapping_stats *ms)
 {
-	uint64_t max = 0;
+	uint64_t max = mapping_stats__rss_max(ms);
 
 	if (!ms->nr_rss)
 		return;
-	for (size_t i = 0; i < ms->nr_rss; i++) {
-		if (ms->rss[i].bytes > max)
-			max = ms->rss[i].bytes;
-	}
 	fprintf(out, "RSS: %" PRIu64 " bytes at %.1f s (the last of %zu samples), at most %"
 		     PRIu64 "\n",
 		ms->rss[ms->nr_rss - 1].bytes, ms->rss[ms->nr_rss - 1].t, ms->nr_rss, max);
@@ -196,5 +192,7 @@ json_object *report_mappings_json(const struct mapping_stats *ms)
 	json_object_object_add(o, "functions", functions);
 	json_object_object_add(o, "stacks", stacks);
 	json_object_object_add(o, "rss", rss);
+	if (ms->rss_peak)
+		json_object_object_add(o, "rss_peak", json_object_new_uint64(ms->rss_peak));
 	return o;
 }

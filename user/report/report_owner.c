@@ -125,6 +125,37 @@ static json_object *allocated_json(const struct target *t)
 	return list;
 }
 
+/* The OOM killer chose it: who held its memory then, and its memory cgroup's figures. */
+static json_object *oom_json(const struct target *t)
+{
+	const struct oom_record *r = &t->oom;
+	const struct cgroup_memory *cg = &r->cgroup;
+	json_object *oom = json_object_new_object(), *sites = json_object_new_array();
+
+	/* Seconds into tracing, by the kernel's clock at the choice (not the reading loop's). */
+	json_object_object_add(oom, "time", json_object_new_double(r->seconds));
+	json_object_object_add(oom, "bytes", json_object_new_uint64(r->bytes));
+	json_object_object_add(oom, "blocks", json_object_new_uint64(r->blocks));
+	for (uint32_t i = 0; !t->owner.sites_dropped && i < r->nr_sites; i++)
+		json_object_array_add(sites, site_json(t, &t->owner.sites[r->sites[i].site],
+						       r->sites[i].blocks, r->sites[i].bytes));
+	json_object_object_add(oom, "sites", sites);
+	if (cg->version) {
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "version", json_object_new_int(cg->version));
+		json_object_object_add(c, "path", json_object_new_string(cg->path));
+		json_object_object_add(c, "usage_bytes", cg->usage_known ?
+					json_object_new_uint64(cg->usage) : NULL);
+		json_object_object_add(c, "limit_bytes", cg->limit ?
+					json_object_new_uint64(cg->limit) : NULL);
+		json_object_object_add(c, "max_usage_bytes", cg->max_known ?
+					json_object_new_uint64(cg->max_usage) : NULL);
+		json_object_object_add(oom, "cgroup", c);
+	}
+	return oom;
+}
+
 void report_owner_json(json_object *p, const struct target *t)
 {
 	const struct owner *o = &t->owner;
@@ -139,6 +170,7 @@ void report_owner_json(json_object *p, const struct target *t)
 		json_object_object_add(p, "allocated", allocated_json(t));
 	}
 	json_object_object_add(p, "peak", peak_json(t));
+	json_object_object_add(p, "oom", t->oom.killed ? oom_json(t) : NULL);
 	json_object_object_add(freed, "calls", json_object_new_uint64(o->freed_before_tracing.calls));
 	json_object_object_add(freed, "bytes", json_object_new_uint64(o->freed_before_tracing.bytes));
 	json_object_object_add(freed, "bytes_known",

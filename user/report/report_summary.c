@@ -12,6 +12,7 @@
 #include "attribution.h"
 #include "human_bytes.h"
 #include "report.h"
+#include "printable.h"
 
 /* Sites named under the peak, and under what is still held: the rest are in the tables. */
 #define PEAK_SITES 3
@@ -88,14 +89,18 @@ static void print_site(FILE *out, const struct owner_site *s, uint64_t blocks, u
 /* "PID 25551, rank 0 of 2: ./app, exited with status 0" */
 static void print_heading(FILE *out, const struct target *t, const struct process_facts *pf)
 {
+	char command[PRINTABLE_SIZE(sizeof(t->command))];
+
 	fprintf(out, "==== PID %d", t->pid);
 	if (t->mpi.rank >= 0)
 		fprintf(out, ", rank %d", t->mpi.rank);
 	if (t->mpi.rank >= 0 && t->mpi.world_size >= 0)
 		fprintf(out, " of %d", t->mpi.world_size);
-	fprintf(out, ": %s", t->command);
+	fprintf(out, ": %s", printable(t->command, command, sizeof(command)));
 	if (pf->state)
 		fprintf(out, ", %s", pf->state);
+	else if (t->oom.killed)
+		fprintf(out, ", killed by the OOM killer at %.2f s", t->oom.seconds);
 	else if (t->exec)
 		fprintf(out, ", then exec'd another program");
 	else if (t->exited && t->exit_known && WIFSIGNALED(t->exit_code))
@@ -167,6 +172,31 @@ static void print_peak(FILE *out, const struct target *t, const struct text_opts
 		shown++;
 	}
 	free(order);
+}
+
+/*
+ * "Killed by the OOM killer 12.30 s into tracing, holding 120 MiB in 30 blocks (cgroup
+ * /job_7: 128 MiB of its limit 128 MiB):" and the sites that held the most then.
+ */
+static void print_oom(FILE *out, const struct target *t, const struct text_opts *o)
+{
+	const struct oom_record *r = &t->oom;
+	const struct cgroup_memory *cg = &r->cgroup;
+	const char *allocator = t->probed ? t->alloc.path : NULL;
+	char size[32], blocks[32], usage[32], limit[32];
+
+	fprintf(out, "Killed by the OOM killer at %.2f s into tracing, holding %s in %s blocks",
+		r->seconds, size_text((int64_t)r->bytes, o->bytes, size, sizeof(size)),
+		grouped_count(r->blocks, blocks, sizeof(blocks)));
+	if (cg->version && cg->usage_known)
+		fprintf(out, " (memory cgroup %s: %s used, limit %s)", cg->path,
+			size_text((int64_t)cg->usage, o->bytes, usage, sizeof(usage)),
+			cg->limit ? size_text((int64_t)cg->limit, o->bytes, limit, sizeof(limit)) :
+				    "none");
+	fprintf(out, "%s\n", r->nr_sites && !t->owner.sites_dropped ? "; held by:" : "");
+	for (uint32_t i = 0; !t->owner.sites_dropped && i < r->nr_sites && i < PEAK_SITES; i++)
+		print_site(out, &t->owner.sites[r->sites[i].site], r->sites[i].blocks,
+			   r->sites[i].bytes, NULL, NULL, allocator, o);
 }
 
 static void print_held(FILE *out, const struct target *t, const struct text_opts *o)
@@ -258,6 +288,8 @@ void report_summary_text(FILE *out, const struct target *t, const struct process
 			size_text((int64_t)t->owner.sample_bytes, false, peak, sizeof(peak)));
 	if (t->owner.live && o->attached)
 		print_since_attaching(out, t, o);
+	if (t->oom.killed)
+		print_oom(out, t, o);
 	if (t->owner.live) {
 		print_peak(out, t, o);
 		print_held(out, t, o);

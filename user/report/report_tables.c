@@ -222,10 +222,8 @@ static void print_mappings(FILE *out, const struct mapping_stats *ms, const stru
 	fprintf(out, "OS calls: ");
 	print_map_calls(out, b, o);
 	if (ms->nr_rss) {
-		uint64_t max = 0;
+		uint64_t max = mapping_stats__rss_max(ms);
 
-		for (size_t i = 0; i < ms->nr_rss; i++)
-			max = ms->rss[i].bytes > max ? ms->rss[i].bytes : max;
 		fprintf(out, "; RSS %s at %.1f s, at most %s",
 			size_text((int64_t)ms->rss[ms->nr_rss - 1].bytes, o->bytes, a, sizeof(a)),
 			ms->rss[ms->nr_rss - 1].t, size_text((int64_t)max, o->bytes, c, sizeof(c)));

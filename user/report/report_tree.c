@@ -7,6 +7,7 @@
 #include <json-c/printbuf.h>
 #include "report.h"
 #include "report_frames.h"
+#include "printable.h"
 
 static uint64_t all_calls(const struct balance *b)
 {
@@ -72,12 +73,14 @@ int report_calltree_text(FILE *out, const struct calltree *t, const struct tree_
 
 void report_tree_heading(FILE *out, int pid, int rank, int world_size, const char *command)
 {
+	char shown[PRINTABLE_SIZE(512)];
+
 	fprintf(out, "==== Call tree (inclusive, usable bytes) of PID %d", pid);
 	if (rank >= 0)
 		fprintf(out, ", rank %d", rank);
 	if (world_size >= 0)
 		fprintf(out, " of %d", world_size);
-	fprintf(out, ": %s =====\n", command);
+	fprintf(out, ": %s =====\n", printable(command, shown, sizeof(shown)));
 }
 
 void report_trees(FILE *out, struct session *s, const struct tree_opts *o)

@@ -42,6 +42,19 @@ void stored_owner__json(json_object *p, const struct stored_owner *o)
 			json_object_array_add(allocated, site_json(&o->allocated[i], false));
 		json_object_object_add(p, "allocated", allocated);
 	}
+	if (o->oom_killed) {
+		json_object *oom = json_object_new_object(), *list = json_object_new_array();
+
+		json_object_object_add(oom, "time", json_object_new_double(o->oom_time));
+		json_object_object_add(oom, "bytes", json_object_new_uint64(o->oom_bytes));
+		json_object_object_add(oom, "blocks", json_object_new_uint64(o->oom_blocks));
+		for (uint32_t i = 0; i < o->nr_oom; i++)
+			json_object_array_add(list, site_json(&o->oom_sites[i], false));
+		json_object_object_add(oom, "sites", list);
+		if (o->oom_cgroup)
+			json_object_object_add(oom, "cgroup", json_object_get(o->oom_cgroup));
+		json_object_object_add(p, "oom", oom);
+	}
 	if (o->freed_known) {
 		json_object *freed = json_object_new_object();
 
@@ -109,6 +122,14 @@ static void print_sites(FILE *out, const struct stored_site *sites, uint32_t nr,
 
 void stored_owner__text(FILE *out, const struct stored_owner *o, const char *allocator)
 {
+	if (o->oom_killed) {
+		char heading[96];
+
+		snprintf(heading, sizeof(heading),
+			 "Killed by the OOM killer at %.2f s into tracing", o->oom_time);
+		owner_text_heading(out, heading, o->oom_bytes, o->oom_blocks);
+		print_sites(out, o->oom_sites, o->nr_oom, false, allocator);
+	}
 	owner_text_heading(out, "Still allocated at the end", o->bytes, o->blocks);
 	print_sites(out, o->outstanding, o->nr_outstanding, true, allocator);
 	owner_text_heading(out, "At the peak", o->peak_bytes, o->peak_blocks);

@@ -26,6 +26,8 @@ struct allocator {
 	uint64_t dev, inode;
 	bool glibc;	      /* block sizes can be read from glibc chunk headers */
 	enum size_classes classes; /* otherwise, usable sizes from the allocator's classes */
+	/* Its pages can be read for aligned blocks' sizes (HT_COOKIE_MIMALLOC): mimalloc 2.0. */
+	bool pages_readable;
 	/* File offset of each entry point, 0 when the object lacks it. */
 	uint64_t offsets[HT_NR_FUNCS];
 	/* Where its probes go (probe_site.h): offsets[f], or a few bytes past it. */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
+#include "frame_names.h"
 #include "named_stack.h"
 
 /* A function of the stack, where tail calls are looked for: the file, and its start. */
@@ -43,21 +45,56 @@ static struct named_stack_frame *push(struct named_stack *st, const struct stack
 }
 
 /*
- * The function the call instruction before ret_offset (in obj, mapped at m) calls: a direct
- * call's target, or the definition of the symbol its PLT stub or GOT slot names, looked for
- * first where the function below it on the stack lies, then in every file mapped.
+ * The function the call instruction before a return address (fn, in obj mapped at m)
+ * calls: a direct call's target, or the definition of the symbol its PLT stub or GOT slot
+ * names, looked for first where the function below it on the stack lies, then in every
+ * file mapped.
  */
+static bool find_callee(const struct stack_context *ctx, struct object_file *obj,
+			const struct mapping *m, const struct frame_names *fn,
+			const struct function_at *inner, struct function_at *out);
+
+/* find_callee, through the frame's memo slot (NULL: none). */
 static bool callee_of(const struct stack_context *ctx, struct object_file *obj,
-		      const struct mapping *m, uint64_t ret_offset, const struct function_at *inner,
-		      struct function_at *out)
+		      const struct mapping *m, const struct frame_names *fn,
+		      const struct function_at *inner, struct function_at *out, size_t slot)
 {
-	const char *name;
+	typeof(ctx->memo->slots[0]) *memo = ctx->memo && slot < FRAME_MEMO_SLOTS ?
+						    &ctx->memo->slots[slot] :
+						    NULL;
+	bool found;
+
+	if (memo && memo->callee_found && memo->asked_for == inner->obj &&
+	    memo->asked_m == inner->m) {
+		*out = (struct function_at){ memo->callee_obj, memo->callee_m, memo->callee_start,
+					     true, NULL };
+		return memo->callee_found > 0;
+	}
+	found = find_callee(ctx, obj, m, fn, inner, out);
+	if (memo) {
+		memo->asked_for = inner->obj;
+		memo->asked_m = inner->m;
+		memo->callee_found = found ? 1 : -1;
+		memo->callee_obj = out->obj;
+		memo->callee_m = out->m;
+		memo->callee_start = out->start;
+	}
+	return found;
+}
+
+static bool find_callee(const struct stack_context *ctx, struct object_file *obj,
+			const struct mapping *m, const struct frame_names *fn,
+			const struct function_at *inner, struct function_at *out)
+{
+	const char *name = fn->callee;
 	uint64_t at;
 
 	*out = (struct function_at){ .obj = obj, .m = m, .start_known = true };
-	if (object_file__direct_target(obj, ret_offset, &out->start))
+	if (fn->direct) {
+		out->start = fn->target;
 		return true;
-	if (!(name = object_file__callee(obj, ret_offset)))
+	}
+	if (!name)
 		return false;
 	if (inner->obj && (at = object_file__offset_of(inner->obj, name))) {
 		*out = (struct function_at){ inner->obj, inner->m, at, true, NULL };
@@ -84,14 +121,17 @@ static bool callee_of(const struct stack_context *ctx, struct object_file *obj,
  * (libstdc++'s operator delete jumps to free; MPI_Finalize to ompi_mpi_finalize.)
  */
 static int put_back_tail_call(struct named_stack *st, const struct stack_context *ctx,
-			      struct object_file *obj, const struct mapping *m, uint64_t ret_offset,
-			      const struct function_at *inner, bool inner_is_entry)
+			      struct object_file *obj, const struct mapping *m,
+			      const struct frame_names *fn, const struct function_at *inner,
+			      bool inner_is_entry, size_t slot)
 {
 	struct function_at callee;
+	struct frame_names room;
+	const struct frame_names *called;
 	struct named_frame name;
 	struct named_stack_frame *f;
 
-	if (!inner->obj || !callee_of(ctx, obj, m, ret_offset, inner, &callee))
+	if (!inner->obj || !callee_of(ctx, obj, m, fn, inner, &callee, slot))
 		return 0;
 	if (callee.obj == inner->obj && (!inner->start_known || callee.start == inner->start))
 		return 0;
@@ -99,8 +139,9 @@ static int put_back_tail_call(struct named_stack *st, const struct stack_context
 	if (inner_is_entry && same_file(callee.m, ctx->alloc->dev, ctx->alloc->inode) &&
 	    !same_file(callee.m, ctx->exe_dev, ctx->exe_inode))
 		return 0;
-	if (!naming__at(callee.obj, callee.start, &name, 1))
+	if (!(called = frame_names__code(callee.obj, callee.start, &room)))
 		return -ENOMEM;
+	name = called->names[called->nr - 1];
 	/* foo jumping to its own split-off part foo.part.0 is one function of the source. */
 	if (inner->name && !strcmp(name.function, inner->name))
 		return 0;
@@ -110,6 +151,39 @@ static int put_back_tail_call(struct named_stack *st, const struct stack_context
 	f->name.inlined = false;
 	f->tail_called = true;
 	return 0;
+}
+
+/*
+ * The mapping, file and names of the return address pc (*m NULL: in no code mapping, and
+ * NULL returned): from the process's memo, else answered once per node for the file and
+ * offset. NULL with *m set only when out of memory.
+ */
+static const struct frame_names *frame_at(const struct stack_context *ctx, __u64 pc,
+					  const struct mapping **m, struct object_file **obj,
+					  struct frame_names *room, size_t *slot)
+{
+	size_t i = (pc * 0x9E3779B97F4A7C15ull) >> (64 - FRAME_MEMO_BITS);
+	const struct frame_names *fn;
+
+	*slot = SIZE_MAX;
+	if (ctx->memo && ctx->memo->slots[i].pc == pc && pc) {
+		*m = ctx->memo->slots[i].m;
+		*obj = ctx->memo->slots[i].obj;
+		*slot = i;
+		return ctx->memo->slots[i].names;
+	}
+	/* A return address may lie past the end of a call to a noreturn function. */
+	*m = mapping_of(ctx, pc - 1);
+	*obj = *m ? symcache__get_mapped(ctx->cache, ctx->pid, *m) : NULL;
+	if (!*obj)
+		return NULL;
+	fn = frame_names__return(*obj, pc - (*m)->start + (*m)->offset, room);
+	if (fn && fn != room && ctx->memo) {
+		ctx->memo->slots[i] = (typeof(ctx->memo->slots[0])){ .pc = pc, .m = *m,
+								      .obj = *obj, .names = fn };
+		*slot = i;
+	}
+	return fn;
 }
 
 /* Frame 0: the entry point the program called (free, not its alias cfree). */
@@ -146,7 +220,7 @@ int named_stack__build(const struct stack_context *ctx, enum ht_func func, const
 int named_stack__build_from(const struct stack_context *ctx, const char *entry_name,
 			    uint64_t entry_offset, const __u64 *pcs, __u32 nr, struct named_stack *st)
 {
-	struct named_frame names[NAMING_MAX_CHAIN];
+	struct frame_names room;
 	struct function_at inner;
 	int err;
 
@@ -159,34 +233,29 @@ int named_stack__build_from(const struct stack_context *ctx, const char *entry_n
 	if (err || !st->nr)
 		return err;
 	for (__u32 i = 1; i < nr; i++) {
-		/* A return address may lie past the end of a call to a noreturn function. */
-		const struct mapping *m = mapping_of(ctx, pcs[i] - 1);
+		const struct mapping *m;
+		const struct named_frame *names;
+		const struct frame_names *fn;
 		struct object_file *obj;
-		uint64_t off, code;
-		size_t n;
+		uint64_t off;
+		size_t n, slot;
 
-		if (!m) {
-			st->cut = true;
-			break; /* not code: everything beyond is unreliable */
-		}
-		obj = symcache__get_mapped(ctx->cache, ctx->pid, m);
-		if (!obj)
+		if (!(fn = frame_at(ctx, pcs[i], &m, &obj, &room, &slot))) {
+			if (!m) {
+				st->cut = true;
+				break; /* not code: everything beyond is unreliable */
+			}
 			return -ENOMEM; /* its only failure */
+		}
 		off = pcs[i] - m->start + m->offset;
-		/* A signal handler's return address is the trampoline's first byte, exact. */
-		code = obj->syms && !elfsyms__lookup(obj->syms, off - 1) &&
-				       elfsyms__lookup(obj->syms, off) ?
-			       off :
-			       off - 1;
+		names = fn->names;
+		n = fn->nr;
 		st->valid = i + 1;
 		st->end_dev = m->dev;
 		st->end_inode = m->inode;
-		err = put_back_tail_call(st, ctx, obj, m, off, &inner, i == 1);
+		err = put_back_tail_call(st, ctx, obj, m, fn, &inner, i == 1, slot);
 		if (err)
 			return err;
-		n = naming__at(obj, code, names, NAMING_MAX_CHAIN);
-		if (!n)
-			return -ENOMEM;
 		/*
 		 * Inlined frames only where room is left for every raw frame still to come and
 		 * its tail call: a deep C++ stack loses inlined frames, never its outer frames.
@@ -201,8 +270,9 @@ int named_stack__build_from(const struct stack_context *ctx, const char *entry_n
 		}
 		if (i == 1)
 			st->caller_symbol = names[n - 1].symbol;
-		inner = (struct function_at){ .obj = obj, .m = m, .name = names[n - 1].function };
-		inner.start_known = naming__function_start(obj, code, &inner.start);
+		inner = (struct function_at){ .obj = obj, .m = m, .start = fn->start,
+					      .start_known = fn->start_known,
+					      .name = names[n - 1].function };
 	}
 	return 0;
 }

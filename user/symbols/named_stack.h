@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include "allocator_object.h"
 #include "heaptap_types.h"
+#include "frame_names.h"
 #include "naming.h"
 #include "procmaps.h"
 #include "symcache.h"
@@ -34,6 +35,32 @@ struct named_stack_frame {
 	bool tail_called;   /* not on the stack: it tail-called the next inner frame */
 };
 
+/*
+ * The frames a process's stacks went through last, by pc: its stacks share most frames
+ * (main, MPI_Init, ...), and a slot here costs no lock and no lookup in the shared cache.
+ * A slot also keeps where the frame's call went, for the function below it, which the
+ * tail-call check otherwise looks up by name in the files mapped. Owned by the process's
+ * symbolizer, emptied whenever its mappings are read anew.
+ */
+#define FRAME_MEMO_BITS 10
+#define FRAME_MEMO_SLOTS (1 << FRAME_MEMO_BITS)
+
+struct frame_memo {
+	struct {
+		__u64 pc; /* 0: empty */
+		const struct mapping *m;
+		struct object_file *obj;
+		const struct frame_names *names; /* kept in the shared cache */
+		/* The function its call went to, found for a function below in asked_for. */
+		const struct object_file *asked_for;
+		const struct mapping *asked_m;
+		int callee_found; /* 0: not asked yet, 1: found, -1: not found */
+		struct object_file *callee_obj;
+		const struct mapping *callee_m;
+		uint64_t callee_start;
+	} slots[FRAME_MEMO_SLOTS];
+};
+
 /* What naming a stack needs of its process, which outlives the call. */
 struct stack_context {
 	pid_t pid;
@@ -41,6 +68,7 @@ struct stack_context {
 	const struct procmaps *maps; /* its code mappings */
 	const struct allocator *alloc;
 	uint64_t exe_dev, exe_inode;
+	struct frame_memo *memo; /* NULL: none */
 };
 
 struct named_stack {

@@ -2,17 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
 #include "naming.h"
 #include "source_name.h"
-
-/* The answer for one address of a file. */
-struct named_site {
-	uint64_t offset;
-	size_t nr;
-	UT_hash_handle hh;
-	struct named_frame frames[];
-};
 
 char *naming__offset_name(const char *object, uint64_t offset)
 {
@@ -137,28 +128,16 @@ size_t naming__at(struct object_file *obj, uint64_t offset, struct named_frame *
 {
 	struct named_frame frames[NAMING_MAX_CHAIN];
 	const struct named_frame *found = frames;
-	struct named_site *site;
 	size_t n, bytes = 0;
 
 	if (!max)
 		return 0;
-	HASH_FIND(hh, obj->named, &offset, sizeof(offset), site);
-	if (site) {
-		found = site->frames;
-		n = site->nr;
-	} else {
-		n = name_code(obj, offset, frames, NAMING_MAX_CHAIN, &bytes);
-		if (!n)
-			return 0;
-		/* Without room, the names are made again next time (their strings are kept). */
-		if (object_file__cache_room(obj, sizeof(*site) + n * sizeof(*frames) + bytes) &&
-		    (site = malloc(sizeof(*site) + n * sizeof(*frames)))) {
-			site->offset = offset;
-			site->nr = n;
-			memcpy(site->frames, frames, n * sizeof(*frames));
-			HASH_ADD(hh, obj->named, offset, sizeof(site->offset), site);
-		}
-	}
+	/* Its strings go to the file's pool, which every thread naming the file shares. */
+	symcache__lock(obj->cache);
+	n = name_code(obj, offset, frames, NAMING_MAX_CHAIN, &bytes);
+	symcache__unlock(obj->cache);
+	if (!n)
+		return 0;
 	/* A chain longer than the caller takes keeps its outermost frames, the holder last. */
 	if (n > max) {
 		found += n - max;
@@ -166,14 +145,4 @@ size_t naming__at(struct object_file *obj, uint64_t offset, struct named_frame *
 	}
 	memcpy(out, found, n * sizeof(*out));
 	return n;
-}
-
-void naming__forget(struct object_file *obj)
-{
-	struct named_site *site, *tmp;
-
-	HASH_ITER(hh, obj->named, site, tmp) {
-		HASH_DEL(obj->named, site);
-		free(site);
-	}
 }

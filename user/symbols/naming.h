@@ -22,8 +22,8 @@
  *  6. Frame 0 of a stack, the probed entry point, is named by the entry point the program
  *     called (free, not its alias cfree): the symbolizer's business, from the call site.
  *
- * Answers are cached per file and address, so a new stack costs a hash lookup per frame
- * once its code was named before; nothing is looked up per event.
+ * This module only applies the rules: it caches nothing. frame_names.h keeps its answers,
+ * once per node, by file and offset.
  */
 #ifndef HEAPTAP_NAMING_H
 #define HEAPTAP_NAMING_H
@@ -55,14 +55,12 @@ struct named_frame {
 /*
  * The names of the code at file offset `offset` of obj, innermost first, at most max
  * (>= 1): inlined functions, then the one holding the code. The strings live as long as
- * obj. 0 only when out of memory.
+ * obj (kept in obj->names, under the cache's lock). 0 only when out of memory.
  */
 size_t naming__at(struct object_file *obj, uint64_t offset, struct named_frame *out, size_t max);
 /* The start (file offset) of the function holding offset, from rules 2 and 3, if known. */
 bool naming__function_start(struct object_file *obj, uint64_t offset, uint64_t *start);
 /* "lib+0x1a2b": code of object (a path) at offset, named by nothing else. NULL: no memory. */
 char *naming__offset_name(const char *object, uint64_t offset);
-/* Forget obj's cached answers (the symbol cache does, when it frees obj). */
-void naming__forget(struct object_file *obj);
 
 #endif

@@ -4,6 +4,33 @@
 #include "stack_records.h"
 
 /*
+ * A key is a few hundred bytes to a few KiB of pointers and offsets, hashed for each new
+ * stack of each process: uthash's Jenkins hash, a byte at a time, took most of interning.
+ * Two lanes of multiply-xor over 8-byte words (keys are whole words) instead.
+ */
+static unsigned int key_hash(const void *key, size_t len)
+{
+	const unsigned char *p = key;
+	uint64_t a = len * 0x9E3779B97F4A7C15ull, b = ~a, w;
+
+	for (; len >= 16; p += 16, len -= 16) {
+		memcpy(&w, p, 8);
+		a = (a ^ w) * 0xff51afd7ed558ccdull;
+		a ^= a >> 32;
+		memcpy(&w, p + 8, 8);
+		b = (b ^ w) * 0xc4ceb9fe1a85ec53ull;
+		b ^= b >> 32;
+	}
+	for (; len; len--)
+		a = (a ^ *p++) * 0x100000001b3ull;
+	a ^= b * 0x9E3779B97F4A7C15ull;
+	return (unsigned int)(a ^ a >> 29);
+}
+
+#undef HASH_FUNCTION
+#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = key_hash((keyptr), (keylen)))
+
+/*
  * A record's key is its frames themselves, their strings interned (so compared as
  * pointers) and every byte set (padding zeroed), after a word for completeness:
  * one allocation per record, and a lookup is one hash of a few hundred bytes.
@@ -51,7 +78,14 @@ struct stack_record *stack_records__intern(struct stack_records *r,
 	size_t len = sizeof(struct record_key) + nr * sizeof(struct stack_frame);
 	struct stack_record *rec = NULL;
 	struct record_key *key;
+	unsigned int hash;
 
+	/*
+	 * A rank's stacks name ~30,000 functions, each asked for again in stack after stack:
+	 * the pool remembers 4,096 of them by address (64 KiB), not 64.
+	 */
+	if (!r->names.memo_bits)
+		r->names.memo_bits = 12;
 	/* Most stacks were seen before: look them up in a scratch key, copied only if new. */
 	if (len > r->scratch_len) {
 		free(r->scratch);
@@ -63,7 +97,8 @@ struct stack_record *stack_records__intern(struct stack_records *r,
 	memset(r->scratch, 0, len);
 	if (!fill_key(r, frames, nr, complete, r->scratch))
 		return NULL;
-	HASH_FIND(hh, r->by_key, r->scratch, len, rec);
+	HASH_VALUE(r->scratch, len, hash);
+	HASH_FIND_BYHASHVALUE(hh, r->by_key, r->scratch, len, hash, rec);
 	if (rec)
 		return rec;
 	key = malloc(len);
@@ -75,7 +110,7 @@ struct stack_record *stack_records__intern(struct stack_records *r,
 	rec->nr = nr;
 	rec->complete = complete;
 	rec->key = key;
-	HASH_ADD_KEYPTR(hh, r->by_key, rec->key, len, rec);
+	HASH_ADD_KEYPTR_BYHASHVALUE(hh, r->by_key, rec->key, len, hash, rec);
 	r->bytes += sizeof(*rec) + len;
 	return rec;
 fail:

@@ -12,6 +12,8 @@ struct strpool_memo;
 struct strpool {
 	struct pooled_string *by_text;
 	struct strpool_memo *memo; /* recent answers, made on first use */
+	/* 2^memo_bits of them (0: 64); set before the first string, when many recur */
+	unsigned int memo_bits;
 };
 
 /* The pool's copy of text (made now if it has none), or NULL when out of memory. */

@@ -17,7 +17,7 @@
  * or, for a stack sent without one, by its whole self: two stacks never share an entry.
  */
 struct cached_stack {
-	struct {
+	struct { /* two words, as symbolizer__cached looks it up */
 		__u64 id;
 		__u64 func;
 	} key;
@@ -27,7 +27,20 @@ struct cached_stack {
 	UT_hash_handle hh;
 };
 
+/*
+ * The answers found last, by stack id: nearly every event's stack was seen before, and a
+ * process's events come from few stacks at a time. A slot is checked by its key, and the
+ * memo emptied whenever answers are forgotten.
+ */
+#define MEMO_SLOTS 256
+
+struct stack_memo {
+	__u64 id, func;
+	const struct cached_stack *c;
+};
+
 struct symbolizer {
+	struct stack_memo memo[MEMO_SLOTS];
 	pid_t pid;
 	struct symcache *cache;
 	const struct allocator *alloc;
@@ -41,6 +54,7 @@ struct symbolizer {
 	struct strpool names; /* of the libraries and functions calls are charged to */
 	struct stack_records *records;
 	struct named_stack *scratch; /* the stack being resolved: too large for the stack */
+	struct frame_memo *frames;   /* its frames named last (NULL: none, only slower) */
 	struct stack_frame *described; /* NAMED_STACK_MAX frames: the stack being recorded */
 };
 
@@ -55,8 +69,14 @@ static void forget(struct cached_stack **table)
 	}
 }
 
+static void forget_memo(struct symbolizer *s)
+{
+	memset(s->memo, 0, sizeof(s->memo));
+}
+
 static void forget_stacks(struct symbolizer *s)
 {
+	forget_memo(s);
 	forget(&s->by_id);
 	forget(&s->by_frames);
 	forget(&s->cut_by_id);
@@ -106,10 +126,15 @@ static int adopt_maps(struct symbolizer *s, struct procmaps *fresh)
 	procmaps__clear(&s->maps);
 	s->maps = *fresh;
 	*fresh = (struct procmaps){};
-	if (replaced)
+	/* Its slots point into the maps just freed. */
+	if (s->frames)
+		memset(s->frames, 0, sizeof(*s->frames));
+	if (replaced) {
 		forget_stacks(s);
-	else
+	} else {
+		forget_memo(s);
 		forget(&s->cut_by_id);
+	}
 	/* Open every code file now: events are read in batches, maybe after the exit. */
 	for (size_t i = 0; i < s->maps.nr; i++) {
 		if (s->maps.maps[i].executable && s->maps.maps[i].path[0] == '/')
@@ -147,8 +172,10 @@ struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
 	s->rule = rule;
 	s->records = records;
 	s->scratch = malloc(sizeof(*s->scratch));
+	s->frames = calloc(1, sizeof(*s->frames));
 	s->described = malloc(NAMED_STACK_MAX * sizeof(*s->described));
 	if (!s->scratch || !s->described) {
+		free(s->frames);
 		free(s->scratch);
 		free(s->described);
 		free(s);
@@ -176,6 +203,7 @@ void symbolizer__free(struct symbolizer *s)
 	strpool__clear(&s->names);
 	procmaps__clear(&s->maps);
 	free(s->scratch);
+	free(s->frames);
 	free(s->described);
 	free(s);
 }
@@ -332,7 +360,8 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func,
 			    struct resolved_call *out, bool *cut)
 {
 	const struct allocator *api = entry ? entry->object : s->alloc;
-	struct stack_context ctx = { s->pid, s->cache, &s->maps, api, s->exe_dev, s->exe_inode };
+	struct stack_context ctx = { s->pid,	     s->cache,	   &s->maps, api,
+				     s->exe_dev, s->exe_inode, s->frames };
 	struct frame frames[NAMED_STACK_MAX];
 	struct named_stack *st = s->scratch;
 	struct attribution a;
@@ -424,17 +453,30 @@ static int remember(struct symbolizer *s, __u64 func, __u64 stack_id, const __u6
 	return 0;
 }
 
+static struct stack_memo *memo_of(struct symbolizer *s, __u64 stack_id, __u64 func)
+{
+	return &s->memo[(stack_id ^ func << 56) * 0x9E3779B97F4A7C15ull >> 56];
+}
+
 bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 			struct resolved_call *out)
 {
-	struct cached_stack probe = { .key = { .id = stack_id, .func = func } }, *c;
+	struct stack_memo *memo = memo_of(s, stack_id, func);
+	__u64 key[2] = { stack_id, func }; /* struct cached_stack's key: no padding */
+	struct cached_stack *c;
 
-	HASH_FIND(hh, s->by_id, &probe.key, sizeof(probe.key), c);
+	if (memo->c && memo->id == stack_id && memo->func == (__u64)func) {
+		*out = memo->c->call;
+		return true;
+	}
+	HASH_FIND(hh, s->by_id, key, sizeof(key), c);
 	if (!c)
-		HASH_FIND(hh, s->cut_by_id, &probe.key, sizeof(probe.key), c);
-	if (c)
-		*out = c->call;
-	return c != NULL;
+		HASH_FIND(hh, s->cut_by_id, key, sizeof(key), c);
+	if (!c)
+		return false;
+	*memo = (struct stack_memo){ stack_id, func, c };
+	*out = c->call;
+	return true;
 }
 
 /* func: the cache's key for the entry point, HT_NR_FUNCS + entry->key for another API's. */

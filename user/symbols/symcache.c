@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
-#include <zlib.h>
+#include "answer_table.h"
+#include "debug_file.h"
 #include "log.h"
-#include "naming.h"
 #include "procfs.h"
 #include "symcache.h"
 
@@ -21,8 +22,21 @@ struct cached_file {
 
 struct symcache {
 	struct cached_file *files;
+	pthread_rwlock_t files_lock; /* the file table: read by lookups, written by add() */
+	pthread_mutex_t lock;	     /* recursive: loading, the budget, cached call answers */
 	struct budget budget;
+	struct answer_table *answers; /* object_file__keep_answer's, read without the lock */
 };
+
+void symcache__lock(struct symcache *cache)
+{
+	pthread_mutex_lock(&cache->lock);
+}
+
+void symcache__unlock(struct symcache *cache)
+{
+	pthread_mutex_unlock(&cache->lock);
+}
 
 /* What a cached answer or name costs besides itself: malloc's header, uthash's buckets. */
 #define ENTRY_OVERHEAD 32
@@ -41,12 +55,9 @@ struct defined_name {
 	char name[]; /* the key */
 };
 
-/* A path as the traced process names it: without the /proc/PID/root that reaches it. */
 static const char *display_name(const char *open_path)
 {
-	const char *root = strstr(open_path, "/root/");
-
-	return !strncmp(open_path, "/proc/", 6) && root ? root + 5 : open_path;
+	return open_path + debug_file__root_len(open_path);
 }
 
 const char *object_file__name(const struct object_file *obj)
@@ -103,65 +114,6 @@ static void left_out(struct object_file *obj, unsigned int what)
 				  size, sizeof(size)));
 }
 
-/* The length of the target's root in obj's path ("/proc/PID/root"), 0 when none. */
-static int root_len(const struct object_file *obj)
-{
-	const char *root_end = strstr(obj->open_path, "/root/");
-
-	return !strncmp(obj->open_path, "/proc/", 6) && root_end ? root_end - obj->open_path + 5 :
-								   0;
-}
-
-/* Is the file at path the one a debug link names: its CRC32 the one recorded? */
-static bool crc_matches(const char *path, uint32_t want)
-{
-	unsigned char buf[65536];
-	uLong crc = crc32(0, NULL, 0);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		crc = crc32(crc, buf, n);
-	close(fd);
-	return n == 0 && crc == want;
-}
-
-/*
- * Its separate debug file, looked for where gdb looks, in the target's mount namespace:
- * /usr/lib/debug/.build-id/xx/yyyy.debug (Debian's -dbg packages), then the file its
- * .gnu_debuglink names beside it, in .debug/ beside it, or under /usr/lib/debug.
- */
-static char *find_debug_file(const struct object_file *obj)
-{
-	const char *id = elfsyms__build_id(obj->syms), *name = object_file__name(obj), *link;
-	int root = root_len(obj), dir_len;
-	uint32_t crc;
-	char path[4096];
-
-	if (id && strlen(id) >= 3) {
-		snprintf(path, sizeof(path), "%.*s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
-			 obj->open_path, id, id + 2);
-		if (!access(path, R_OK))
-			return strdup(path);
-	}
-	link = elfsyms__debuglink(obj->syms, &crc);
-	if (!link || !strrchr(name, '/'))
-		return NULL;
-	dir_len = strrchr(name, '/') - name;
-	for (int where = 0; where < 3; where++) {
-		snprintf(path, sizeof(path), where == 0 ? "%.*s%.*s/%s" :
-					     where == 1 ? "%.*s%.*s/.debug/%s" :
-							  "%.*s/usr/lib/debug%.*s/%s",
-			 root, obj->open_path, dir_len, name, link);
-		/* Not the file itself: a debug link may name its own file. */
-		if (strcmp(path + root, name) && !access(path, R_OK) && crc_matches(path, crc))
-			return strdup(path);
-	}
-	return NULL;
-}
-
 /*
  * A stripped library's static functions (glibc's start_thread, __libc_start_call_main)
  * are named in its separate debug file, when a -dbg package has it, or else in its
@@ -172,7 +124,7 @@ static void load_debug_symbols(struct object_file *obj)
 	uint64_t room;
 	int err;
 
-	obj->debug_path = find_debug_file(obj);
+	obj->debug_path = debug_file__find(obj->syms, obj->open_path);
 	/* Its table replaces the stripped file's, whose bytes it may use too. */
 	room = budget__room(&obj->cache->budget, obj->bytes) + elfsyms__table_bytes(obj->syms);
 	if (obj->debug_path) {
@@ -193,16 +145,28 @@ static void load_debug_symbols(struct object_file *obj)
 struct symcache *symcache__new(void)
 {
 	struct symcache *cache = calloc(1, sizeof(struct symcache));
+	pthread_mutexattr_t attr;
 
-	if (cache)
-		cache->budget.limits = (struct budget_limits){ SYMBOL_BUDGET_FILE,
-							       SYMBOL_BUDGET_TOTAL };
+	if (!cache)
+		return NULL;
+	if (!(cache->answers = answer_table__new())) {
+		free(cache);
+		return NULL;
+	}
+	cache->budget.limits = (struct budget_limits){ SYMBOL_BUDGET_FILE, SYMBOL_BUDGET_TOTAL };
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&cache->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	pthread_rwlock_init(&cache->files_lock, NULL);
 	return cache;
 }
 
 void symcache__set_limits(struct symcache *cache, const struct budget_limits *limits)
 {
+	symcache__lock(cache);
 	cache->budget.limits = *limits;
+	symcache__unlock(cache);
 }
 
 const struct budget *symcache__budget(const struct symcache *cache)
@@ -215,10 +179,15 @@ const struct object_file *symcache__next(const struct symcache *cache,
 {
 	const struct cached_file *f;
 
-	if (!prev)
-		return cache->files ? &cache->files->obj : NULL;
-	f = (const struct cached_file *)((const char *)prev - offsetof(struct cached_file, obj));
-	f = f->hh.next;
+	pthread_rwlock_rdlock((pthread_rwlock_t *)&cache->files_lock);
+	if (!prev) {
+		f = cache->files;
+	} else {
+		f = (const struct cached_file *)((const char *)prev -
+						 offsetof(struct cached_file, obj));
+		f = f->hh.next;
+	}
+	pthread_rwlock_unlock((pthread_rwlock_t *)&cache->files_lock);
 	return f ? &f->obj : NULL;
 }
 
@@ -227,7 +196,9 @@ static struct cached_file *find(struct symcache *cache, uint64_t dev, uint64_t i
 	uint64_t key[2] = { dev, inode };
 	struct cached_file *f;
 
+	pthread_rwlock_rdlock(&cache->files_lock);
 	HASH_FIND(hh, cache->files, key, sizeof(key), f);
+	pthread_rwlock_unlock(&cache->files_lock);
 	return f;
 }
 
@@ -263,7 +234,9 @@ static struct object_file *add(struct symcache *cache, uint64_t dev, uint64_t in
 	if (f->obj.syms && elfsyms__malformed(f->obj.syms))
 		log_info("warning: %s: malformed symbol tables (problems: %zu): names there may be "
 			 "missing", display_name(open_path), elfsyms__malformed(f->obj.syms));
+	pthread_rwlock_wrlock(&cache->files_lock);
 	HASH_ADD(hh, cache->files, key, sizeof(f->key), f);
+	pthread_rwlock_unlock(&cache->files_lock);
 	return &f->obj;
 }
 
@@ -271,19 +244,42 @@ struct object_file *symcache__get(struct symcache *cache, uint64_t dev, uint64_t
 				  const char *open_path)
 {
 	struct cached_file *f = find(cache, dev, inode);
+	struct object_file *obj;
 
-	return f ? &f->obj : add(cache, dev, inode, open_path, open_path);
+	if (f)
+		return &f->obj;
+	/* Read once: another thread may have read it while this one waited. */
+	symcache__lock(cache);
+	f = find(cache, dev, inode);
+	obj = f ? &f->obj : add(cache, dev, inode, open_path, open_path);
+	symcache__unlock(cache);
+	return obj;
 }
+
+static struct object_file *add_mapped(struct symcache *cache, pid_t pid,
+				      const struct mapping *m);
 
 struct object_file *symcache__get_mapped(struct symcache *cache, pid_t pid,
 					 const struct mapping *m)
 {
 	struct cached_file *f = find(cache, m->dev, m->inode);
-	char open_path[4096], exact_path[4096];
-	int err;
+	struct object_file *obj;
 
 	if (f)
 		return &f->obj;
+	symcache__lock(cache);
+	f = find(cache, m->dev, m->inode);
+	obj = f ? &f->obj : add_mapped(cache, pid, m);
+	symcache__unlock(cache);
+	return obj;
+}
+
+static struct object_file *add_mapped(struct symcache *cache, pid_t pid,
+				      const struct mapping *m)
+{
+	char open_path[4096], exact_path[4096];
+	int err;
+
 	/* Named by its path in the target's namespace, where its debug file is looked for. */
 	procfs_root_path(pid, m->path, open_path, sizeof(open_path));
 	err = procmaps__file_path(pid, m, exact_path, sizeof(exact_path));
@@ -299,6 +295,7 @@ const struct callsite *object_file__calls(struct object_file *obj)
 {
 	uint64_t room;
 
+	symcache__lock(obj->cache);
 	if (!obj->calls_tried) {
 		obj->calls_tried = true;
 		room = budget__room(&obj->cache->budget, obj->bytes);
@@ -307,32 +304,41 @@ const struct callsite *object_file__calls(struct object_file *obj)
 			left_out(obj, LEFT_OUT_CALLS);
 		recharge(obj);
 	}
+	symcache__unlock(obj->cache);
 	return obj->calls;
 }
 
 /* Room for one more cached entry of size bytes; else, once, the file is told why not. */
 bool object_file__cache_room(struct object_file *obj, size_t size)
 {
-	uint64_t room = budget__room(&obj->cache->budget, obj->bytes);
+	uint64_t room;
+	bool fits;
 
-	if (size + ENTRY_OVERHEAD > room) {
+	symcache__lock(obj->cache);
+	room = budget__room(&obj->cache->budget, obj->bytes);
+	fits = size + ENTRY_OVERHEAD <= room;
+	if (!fits) {
 		left_out(obj, LEFT_OUT_CACHE);
-		return false;
+	} else {
+		obj->cache_bytes += size + ENTRY_OVERHEAD;
+		recharge(obj);
 	}
-	obj->cache_bytes += size + ENTRY_OVERHEAD;
-	recharge(obj);
-	return true;
+	symcache__unlock(obj->cache);
+	return fits;
 }
 
 /* An entry cache_room() made room for could not be made after all. */
 static void cache_unroom(struct object_file *obj, size_t size)
 {
+	symcache__lock(obj->cache);
 	obj->cache_bytes -= size + ENTRY_OVERHEAD;
 	recharge(obj);
+	symcache__unlock(obj->cache);
 }
 
 const struct funcstarts *object_file__starts(struct object_file *obj)
 {
+	symcache__lock(obj->cache);
 	if (!obj->starts_tried) {
 		obj->starts_tried = true;
 		obj->starts = funcstarts__load_within(obj->read_path,
@@ -341,6 +347,7 @@ const struct funcstarts *object_file__starts(struct object_file *obj)
 			left_out(obj, LEFT_OUT_STARTS);
 		recharge(obj);
 	}
+	symcache__unlock(obj->cache);
 	return obj->starts;
 }
 
@@ -349,6 +356,7 @@ struct inlines *object_file__dwarf(struct object_file *obj)
 	uint64_t room;
 	int err;
 
+	symcache__lock(obj->cache);
 	if (!obj->dwarf_tried) {
 		obj->dwarf_tried = true;
 		room = budget__room(&obj->cache->budget, obj->bytes);
@@ -356,7 +364,7 @@ struct inlines *object_file__dwarf(struct object_file *obj)
 		obj->dwarf = inlines__open_within(obj->read_path, room);
 		err = obj->dwarf ? 0 : errno;
 		if (err == ENOENT && !obj->debug_path && obj->syms)
-			obj->debug_path = find_debug_file(obj);
+			obj->debug_path = debug_file__find(obj->syms, obj->open_path);
 		if (err == ENOENT && obj->debug_path) {
 			obj->dwarf = inlines__open_within(obj->debug_path, room);
 			err = obj->dwarf ? 0 : errno;
@@ -365,6 +373,7 @@ struct inlines *object_file__dwarf(struct object_file *obj)
 			left_out(obj, LEFT_OUT_DWARF);
 		recharge(obj);
 	}
+	symcache__unlock(obj->cache);
 	return obj->dwarf;
 }
 
@@ -391,26 +400,49 @@ static struct call_answer *answer_for(struct object_file *obj, uint64_t ret_offs
 /* Without room to cache them, answers are read from the file each time. */
 const char *object_file__callee(struct object_file *obj, uint64_t ret_offset)
 {
-	struct call_answer *a = answer_for(obj, ret_offset);
+	struct call_answer *a;
+	const char *callee;
 
+	symcache__lock(obj->cache);
+	a = answer_for(obj, ret_offset);
 	if (!a && obj->calls)
-		return callsite__callee(obj->calls, ret_offset);
-	return a ? a->callee : NULL;
+		callee = callsite__callee(obj->calls, ret_offset);
+	else
+		callee = a ? a->callee : NULL;
+	symcache__unlock(obj->cache);
+	return callee;
 }
 
 bool object_file__direct_target(struct object_file *obj, uint64_t ret_offset, uint64_t *target)
 {
-	struct call_answer *a = answer_for(obj, ret_offset);
+	struct call_answer *a;
+	bool direct = false;
 
-	if (!a && obj->calls)
-		return callsite__direct_target(obj->calls, ret_offset, target);
-	if (!a || !a->direct)
-		return false;
-	*target = a->target;
-	return true;
+	symcache__lock(obj->cache);
+	a = answer_for(obj, ret_offset);
+	if (!a && obj->calls) {
+		direct = callsite__direct_target(obj->calls, ret_offset, target);
+	} else if (a && a->direct) {
+		*target = a->target;
+		direct = true;
+	}
+	symcache__unlock(obj->cache);
+	return direct;
 }
 
+static uint64_t offset_of(struct object_file *obj, const char *name);
+
 uint64_t object_file__offset_of(struct object_file *obj, const char *name)
+{
+	uint64_t offset;
+
+	symcache__lock(obj->cache);
+	offset = offset_of(obj, name);
+	symcache__unlock(obj->cache);
+	return offset;
+}
+
+static uint64_t offset_of(struct object_file *obj, const char *name)
 {
 	struct defined_name *d;
 	size_t len = strlen(name);
@@ -438,6 +470,26 @@ bool object_file__defines(struct object_file *obj, const char *name)
 	return object_file__offset_of(obj, name) != 0;
 }
 
+const void *object_file__answer(const struct object_file *obj, uint64_t key)
+{
+	return answer_table__find(obj->cache->answers, obj, key);
+}
+
+const void *object_file__keep_answer(struct object_file *obj, uint64_t key, const void *answer,
+				     size_t size, size_t strings)
+{
+	size_t charged = answer_table__entry_bytes() + size + strings;
+	const void *kept;
+	int first;
+
+	if (!object_file__cache_room(obj, charged))
+		return NULL;
+	kept = answer_table__add(obj->cache->answers, obj, key, answer, size, &first);
+	if (!kept || first)
+		cache_unroom(obj, charged); /* none kept, or another thread's kept before */
+	return kept;
+}
+
 static void forget_answers(struct object_file *obj)
 {
 	struct call_answer *a, *atmp;
@@ -459,9 +511,9 @@ void symcache__free(struct symcache *cache)
 
 	if (!cache)
 		return;
+	answer_table__free(cache->answers);
 	HASH_ITER(hh, cache->files, f, tmp) {
 		HASH_DEL(cache->files, f);
-		naming__forget(&f->obj);
 		strpool__clear(&f->obj.names);
 		inlines__free(f->obj.dwarf);
 		funcstarts__free(f->obj.starts);
@@ -474,5 +526,7 @@ void symcache__free(struct symcache *cache)
 		free(f->obj.open_path);
 		free(f);
 	}
+	pthread_rwlock_destroy(&cache->files_lock);
+	pthread_mutex_destroy(&cache->lock);
 	free(cache);
 }

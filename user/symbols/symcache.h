@@ -4,6 +4,12 @@
  * libmpi read its symbols once. Files are keyed by device and inode. What the files keep
  * (symbols, call sites, the answers cached from them) stays within a budget, per file and
  * in all (budget.h): what does not fit is left out, counted, and warned about once a file.
+ *
+ * Several threads may use one cache at once (one per consumer of events). Files, once
+ * found, stay until symcache__free; what a file loads lazily, the budget and the answers
+ * are changed under the cache's lock (symcache__lock), which every function here takes
+ * itself. Answers (object_file__answer) are read without it, from a table of stripes
+ * under read-write locks (answer_table.h): readers do not wait on each other.
  */
 #ifndef HEAPTAP_SYMCACHE_H
 #define HEAPTAP_SYMCACHE_H
@@ -20,7 +26,6 @@
 
 struct call_answer;
 struct defined_name;
-struct named_site;
 struct symcache;
 
 /* What a file did not get for the budget (object_file.left_out). */
@@ -53,8 +58,7 @@ struct object_file {
 	bool starts_tried;
 	struct inlines *dwarf;	 /* its own DWARF or its debug file's, loaded on first use */
 	bool dwarf_tried;
-	struct named_site *named; /* naming.c's answers, by address */
-	struct strpool names;	 /* the strings of those answers */
+	struct strpool names;	 /* the strings of its answers (object_file__keep_answer) */
 	struct symcache *cache;
 	uint64_t bytes;	      /* charged to the budget: all of the above */
 	uint64_t cache_bytes; /* of which answers and defined names */
@@ -65,6 +69,12 @@ struct object_file {
 /* A cache within the default budget (SYMBOL_BUDGET_FILE, SYMBOL_BUDGET_TOTAL). */
 struct symcache *symcache__new(void);
 void symcache__free(struct symcache *cache);
+/*
+ * Hold the cache's lock (recursive), for work that must see one state of a file: naming
+ * code and keeping the answer. Every function here takes it too; answers are read without.
+ */
+void symcache__lock(struct symcache *cache);
+void symcache__unlock(struct symcache *cache);
 /* Change the limits; files already read keep what they have. */
 void symcache__set_limits(struct symcache *cache, const struct budget_limits *limits);
 const struct budget *symcache__budget(const struct symcache *cache);
@@ -106,5 +116,20 @@ bool object_file__direct_target(struct object_file *obj, uint64_t ret_offset, ui
 uint64_t object_file__offset_of(struct object_file *obj, const char *name);
 /* Does the file define the function name (object_file__offset_of != 0)? */
 bool object_file__defines(struct object_file *obj, const char *name);
+
+/*
+ * Answers of a layer above about the file, by a key of theirs (an offset, and what kind of
+ * answer): immutable blobs, the same for every process that maps the file, kept until the
+ * cache is freed. Their strings belong in obj->names (interned under symcache__lock).
+ */
+/* The answer kept under key, or NULL. Any thread, without the cache's lock. */
+const void *object_file__answer(const struct object_file *obj, uint64_t key);
+/*
+ * Keep a copy of size bytes of answer under key, charged to the file with the bytes of its
+ * strings: the copy kept (the one kept first, when another thread was first), or NULL
+ * when the budget has no room (then the file is told once) or no memory is left.
+ */
+const void *object_file__keep_answer(struct object_file *obj, uint64_t key, const void *answer,
+				     size_t size, size_t strings);
 
 #endif

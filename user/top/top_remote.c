@@ -129,7 +129,8 @@ static void draw_table(struct screen *sc)
 			 held_text(pf->held_known, pf->held_bytes, held, sizeof(held)),
 			 held_text(pf->held_known, pf->held_peak_bytes, peak, sizeof(peak)), ar, fr,
 			 top_total_calls(&t->stats.total),
-			 pf->state ? pf->state : t->exited ? "exited" : "running");
+			 t->oom.killed ? "OOM-killed" : pf->state ? pf->state :
+			 t->exited ? "exited" : "running");
 		attroff(A_BOLD | A_UNDERLINE);
 	}
 	mvprintw(LINES - 1, 0, "Up/Down select  Enter open  q quit");

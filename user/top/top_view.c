@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "clock.h"
 #include "human_bytes.h"
+#include "printable.h"
 #include "top_held.h"
 #include "top_tree.h"
 #include "top_view.h"
@@ -229,13 +230,14 @@ static void draw_table(struct top_view *v, struct target **targets, size_t n)
 		const struct target *t = targets[i];
 		const struct balance *b = &t->stats.total;
 		struct rate *r = rate_of(v, t->pid);
-		char rank[16] = "-", command[40];
+		char rank[16] = "-", command[40], shown[PRINTABLE_SIZE(sizeof(t->command))];
 
 		if (t->mpi.rank >= 0)
 			snprintf(rank, sizeof(rank), "%d", t->mpi.rank);
 		/* An exited process keeps its row, its final figures, and says so. */
-		snprintf(command, sizeof(command), "%s%.20s", t->exited ? "(exited) " : "",
-			 program_name(t->command));
+		snprintf(command, sizeof(command), "%s%.20s",
+			 t->oom.killed ? "(OOM-killed) " : t->exited ? "(exited) " : "",
+			 printable(program_name(t->command), shown, sizeof(shown)));
 		if (i == v->selected)
 			attron(A_BOLD | A_UNDERLINE);
 		mvprintw(4 + i, 0, "%-5s %7d %-20.20s %8s %8s %8.0f %8.0f %9" PRIu64, rank, t->pid,
@@ -278,10 +280,17 @@ static void draw_process(struct top_view *v, const struct target *t)
 	const struct library_stats *l, *lt;
 	const struct function_stats *f, *ft;
 	char names[512][64], cur[16], min[16], max[16];
+	char shown[PRINTABLE_SIZE(sizeof(t->command))];
 	struct row rows[512];
 	size_t n = 0;
 
-	mvprintw(3, 0, "PID %d%s  %.60s", t->pid, t->exited ? " (exited)" : "", t->command);
+	if (t->oom.killed)
+		mvprintw(3, 0, "PID %d (killed by the OOM killer at %.1f s, holding %llu bytes)  "
+			 "%.40s", t->pid, t->oom.seconds, (unsigned long long)t->oom.bytes,
+			 printable(t->command, shown, sizeof(shown)));
+	else
+		mvprintw(3, 0, "PID %d%s  %.60s", t->pid, t->exited ? " (exited)" : "",
+			 printable(t->command, shown, sizeof(shown)));
 	for (int tab = 0; tab < NR_TABS; tab++) {
 		if (tab == (int)v->tab)
 			attron(A_REVERSE);

@@ -46,6 +46,7 @@ void allocator__from_object(const char *path, const struct object_file *obj,
 	/* A static program linked with glibc carries glibc's malloc, and its chunk headers. */
 	out->glibc = is_glibc(path) || elfsyms__offset_of(obj->syms, "_int_malloc");
 	out->classes = size_classes__of(path);
+	out->pages_readable = size_classes__pages_readable(path);
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
 		out->offsets[f] = elfsyms__offset_of(obj->syms, ht_func_names[f]);
 		out->sites[f] = probe_site__place(obj, out->offsets[f]);

@@ -171,11 +171,70 @@ static void sample_rss(struct session *s, struct target *t, double now)
 		t->lost_events++;
 }
 
+void record_exit_rss(struct session *s, struct target *t, const struct ht_exit_event *ev)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE), peak = ev->rss_peak_pages * page;
+	double now = monotonic_seconds();
+
+	if (!ev->rss_peak_pages)
+		return; /* not read: the kernel's exit tracepoint comes after the memory is gone */
+	if (!s->rss_started) {
+		s->rss_started = now;
+		s->rss_next = now;
+	}
+	if (mapping_stats__add_rss(&t->mappings, now - s->rss_started, ev->rss_pages * page))
+		t->lost_events++;
+	if (peak > t->mappings.rss_peak)
+		t->mappings.rss_peak = peak;
+}
+
+/* The most pid ever had resident (VmHWM of /proc/PID/status), in bytes. */
+static int read_rss_peak(pid_t pid, uint64_t *bytes)
+{
+	unsigned long long kb;
+	char *text, *field;
+	size_t len;
+	int err = -1;
+
+	if (procfs_read(pid, "status", &text, &len))
+		return -1;
+	field = strstr(text, "\nVmHWM:");
+	if (field && sscanf(field + 7, "%llu", &kb) == 1) {
+		*bytes = kb * 1024;
+		err = 0;
+	}
+	free(text);
+	return err;
+}
+
+/*
+ * A new heap maximum may be a new resident peak: read VmHWM then, at most every
+ * RSS_PEAK_EVERY seconds. A program that lives less than the sampling interval has its
+ * peak read too (and where the kernel says it at exit, record_exit_rss has the last word);
+ * one whose heap stopped growing costs nothing.
+ */
+#define RSS_PEAK_EVERY 0.1
+
+static void follow_rss_peak(struct target *t, double now)
+{
+	uint64_t peak;
+
+	if (t->untraced || t->exited || t->stats.total.max <= t->rss_peak_heap_max ||
+	    now - t->rss_peak_read < RSS_PEAK_EVERY)
+		return;
+	t->rss_peak_heap_max = t->stats.total.max;
+	t->rss_peak_read = now;
+	if (!read_rss_peak(t->pid, &peak) && peak > t->mappings.rss_peak)
+		t->mappings.rss_peak = peak;
+}
+
 void sample_rss_when_due(struct session *s)
 {
 	double now = monotonic_seconds();
 	struct target *t, *tmp;
 
+	HASH_ITER(hh, s->targets, t, tmp)
+		follow_rss_peak(t, now);
 	if (s->rss_started && now < s->rss_next)
 		return;
 	HASH_ITER(hh, s->targets, t, tmp)

@@ -20,5 +20,10 @@ void seed_mapped_ranges(struct session *s, struct target *t);
 void handle_os_call(struct session *s, const struct ht_os_event *ev, size_t size);
 /* Every interval, each live target's resident set size, from /proc/PID/statm. */
 void sample_rss_when_due(struct session *s);
+/*
+ * The process's last resident set and its high-water mark, read by BPF as it exited
+ * (HT_EV_EXIT): its last RSS sample, and its peak.
+ */
+void record_exit_rss(struct session *s, struct target *t, const struct ht_exit_event *ev);
 
 #endif

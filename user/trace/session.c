@@ -16,6 +16,7 @@
 static int on_event(void *ctx, const void *data, size_t size);
 static int on_hold(void *ctx, const void *data, size_t size);
 static void process_exited(struct session *s, const struct ht_exit_event *ev);
+static void oom_victim(struct session *s, const struct ht_oom_event *ev);
 
 /*
  * Each traced process costs a few descriptors (its probe links, while it lives), each
@@ -139,6 +140,7 @@ void session__free(struct session *s)
 	tracer__free(s->tracer);
 	symcache__free(s->cache);
 	unwind_maps__free(s->unwind);
+	total_series__clear(&s->node_samples);
 	free(s->sorted);
 	free(s->allocators);
 	free(s);
@@ -169,7 +171,10 @@ struct target *new_target(struct session *s, pid_t pid)
 	/* Without memory for its table, its blocks go unowned: the balances still count. */
 	owner__init(&t->owner, s->live_blocks_limit, s->sample_interval);
 	owner__set_sampling(&t->owner, s->sample_bytes);
+	owner__join_node(&t->owner, &s->node);
 	t->owner_since = s->clock;
+	/* Now, while it is alive: the OOM killer's victim may be gone when its event is read. */
+	cgroup_memory__find(pid, &t->oom.cgroup);
 	HASH_ADD_INT(s->targets, pid, t);
 	return t;
 }
@@ -342,6 +347,10 @@ static int on_event(void *ctx, const void *data, size_t size)
 		    ((const struct ht_exit_event *)data)->group_dead)
 			process_exited(s, data);
 		break;
+	case HT_EV_OOM:
+		if (size >= sizeof(struct ht_oom_event))
+			oom_victim(s, data);
+		break;
 	}
 	return 0;
 }
@@ -382,6 +391,15 @@ void session__stop(struct session *s)
 	s->clock = monotonic_ns() / 1e9;
 	HASH_ITER(hh, s->targets, t, tmp)
 		sample_total_now(s, t);
+	total_series__add(&s->node_samples, s->clock - s->started, (int64_t)s->node.bytes,
+			  (int64_t)s->node.peak_bytes, true);
+}
+
+const struct node_total *session__node(const struct session *s,
+				       const struct total_series **samples)
+{
+	*samples = &s->node_samples;
+	return &s->node;
 }
 
 size_t session__live_targets(const struct session *s)
@@ -462,8 +480,31 @@ static void process_exited(struct session *s, const struct ht_exit_event *ev)
 	t->exited = true;
 	t->exit_code = ev->exit_code;
 	t->exit_known = true;
+	record_exit_rss(s, t, ev);
 	tracer__detach(s->tracer, t->pid);
 	end_target(s, t);
+}
+
+/* Its calls until the OOM killer chose it are read (they come first): record who held it. */
+static void oom_victim(struct session *s, const struct ht_oom_event *ev)
+{
+	struct target *t = target_of(s, ev->pid);
+	struct cgroup_memory now;
+
+	if (!t)
+		return;
+	oom_record__take(&t->oom, &t->owner, ev->time_ns / 1e9 - t->owner_since);
+	if (ev->memcg_known) { /* as the kernel counted at the choice: exact */
+		cgroup_memory__from_kernel(&t->oom.cgroup, ev->cgroup_ino, ev->usage_pages,
+					   ev->max_pages, ev->watermark_pages);
+	} else {
+		/* It may have moved since first seen (a job step placed after its start). */
+		if (cgroup_memory__find(t->pid, &now) == 0 && now.version)
+			t->oom.cgroup = now;
+		cgroup_memory__read(&t->oom.cgroup);
+	}
+	log_info("PID %d chosen by the OOM killer %.2f s into tracing, holding %llu bytes", t->pid,
+		 t->oom.seconds, (unsigned long long)t->oom.bytes);
 }
 
 void session__mark_exited(struct session *s, pid_t pid, int wstatus)

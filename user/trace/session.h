@@ -13,6 +13,7 @@
 #include "accountant.h"
 #include "calltree.h"
 #include "owner.h"
+#include "oom_record.h"
 #include "mapping_stats.h"
 #include "heaptap_types.h"
 #include "held_maps.h"
@@ -54,11 +55,15 @@ struct target {
 	struct stack_records stacks; /* every distinct stack: the tree's, and --stacks */
 	struct calltree tree;
 	struct owner owner;  /* who holds its memory: live blocks by allocation site */
+	struct oom_record oom; /* chosen by the OOM killer: its owner view then */
 	struct custom_allocs *custom; /* --allocator APIs' accounts (custom_allocs.h) */
 	uint64_t usable_unknown; /* blocks whose usable size the allocator's classes cannot tell */
 	double owner_since;  /* when its blocks began to be tracked (session clock) */
 	double peak_seconds; /* when the owner figures last peaked, seconds after owner_since */
 	struct mapping_stats mappings; /* the OS view: mmap, munmap, mremap, brk, madvise */
+	/* Its heap's max and the time when its resident peak (VmHWM) was last read. */
+	int64_t rss_peak_heap_max;
+	double rss_peak_read;
 	struct total_series samples;   /* its total every -i seconds (processes[].samples) */
 	uint64_t incomplete_stacks;
 	uint64_t unsupported_unwinds; /* of those, cut at an unwind rule heaptap cannot follow */
@@ -96,6 +101,14 @@ struct session_opts {
 	size_t nr_allocators;
 	bool warm_own_libraries; /* targets start here: read heaptap's libc and loader early */
 };
+
+/*
+ * What every traced process held at once (node_total.h), and its samples every -i
+ * seconds. Its peak's "when" is the session clock when the event was read, seconds since
+ * tracing started.
+ */
+const struct node_total *session__node(const struct session *s,
+				       const struct total_series **samples);
 
 /* 0 or -errno; -EPERM means heaptap lacks the privileges to load BPF. */
 int session__new(const struct session_opts *opts, struct session **out);

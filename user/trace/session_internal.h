@@ -37,6 +37,8 @@ struct session {
 	double next_sample;
 	double started;		  /* the clock when tracing started: samples' t = 0 */
 	struct stack_cache_stats stack_cache; /* read when tracing stops */
+	struct node_total node;		      /* every target's owner total, added up */
+	struct total_series node_samples;     /* node.bytes every -i seconds */
 };
 
 struct target *new_target(struct session *s, pid_t pid);

@@ -35,6 +35,9 @@ static uint64_t usable_from_classes(struct target *t, const struct ht_call_event
 	if (resized)
 		return allocator__realloc_usable(&t->alloc, moved->requested, resized->usable,
 						 moved->returned == moved->released);
+	/* Read from the allocator's page by BPF: an aligned block of mimalloc. */
+	if (ev->flags & HT_F_USABLE_FROM_PAGE)
+		return ev->alloc_usable;
 	if (allocator__usable_known(&t->alloc, func, moved->requested, align))
 		return allocator__usable(&t->alloc, func, moved->requested, align);
 	t->usable_unknown++;
@@ -85,7 +88,7 @@ void track_owner(struct session *s, struct target *t, const struct ht_call_event
 		 enum ht_func func, struct stack_record *site, struct movement *moved)
 {
 	bool glibc = t->alloc.glibc, taken = false;
-	uint64_t generation = t->owner.generation;
+	uint64_t generation = t->owner.generation, node_generation = s->node.generation;
 	struct live_block old;
 
 	if (!t->owner.live)
@@ -114,6 +117,8 @@ void track_owner(struct session *s, struct target *t, const struct ht_call_event
 		/* A new maximum: to the poll's clock, what the report's "when" can say. */
 		if (t->owner.generation != generation)
 			t->peak_seconds = s->clock - t->owner_since;
+		if (s->node.generation != node_generation)
+			s->node.peak_seconds = s->clock - s->started;
 	}
 }
 
@@ -130,6 +135,8 @@ void sample_owners(struct session *s)
 
 	if (s->clock < s->next_sample)
 		return;
+	total_series__add(&s->node_samples, s->clock - s->started, (int64_t)s->node.bytes,
+			  (int64_t)s->node.peak_bytes, false);
 	HASH_ITER(hh, s->targets, t, tmp) {
 		if (t->owner.live)
 			owner__sample(&t->owner, s->clock - t->owner_since);

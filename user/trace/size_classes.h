@@ -14,6 +14,12 @@
 /* The classes of the allocator in the file named path (by its file name); NONE otherwise. */
 enum size_classes size_classes__of(const char *path);
 
+/*
+ * Can BPF read the usable size of an aligned block of the allocator in the file named path
+ * from its pages (include/heaptap.h: HT_MI_*)? mimalloc 2.0, whose layout is known.
+ */
+bool size_classes__pages_readable(const char *path);
+
 /* "jemalloc", "tcmalloc", ...; NULL for NONE. */
 const char *size_classes__name(enum size_classes classes);
 

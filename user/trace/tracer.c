@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <uthash.h>
 #include "heaptap.skel.h"
@@ -152,11 +153,43 @@ static void log_load(struct heaptap_bpf *skel, uint64_t started_ns)
 	}
 }
 
+/*
+ * Does oom:mark_victim give the victim's task_struct (task, uid), as the kernel's BTF
+ * says? Older kernels gave only a pid (a thread's, any of the victim's), or lack the
+ * tracepoint: oom_victim is then not loaded, as the verifier would refuse it, and an OOM
+ * kill shows as its signal only.
+ */
+static bool oom_tracepoint_takes_task(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_param *params;
+	bool takes = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "btf_trace_mark_victim", BTF_KIND_TYPEDEF);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	t = t ? btf__type_by_id(btf, t->type) : NULL; /* the pointer to the prototype */
+	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+	if (t && btf_is_func_proto(t) && btf_vlen(t) >= 2) {
+		params = btf_params(t); /* [0] is the tracepoint's void *data */
+		t = btf__type_by_id(btf, params[1].type);
+		t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+		takes = t && btf_is_struct(t) &&
+			!strcmp(btf__name_by_offset(btf, t->name_off), "task_struct");
+	}
+	btf__free(btf);
+	return takes;
+}
+
 int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options *opts,
 		struct tracer **out)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
 	uint64_t started_ns = monotonic_ns();
+	bool oom_seen;
 	int err;
 
 	if (!t)
@@ -184,6 +217,11 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 	t->session_uprobes = sampling__configure(t->skel, opts->sample_bytes);
 	bpf_program__set_autoload(t->skel->progs.custom_entry, opts->custom_apis);
 	bpf_program__set_autoload(t->skel->progs.custom_return, opts->custom_apis);
+	oom_seen = oom_tracepoint_takes_task();
+	bpf_program__set_autoload(t->skel->progs.oom_victim, oom_seen);
+	if (!oom_seen)
+		log_debug("no oom:mark_victim tracepoint that gives the victim's task: OOM kills "
+			  "are reported as their signal only");
 	err = heaptap_bpf__load(t->skel);
 	if (err)
 		goto cleanup;
@@ -376,7 +414,8 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	if (probed_already(t, &tl->allocator, alloc->dev, alloc->inode, 0))
 		return 0;
 	for (int f = 0; f < HT_NR_FUNCS; f++) {
-		uint64_t cookie = HT_COOKIE(f, alloc->sites[f] - alloc->offsets[f]);
+		uint64_t cookie = HT_COOKIE(f | (alloc->pages_readable ? HT_COOKIE_MIMALLOC : 0),
+					    alloc->sites[f] - alloc->offsets[f]);
 
 		if (!alloc->offsets[f] || allocator__is_alias(alloc, f))
 			continue;
