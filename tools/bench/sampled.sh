@@ -28,7 +28,6 @@ restore() {
 }
 trap restore EXIT
 trap 'exit 130' INT TERM
-sysctl -q kernel.bpf_stats_enabled=1
 
 session=$("$heaptap" --version | awk '/session uprobes/ { print $NF }')
 
@@ -43,6 +42,9 @@ read_programs() {
 # loop (kernel BPF statistics, between the first and the last reading: start-up left out).
 bpf_run() {
 	local pid
+	# On for these runs only: the statistics cost every program run ~50 ns, which the
+	# wall-clock rounds must not pay.
+	sysctl -q kernel.bpf_stats_enabled=1
 	: >"$samples"
 	: >"$samples.names"
 	"$@" -- chrt -f 10 "$bench/malloc_loop" "$bpf_n" >"$err.out" 2>"$err" &
@@ -57,6 +59,7 @@ bpf_run() {
 		fi
 		sleep 0.1
 	done
+	sysctl -q kernel.bpf_stats_enabled="$stats_before"
 	if ! wait "$pid" || ! grep -q '^ns_per_pair ' "$err.out"; then
 		echo "bench: failed: $*: $(last_words "$err")" >&2
 		exit 1
