@@ -68,7 +68,7 @@ LIBS_PKG := libbpf libelf libdw zlib liblzma json-c ncurses libpsx libcap libpro
 PKG_CFLAGS = $(shell pkg-config --cflags $(LIBS_PKG) 2>/dev/null)
 # libiberty (the demangler binutils and GDB use) and Zydis (probe sites' disassembler) have
 # no .pc file.
-PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty -lZydis
+PKG_LIBS = $(shell pkg-config --libs $(LIBS_PKG) 2>/dev/null) -liberty -lZydis -lm
 
 
 # Frame pointers: perf shows where heaptap itself spends its time.

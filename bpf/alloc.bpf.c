@@ -11,6 +11,7 @@
 #include "heaptap.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "inflight.bpf.h"
+#include "sampling.bpf.h"
 
 /*
  * Set by userspace when tracing ends: removing the probes takes a while, and what they
@@ -87,28 +88,58 @@ static __always_inline void send_call(struct ht_call_event *ev)
 		count_loss(ev->pid, LOSS_RINGBUF_FULL);
 }
 
-SEC("uprobe")
-int BPF_KPROBE(alloc_entry)
+/*
+ * A call's entry: true when its return must be seen. With session (a session uprobe) an
+ * entry that needs no return says so and the kernel skips the return's trap; without, the
+ * return program runs and exits at once (its thread's depth is 0).
+ */
+static __always_inline bool enter(struct pt_regs *ctx, bool session)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u32 func = HT_COOKIE_FUNC(cookie);
 	struct ht_call_event *ev;
 	struct inflight *in;
 	bool fresh = false;
+	__u32 sampled = 0;
+	__u64 id;
 
 	if (tracing_stopped)
-		return 0;
+		return false;
+	if (sample_bytes) {
+		sampled = sample__enter(func, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
+					PT_REGS_PARM3(ctx));
+		/*
+		 * Not traced. Inside a traced call (glibc calling itself), its return probe
+		 * still runs without sessions: the depth must count it.
+		 */
+		if (!sampled && func != HT_REALLOC && func != HT_REALLOCARRAY) {
+			if (!session && func != HT_FREE && (in = current_inflight(false)) &&
+			    in->depth > 0)
+				in->depth++;
+			return false;
+		}
+	}
+	id = bpf_get_current_pid_tgid();
 	in = current_inflight(true);
 	if (!in) {
 		count_loss(id >> 32, LOSS_INFLIGHT_FULL);
-		return 0;
+		return false;
 	}
 	if (in->depth > 0) {
 		/* glibc calling itself; free has no return probe to undo a depth step. */
-		if (func != HT_FREE)
+		if (func != HT_FREE && !session)
 			in->depth++;
-		return 0;
+		return false;
+	}
+	if (sample_bytes && !sampled) {
+		/*
+		 * An unsampled realloc: glibc's realloc(NULL, n) calls malloc, reallocarray
+		 * calls realloc. Their own draws would trace those blocks twice as often as
+		 * weighed: the call stays in flight, untraced, to keep its inner calls silent.
+		 */
+		in->depth = 1;
+		in->untraced = 1;
+		return true;
 	}
 
 	ev = &in->ev;
@@ -126,6 +157,7 @@ int BPF_KPROBE(alloc_entry)
 	 */
 	ev->flags = (cookie & HT_COOKIE_MIMALLOC) && func >= HT_MEMALIGN ? HT_F_USABLE_FROM_PAGE
 									 : 0;
+	ev->flags |= sampled;
 	ev->alloc_ptr = 0;
 	ev->alloc_usable = 0;
 	ev->freed_usable = 0;
@@ -142,27 +174,30 @@ int BPF_KPROBE(alloc_entry)
 
 	if (func == HT_FREE) {
 		send_call(ev);
-	} else {
-		in->depth = 1;
-		return_slot__note(&in->call, PT_REGS_SP(ctx), &ev->stack);
+		return false;
 	}
-	return 0;
+	in->depth = 1;
+	return_slot__note(&in->call, PT_REGS_SP(ctx), &ev->stack);
+	return true;
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(alloc_return)
+static __always_inline void leave(struct pt_regs *ctx)
 {
 	struct ht_call_event *ev;
 	struct inflight *in;
 	__u64 ptr;
 
 	if (tracing_stopped)
-		return 0;
+		return;
 	in = current_inflight(false);
 	if (!in || in->depth == 0)
-		return 0; /* its entry was lost, and counted there */
+		return; /* its entry was lost, and counted there; or it was not sampled */
 	if (--in->depth > 0)
-		return 0;
+		return;
+	if (in->untraced) {
+		in->untraced = 0;
+		return;
+	}
 	in->call.addr = 0; /* returned: its slot holds other frames from now on */
 
 	ev = &in->ev;
@@ -183,8 +218,41 @@ int BPF_KRETPROBE(alloc_return)
 	} else {
 		ev->alloc_usable = usable_size(ptr, &ev->flags);
 	}
+	if (sample_bytes)
+		sample__exit(ev, ptr);
 	send_call(ev);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(alloc_entry)
+{
+	enter(ctx, false);
 	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(alloc_return)
+{
+	leave(ctx);
+	return 0;
+}
+
+/*
+ * Session uprobes (BPF_TRACE_UPROBE_SESSION, Linux 6.13): one program at the entry and the
+ * return; an entry that returns non-zero has its return skipped. Loaded only where the
+ * kernel has them (user/trace/sampling.c); libbpf 1.1 knows no "uprobe.session" section,
+ * so the attach type is set by hand, as for uprobe_multi.
+ */
+extern bool bpf_session_is_return(void) __ksym __weak;
+
+SEC("uprobe")
+int BPF_KPROBE(alloc_session)
+{
+	if (bpf_session_is_return()) {
+		leave(ctx);
+		return 0;
+	}
+	return enter(ctx, true) ? 0 : 1;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

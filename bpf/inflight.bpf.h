@@ -8,7 +8,7 @@
 
 struct inflight {
 	__u32 depth;
-	__u32 pad;
+	__u32 untraced; /* --sample-bytes: the outer call in flight is an unsampled realloc */
 	/* Kept from a call's entry to its return (return_slots.bpf.h); the two are adjacent. */
 	struct return_slot call; /* the malloc-family call's */
 	struct return_slot api;	 /* the --allocator API call's (custom_alloc.bpf.c) */

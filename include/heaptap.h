@@ -76,6 +76,77 @@ enum ht_event_type {
  * page (mimalloc's aligned blocks: HT_COOKIE_MIMALLOC), not a glibc chunk header.
  */
 #define HT_F_USABLE_FROM_PAGE (1u << 4)
+/* --sample-bytes: the block the call returns was drawn (sampled); weigh it by 1/p. */
+#define HT_F_SAMPLED (1u << 5)
+/* --sample-bytes: the block the call releases (realloc) was a sampled one. */
+#define HT_F_OLD_SAMPLED (1u << 6)
+
+/*
+ * --sample-bytes R: a call is drawn with the probability p(s) = 1 - exp(-s/R) of the bytes
+ * s it asks for, p looked up by size bucket (BPF has no floating point): a table of
+ * 2^32 * p, one entry per bucket, that userspace fills before load and weighs with.
+ * Both sides compute the bucket from the same size with the functions below, so the weight
+ * 1/p is the exact inverse of the probability the call was drawn with, whatever size
+ * stands for the bucket: the estimates are unbiased. The buckets are 4 per power of two
+ * (p varies by at most 25% within one), 64 powers.
+ */
+#define HT_SAMPLE_BUCKETS 256
+#define HT_SAMPLE_ALWAYS (1ull << 32) /* a threshold no 32-bit draw reaches: p = 1 */
+
+/* The bytes a call is drawn by: what it asks for (calloc, reallocarray: n * m). */
+static inline __u64 ht_sample_size(__u32 func, __u64 a0, __u64 a1, __u64 a2)
+{
+	switch (func) {
+	case HT_CALLOC:
+		return a0 * a1;
+	case HT_REALLOC:
+		return a1;
+	case HT_REALLOCARRAY:
+		return a1 * a2;
+	case HT_MEMALIGN:
+	case HT_ALIGNED_ALLOC:
+		return a1;
+	case HT_POSIX_MEMALIGN:
+		return a2;
+	default:
+		return a0; /* malloc, valloc, pvalloc */
+	}
+}
+
+/* Bucket of a size: 4 * floor(log2 size) + its next two bits (sizes 0..3: buckets 0..3). */
+static inline __u32 ht_sample_bucket(__u64 bytes)
+{
+	__u64 size = bytes;
+	__u32 msb = 0;
+
+	if (size < 4)
+		return (__u32)size;
+	if (size >> 32) {
+		size >>= 32;
+		msb += 32;
+	}
+	if (size >> 16) {
+		size >>= 16;
+		msb += 16;
+	}
+	if (size >> 8) {
+		size >>= 8;
+		msb += 8;
+	}
+	if (size >> 4) {
+		size >>= 4;
+		msb += 4;
+	}
+	if (size >> 2) {
+		size >>= 2;
+		msb += 2;
+	}
+	if (size >> 1) {
+		size >>= 1;
+		msb += 1;
+	}
+	return msb * 4 + (__u32)((bytes >> (msb - 2)) & 3);
+}
 
 /* A user stack: frames[0] the probed entry point, [1] its caller, outwards. */
 struct ht_stack {

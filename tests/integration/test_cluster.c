@@ -87,7 +87,8 @@ Test(cluster, one_agent_per_rank)
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
 	{
 		char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
-				 (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+				 (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 		 "--collector", c.endpoint,
 				 "-i", "0.2", "--", (char *)target_path("mpi_workers", target,
 									 sizeof(target)),
 				 "--truth-dir", (char *)scratch_dir(), NULL };
@@ -105,7 +106,8 @@ Test(cluster, one_agent_around_the_job)
 	require_bpf();
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
 	{
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", c.endpoint,
 				 "--mpi", "--", "mpirun", "--allow-run-as-root", "--oversubscribe",
 				 "-np", "3", (char *)target_path("mpi_workers", target, sizeof(target)),
 				 "--truth-dir", (char *)scratch_dir(), NULL };
@@ -128,7 +130,8 @@ Test(cluster, collector_killed_and_restarted)
 	scratch_file("go", go, sizeof(go));
 	{
 		char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
-				 (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+				 (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 		 "--collector", c.endpoint,
 				 "-i", "0.2", "--", (char *)target_path("mpi_workers", target,
 									 sizeof(target)),
 				 "--truth-dir", (char *)scratch_dir(), "--hold", go, NULL };

@@ -103,7 +103,8 @@ Test(cluster_faults, an_agent_killed_leaves_its_process_agent_lost)
 	require_bpf();
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, extra);
 	{
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", c.endpoint,
 				 "-i", "0.2", "--", (char *)target_path("groundtruth", target,
 									 sizeof(target)),
 				 "--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)), "--park",
@@ -257,7 +258,8 @@ Test(cluster_faults, bad_clients_are_refused_and_a_real_agent_is_served)
 	slow = raw_connect(c.port);
 	raw_send_bytes(slow, "HT", 2);
 	{
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", c.endpoint,
 				 "--key", key, "-i", "0.2", "--",
 				 (char *)target_path("groundtruth", target, sizeof(target)),
 				 "--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
@@ -308,7 +310,8 @@ Test(cluster_faults, a_collector_never_reached_is_said_in_one_line)
 	port = free_local_port(); /* nobody listens on it */
 	{
 		char endpoint[64];
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", endpoint, "-i", "0.2",
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", endpoint, "-i", "0.2",
 				 "--", (char *)target_path("groundtruth", target, sizeof(target)),
 				 NULL };
 
@@ -340,7 +343,8 @@ Test(cluster_faults, a_collector_down_then_up_costs_counted_batches_not_figures)
 	port = free_local_port(); /* nobody listens on it yet */
 	{
 		char endpoint[64];
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", endpoint, "-i", "0.1",
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", endpoint, "-i", "0.1",
 				 "--buffer", "4K", "--",
 				 (char *)target_path("busy_threads", target, sizeof(target)), "--truth",
 				 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
@@ -388,7 +392,8 @@ Test(cluster_faults, a_small_buffer_asks_for_its_acks_before_the_round_ends)
 	require_bpf();
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
 	{
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", c.endpoint, "-i",
 				 "0.1", "--buffer", "4K", "--",
 				 (char *)target_path("busy_threads", target, sizeof(target)), "--truth",
 				 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
@@ -436,7 +441,8 @@ Test(cluster_faults, the_live_view_is_exact_before_the_round_commits)
 	require_bpf();
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL); /* 30 s */
 	{
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", c.endpoint, "-i",
 				 "0.2", "--", (char *)target_path("groundtruth", target,
 								  sizeof(target)),
 				 "--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)),

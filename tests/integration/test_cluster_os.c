@@ -31,7 +31,8 @@ static json_object *run_job(struct collector_proc *c, const char *spec, const ch
 {
 	char target[4096], err[256];
 	char *argv[24] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
-			   (char *)heaptap_path(), "agent", "--collector", c->endpoint, "-a",
+			   (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+			   		 "--collector", c->endpoint, "-a",
 			   "caller", "-i", "0.2" };
 	char **arg = argv + 13;
 	json_object *report;

@@ -34,7 +34,8 @@ TestSuite(cluster_pg, .timeout = 240);
 static int app(char **argv, int argc, const char *n, const struct collector_proc *c,
 	       const char *target, const char *go)
 {
-	const char *words[] = { "-np", n, heaptap_path(), "agent", "--collector", c->endpoint,
+	const char *words[] = { "-np", n, heaptap_path(), "agent", "--sample-bytes", "0",
+			 "--collector", c->endpoint,
 				"-i", "0.2", "--", target, "--truth-dir", scratch_dir() };
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
@@ -267,7 +268,8 @@ Test(cluster_pg, store_migrate_reports_the_same)
 	/* Two runs in SQLite: an agent each, no job id. */
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
 	for (int i = 0; i < 2; i++) {
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", c.endpoint, "-i",
 				 "0.2", "--", (char *)target_path("groundtruth", target,
 								  sizeof(target)), NULL };
 
@@ -444,10 +446,11 @@ static pid_t follow_children(const struct collector_proc *c, int count, const ch
 			     size_t err_size)
 {
 	char spawner[512], gtchild[512], n[8], child[1200];
-	char *argv[24] = { (char *)heaptap_path(), "agent", "--collector", (char *)c->endpoint,
+	char *argv[24] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+			 "--collector", (char *)c->endpoint,
 			   "-i", "0.2", "--follow", "--", spawner, "--count", n, "--batch",
 			   (char *)batch, "--" };
-	int argc = 14;
+	int argc = 16;
 
 	target_path("spawner", spawner, sizeof(spawner));
 	target_path("gtchild", gtchild, sizeof(gtchild));

@@ -51,7 +51,8 @@ Test(cluster_user, short_lived_processes_keep_their_user)
 	collector_start(&c, scratch_file("run.sqlite", db, sizeof(db)), 0, NULL);
 	{
 		char count[8];
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", c.endpoint,
 				 "--follow", "--", spawner, "--count", count, "--", "/usr/bin/setpriv",
 				 "--reuid=65534", "--regid=65534", "--clear-groups", gtchild,
 				 "--blocks", "1", NULL };
@@ -103,7 +104,8 @@ Test(cluster_user, an_attached_process_keeps_its_user)
 	}
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)target);
 	{
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-p",
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", c.endpoint, "-p",
 				 pid_arg, NULL };
 
 		agent = spawn(argv, NULL, scratch_file("agent.err", err, sizeof(err)));

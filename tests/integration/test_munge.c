@@ -58,9 +58,10 @@ static int run_agent(const struct collector_proc *c, const char *const options[]
 		     const char *truth, const char *err)
 {
 	char target[512];
-	char *argv[32] = { (char *)heaptap_path(), "agent", "--collector", (char *)c->endpoint,
+	char *argv[32] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+			 "--collector", (char *)c->endpoint,
 			   "-i", "0.2" };
-	int argc = 6;
+	int argc = 8;
 
 	for (int i = 0; options[i]; i++)
 		argv[argc++] = (char *)options[i];
@@ -140,9 +141,10 @@ static char *agent_until(const struct collector_proc *c, const char *const optio
 			 const char *text, const char *err_name)
 {
 	char *sleep_argv[] = { "sleep", "100", NULL }, pid_text[16], err[256];
-	char *argv[16] = { (char *)heaptap_path(), "agent", "--collector", (char *)c->endpoint,
+	char *argv[16] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+			 "--collector", (char *)c->endpoint,
 			   "-p", pid_text };
-	int argc = 6;
+	int argc = 8;
 	pid_t sleeper = spawn(sleep_argv, NULL, NULL), agent;
 	bool said;
 

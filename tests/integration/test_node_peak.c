@@ -155,7 +155,8 @@ Test(node_peak, a_collectors_run_sums_the_samples)
 	require_bpf();
 	collector_start(&c, scratch_file("node.db", db, sizeof(db)), 0, NULL);
 	{
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", c.endpoint,
 				 "--follow", "-i", "0.05", "--",
 				 (char *)target_path("node_phases", target, sizeof(target)),
 				 (char *)scratch_dir(), NULL };

@@ -156,7 +156,8 @@ Test(prometheus, a_ranks_value_through_the_collector_and_from_its_agent)
 	snprintf(scrape, sizeof(scrape), "127.0.0.1:%d", collector_metrics_port(&c));
 	scratch_file("go", go, sizeof(go));
 	{
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint, "-i",
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", c.endpoint, "-i",
 				 "0.2", "--metrics", "127.0.0.1:0", "--mpi", "--", "mpirun",
 				 "--allow-run-as-root", "--oversubscribe", "-np", "3",
 				 (char *)target_path("mpi_workers", target, sizeof(target)),

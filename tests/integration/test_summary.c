@@ -389,7 +389,8 @@ Test(summary, a_collectors_run)
 		 " & done; wait",
 		 target_path("rank_sites", target, sizeof(target)), scratch_dir());
 	{
-		char *argv[] = { (char *)heaptap_path(), "agent", "--collector", c.endpoint,
+		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
+				 "--collector", c.endpoint,
 				 "--mpi", "-a", "caller", "-i", "0.2", "--", "sh", "-c", script,
 				 NULL };
 

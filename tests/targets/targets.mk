@@ -256,3 +256,9 @@ $(TARGET_DIR)/mappings: tests/targets/mappings.c tests/targets/launcher_rank.h $
 $(TARGET_DIR)/mpi_mappings: tests/targets/mpi_mappings.c | $(TARGET_DIR)
 	$(call msg,MPICC,$@)
 	$(Q)mpicc $(TARGET_CFLAGS) $< -ldl -o $@
+
+# Sites holding known bytes, for --sample-bytes' estimates (test_sampling.c).
+TEST_TARGETS += $(TARGET_DIR)/sample_truth
+$(TARGET_DIR)/sample_truth: tests/targets/sample_truth.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@

@@ -18,11 +18,11 @@ Test(accountant, min_and_max_follow_the_running_balance)
 {
 	struct balance b = {};
 
-	balance__apply(&b, HT_MALLOC, 40, 30);
-	balance__apply(&b, HT_MALLOC, 24, 10);
-	balance__apply(&b, HT_FREE, -40, 0);
-	balance__apply(&b, HT_FREE, -24, 0);
-	balance__apply(&b, HT_FREE, -100, 0);
+	balance__apply(&b, HT_MALLOC, 40, 30, 1);
+	balance__apply(&b, HT_MALLOC, 24, 10, 1);
+	balance__apply(&b, HT_FREE, -40, 0, 1);
+	balance__apply(&b, HT_FREE, -24, 0, 1);
+	balance__apply(&b, HT_FREE, -100, 0, 1);
 	cr_assert(eq(i64, b.current, -100));
 	cr_assert(eq(i64, b.max, 64));
 	cr_assert(eq(i64, b.min, -100));
@@ -35,8 +35,8 @@ Test(accountant, failed_calls_count_and_move_nothing)
 {
 	struct balance b = {};
 
-	balance__apply(&b, HT_MALLOC, 0, 0);
-	balance__apply(&b, HT_FREE, 0, 0);
+	balance__apply(&b, HT_MALLOC, 0, 0, 1);
+	balance__apply(&b, HT_FREE, 0, 0, 1);
 	cr_assert(eq(i64, b.current, 0));
 	cr_assert(eq(i64, b.min, 0));
 	cr_assert(eq(i64, b.max, 0));

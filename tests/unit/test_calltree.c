@@ -54,7 +54,7 @@ Test(calltree, a_call_charges_each_prefix_of_its_path_from_main)
 
 	cr_assert(p != NULL);
 	cr_assert(eq(u32, p->nr, 3), "main, lib_init, lib_grab: start-up and malloc are not nodes");
-	calltree__charge(p, HT_MALLOC, 48, 40);
+	calltree__charge(p, HT_MALLOC, 48, 40, 1);
 	cr_assert(eq(sz, t.nr_nodes, 3));
 	cr_assert(eq(i64, node_at(&t, init, 2)->bal.current, 48));
 	cr_assert(eq(i64, node_at(&t, grab, 3)->bal.max, 48));
@@ -73,7 +73,7 @@ Test(calltree, a_recursive_function_is_charged_once_per_node)
 	const char *deep[] = { "main", "walk", "walk", "walk" };
 
 	cr_assert(eq(u32, p->nr, 4));
-	calltree__charge(p, HT_MALLOC, 32, 24);
+	calltree__charge(p, HT_MALLOC, 32, 24, 1);
 	for (size_t depth = 1; depth <= 4; depth++) {
 		struct calltree_node *n = node_at(&t, deep, depth);
 
@@ -92,9 +92,9 @@ Test(calltree, min_and_max_follow_the_order_of_the_calls_at_each_node)
 	const char *main_[] = { "main" }, *na[] = { "main", "lib_a" }, *nb[] = { "main", "lib_b" };
 
 	/* a allocates 100, b frees 100 (flow semantics), a allocates 50. */
-	calltree__charge(pa, HT_MALLOC, 100, 100);
-	calltree__charge(pb, HT_FREE, -100, 0);
-	calltree__charge(pa, HT_MALLOC, 50, 50);
+	calltree__charge(pa, HT_MALLOC, 100, 100, 1);
+	calltree__charge(pb, HT_FREE, -100, 0, 1);
+	calltree__charge(pa, HT_MALLOC, 50, 50, 1);
 	cr_assert(eq(i64, node_at(&t, main_, 1)->bal.max, 100), "main's max is at the first call");
 	cr_assert(eq(i64, node_at(&t, main_, 1)->bal.current, 50));
 	cr_assert(eq(i64, node_at(&t, main_, 1)->bal.min, 0));
@@ -149,9 +149,9 @@ Test(calltree, under_merges_a_function_wherever_it_is_called)
 	const char *s3[] = { "malloc", "lib_f", "lib_f", "lib_y", "main", "_start" };
 	const char *f[] = { "lib_f" }, *leaf[] = { "lib_f", "lib_leaf" }, *ff[] = { "lib_f", "lib_f" };
 
-	calltree__charge(path_of(&t, s1, 6, true), HT_MALLOC, 10, 10);
-	calltree__charge(path_of(&t, s2, 6, true), HT_MALLOC, 20, 20);
-	calltree__charge(path_of(&t, s3, 6, true), HT_MALLOC, 30, 30);
+	calltree__charge(path_of(&t, s1, 6, true), HT_MALLOC, 10, 10, 1);
+	calltree__charge(path_of(&t, s2, 6, true), HT_MALLOC, 20, 20, 1);
+	calltree__charge(path_of(&t, s3, 6, true), HT_MALLOC, 30, 30, 1);
 	cr_assert(eq(int, calltree__under(&t, "lib_f", &u), 0));
 	cr_assert(eq(sz, HASH_COUNT(u.roots), 1));
 	cr_assert(eq(i64, node_at(&u, f, 1)->bal.current, 60), "each call once");
@@ -171,8 +171,8 @@ Test(calltree, sorted_by_max)
 	const char *small[] = { "malloc", "lib_small", "main", "_start" };
 	const char *big[] = { "malloc", "lib_big", "main", "_start" };
 
-	calltree__charge(path_of(&t, small, 4, true), HT_MALLOC, 10, 10);
-	calltree__charge(path_of(&t, big, 4, true), HT_MALLOC, 1000, 1000);
+	calltree__charge(path_of(&t, small, 4, true), HT_MALLOC, 10, 10, 1);
+	calltree__charge(path_of(&t, big, 4, true), HT_MALLOC, 1000, 1000, 1);
 	calltree__sort(&t);
 	cr_assert(eq(str, (char *)t.roots->children->key.function, "lib_big"));
 	calltree__clear(&t);

@@ -532,3 +532,31 @@ Test(cli, every_option_in_a_table_has_a_parser)
 	}
 	cr_expect(checked >= 100, "only %d options found", checked);
 }
+
+/* --sample-bytes: a size (0: exact), exact by default but for the agent (512K). */
+Test(cli, sample_bytes)
+{
+	struct cli_parsed o;
+
+	cr_assert(eq(int, parse(&o, "run", "--", "prog", NULL), EXIT_OK), "%s", errors);
+	cr_expect(eq(u64, run_of(&o)->trace.sample_bytes, 0));
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "attach", "--sample-bytes", "64K", "-p", "1", NULL), EXIT_OK),
+		  "%s", errors);
+	cr_expect(eq(u64, attach_of(&o)->trace.sample_bytes, 64 << 10));
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "agent", "--collector", "h:1", "--mpi", NULL), EXIT_OK),
+		  "%s", errors);
+	cr_expect(eq(u64, agent_of(&o)->trace.sample_bytes, 512 << 10));
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "agent", "--sample-bytes", "0", "--collector", "h:1", "--mpi",
+			       NULL), EXIT_OK), "%s", errors);
+	cr_expect(eq(u64, agent_of(&o)->trace.sample_bytes, 0));
+	cli_free(&o);
+	cr_assert(eq(int, parse(&o, "top", "--sample-bytes", "2M", "-p", "1", NULL), EXIT_OK),
+		  "%s", errors);
+	cr_expect(eq(u64, top_of(&o)->trace.sample_bytes, 2 << 20));
+	cli_free(&o);
+	expect_usage("--sample-bytes", &o, parse(&o, "run", "--sample-bytes", "lots", "--", "p",
+						 NULL));
+}

@@ -85,12 +85,19 @@ bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DI
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) CC=$(CC) tools/bench/os_view.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/bpf_cost.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/consumer.sh
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/sampled.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/run.sh
 
 # The consumer's CPU per event over a malloc+free loop, alone (a section of bench).
 .PHONY: bench-consumer
 bench-consumer: heaptap $(BENCH_DIR)/malloc_loop
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/consumer.sh
+
+# --sample-bytes 512K: an unsampled pair's BPF time, and the sampled run next to empty
+# probes at heaptap's sites, with session uprobes and without (a section of bench).
+.PHONY: bench-sampled
+bench-sampled: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/empty_probes
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/sampled.sh
 
 # heaptap's own BPF run time per call at 7 and 20 frames, alone (a section of bench).
 .PHONY: bench-bpf

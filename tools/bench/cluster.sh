@@ -127,7 +127,7 @@ tracer_cpu() {
 	if [ "$mode" = attach ]; then
 		"$heaptap" attach -p "$list" -o /dev/null 2>"$scratch/tracer.err" &
 	else
-		"$heaptap" agent --collector "$endpoint" -p "$list" 2>"$scratch/tracer.err" &
+		"$heaptap" agent --sample-bytes 0 --collector "$endpoint" -p "$list" 2>"$scratch/tracer.err" &
 	fi
 	tracer=$!
 	for _ in $(seq 300); do

@@ -4,7 +4,8 @@
 #include <string.h>
 #include "accountant.h"
 
-void balance__apply(struct balance *b, enum ht_func func, int64_t delta, uint64_t requested)
+void balance__apply(struct balance *b, enum ht_func func, int64_t delta, uint64_t requested,
+		    uint64_t calls)
 {
 	b->current += delta;
 	if (b->current < b->min)
@@ -12,7 +13,7 @@ void balance__apply(struct balance *b, enum ht_func func, int64_t delta, uint64_
 	if (b->current > b->max)
 		b->max = b->current;
 	b->requested += requested;
-	b->calls[func]++;
+	b->calls[func] += calls;
 }
 
 void balance__add(struct balance *into, const struct balance *b)
@@ -146,10 +147,12 @@ int accountant__charge(struct process_stats *ps, const struct charge *c)
 	/* The name the thread had when it called: it may be renamed or gone by the report. */
 	if (c->thread_name)
 		strncpy(t->name, c->thread_name, sizeof(t->name) - 1);
-	balance__apply(&ps->total, c->func, c->delta, c->requested);
-	balance__apply(&t->bal, c->func, c->delta, c->requested);
-	balance__apply(&l->bal, c->func, c->delta, c->requested);
-	balance__apply(&f->bal, c->func, c->delta, c->requested);
+	uint64_t calls = c->calls ? c->calls : 1;
+
+	balance__apply(&ps->total, c->func, c->delta, c->requested, calls);
+	balance__apply(&t->bal, c->func, c->delta, c->requested, calls);
+	balance__apply(&l->bal, c->func, c->delta, c->requested, calls);
+	balance__apply(&f->bal, c->func, c->delta, c->requested, calls);
 	return 0;
 }
 

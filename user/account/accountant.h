@@ -54,10 +54,13 @@ struct charge {
 	const char *thread_name;
 	int64_t delta;	    /* usable bytes allocated minus usable bytes released */
 	uint64_t requested; /* bytes asked for, when a block was returned */
+	uint64_t calls;	    /* the calls it stands for: 0 or 1, one; sampled, an estimate */
 	const char *library, *function;
 };
 
-void balance__apply(struct balance *b, enum ht_func func, int64_t delta, uint64_t requested);
+/* calls: the calls it stands for (1; sampled: an estimate, 1/p). */
+void balance__apply(struct balance *b, enum ht_func func, int64_t delta, uint64_t requested,
+		    uint64_t calls);
 /*
  * Add b to into, as if b's calls were into's too: current, requested and calls exactly;
  * min and max as sums, which bound the true extremes of the merged sequence.

@@ -55,12 +55,12 @@ struct calltree {
  */
 struct calltree_path *calltree__path_of(struct calltree *t, const struct stack_frame *frames,
 					size_t nr, bool complete);
-/* Charge one call to every node of its path. */
+/* Charge a call (calls: the calls it stands for) to every node of its path. */
 static inline void calltree__charge(const struct calltree_path *p, enum ht_func func,
-				    int64_t delta, uint64_t requested)
+				    int64_t delta, uint64_t requested, uint64_t calls)
 {
 	for (uint32_t i = 0; i < p->nr; i++)
-		balance__apply(&p->nodes[i]->bal, func, delta, requested);
+		balance__apply(&p->nodes[i]->bal, func, delta, requested, calls);
 }
 
 /* The child of parent (NULL: a root) with this name, created if new. NULL if no memory. */

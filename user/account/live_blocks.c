@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include "live_blocks.h"
+#include "sample_weights.h"
 
 #define INITIAL_SLOTS 1024
 #define MAX_LOAD_NUM 7 /* grow past 7/8 full */
@@ -30,7 +31,13 @@ struct live_blocks {
 	struct slot *slots;
 	size_t capacity, count, limit;
 	struct live_blocks_losses lost;
+	uint64_t sample_bytes; /* --sample-bytes (0: exact) */
 };
+
+void live_blocks__set_sampling(struct live_blocks *lb, uint64_t sample_bytes)
+{
+	lb->sample_bytes = sample_bytes;
+}
 
 static size_t home_of(uint64_t addr, size_t capacity)
 {
@@ -141,6 +148,8 @@ int live_blocks__add(struct live_blocks *lb, uint64_t addr, const struct live_bl
 	found = s->addr != 0;
 	if (found) {
 		block_of(s, replaced);
+		if (lb->sample_bytes)
+			replaced->weight = (float)sample_weight(lb->sample_bytes, replaced->requested);
 	} else {
 		if (lb->count >= lb->limit)
 			return lose(lb, b, -ENOSPC);
@@ -179,6 +188,7 @@ bool live_blocks__take(struct live_blocks *lb, uint64_t addr, struct live_block 
 	if (!s->addr)
 		return false;
 	block_of(s, out);
+	out->weight = lb->sample_bytes ? (float)sample_weight(lb->sample_bytes, out->requested) : 0;
 	lb->count--;
 	/* Shift back the entries that probed past the hole, so that lookups still reach them. */
 	hole = j = (size_t)(s - lb->slots);

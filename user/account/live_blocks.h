@@ -25,7 +25,59 @@ struct live_block {
 	uint32_t site;	    /* who allocated it, as owner.h keeps it (0: unknown) */
 	uint32_t tid;	    /* the thread that allocated it */
 	uint32_t when;	    /* seconds since the process was first traced */
+	/*
+	 * --sample-bytes: 1/p, the blocks this sampled one stands for (0: exact, one). Not
+	 * kept in the table: it follows from requested, the size the block was drawn by.
+	 */
+	float weight;
 };
+
+/* A key for rounding a sampled block's estimates: the same at its allocation and release. */
+static inline uint64_t live_block__key(const struct live_block *b)
+{
+	uint64_t x = (b->usable ^ (uint64_t)b->tid << 32 ^ b->when ^ b->requested << 20) *
+		     0x9e3779b97f4a7c15ull;
+
+	return x ^ x >> 29;
+}
+
+/* A sampled block's estimate: bytes * 1/p, rounded up or down at random, without bias. */
+static inline uint64_t live_block__scaled(const struct live_block *b, uint64_t bytes,
+					  uint64_t salt)
+{
+	double x = (double)bytes * b->weight, whole;
+	uint64_t k = (live_block__key(b) + salt) * 0xbf58476d1ce4e5b9ull;
+
+	if (b->weight <= 1)
+		return bytes;
+	whole = (double)(uint64_t)x;
+	k ^= k >> 31;
+	return (uint64_t)whole + ((double)(k >> 11) * 0x1p-53 < x - whole);
+}
+
+/* The blocks, usable and requested bytes a block stands for. */
+static inline uint64_t live_block__blocks(const struct live_block *b)
+{
+	return live_block__scaled(b, 1, 1);
+}
+
+static inline uint64_t live_block__usable(const struct live_block *b)
+{
+	return live_block__scaled(b, b->usable, 2);
+}
+
+static inline uint64_t live_block__requested(const struct live_block *b)
+{
+	return live_block__scaled(b, b->requested, 3);
+}
+
+/* The variance a sampled block adds to its site's estimated bytes: s^2 (1 - p) / p^2. */
+static inline double live_block__variance(const struct live_block *b)
+{
+	double w = b->weight, s = (double)b->usable;
+
+	return w > 1 ? s * s * (1 - 1 / w) * w * w : 0;
+}
 
 /* Blocks the table could not keep (past its limit, or out of memory), and their bytes. */
 struct live_blocks_losses {
@@ -37,6 +89,11 @@ struct live_blocks;
 /* An empty table that keeps at most limit blocks (0: the default); NULL if no memory. */
 struct live_blocks *live_blocks__new(size_t limit);
 void live_blocks__free(struct live_blocks *lb);
+/*
+ * --sample-bytes R: its blocks are sampled ones; live_blocks__take gives each its weight
+ * back (R, requested: sample_weights.h).
+ */
+void live_blocks__set_sampling(struct live_blocks *lb, uint64_t sample_bytes);
 
 /*
  * Remember the block allocated at addr (not 0). Returns 0; 1 when addr was already there

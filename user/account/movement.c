@@ -32,7 +32,7 @@ static uint64_t asked(const struct ht_call_event *ev, enum ht_func func)
 struct movement movement_of(const struct ht_call_event *ev, enum ht_func func, bool usable_known)
 {
 	uint64_t size = asked(ev, func);
-	struct movement m = {};
+	struct movement m = { .calls = 1 };
 	uint64_t freed = ev->freed_usable, got = ev->alloc_usable;
 
 	if (!usable_known) {

@@ -12,6 +12,7 @@ struct movement {
 	uint64_t requested; /* bytes asked for, when the call returned a block */
 	uint64_t released;  /* the block the call gave back (free, realloc), 0: none */
 	uint64_t returned;  /* the block it handed out, 0: none (failed, or a free) */
+	uint64_t calls;	    /* the calls it stands for: 1; sampled, an estimate (1/p) */
 };
 
 /*

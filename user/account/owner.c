@@ -4,6 +4,13 @@
 #include <string.h>
 #include "owner.h"
 
+void owner__set_sampling(struct owner *o, uint64_t sample_bytes)
+{
+	o->sample_bytes = sample_bytes;
+	if (o->live)
+		live_blocks__set_sampling(o->live, sample_bytes);
+}
+
 int owner__init(struct owner *o, size_t live_limit, double interval)
 {
 	memset(o, 0, sizeof(*o));
@@ -160,20 +167,25 @@ static void leave(struct owner *o, uint32_t thread, const struct live_block *b)
 {
 	struct owner_thread *t = &o->threads[thread];
 	struct owner_site *s = &o->sites[t->site];
+	uint64_t blocks = live_block__blocks(b), usable = live_block__usable(b);
 
 	save_peak_value(o, s);
 	save_thread_peak_value(o, t);
 	save_node_value(o, s);
-	s->blocks--;
-	s->bytes -= b->usable;
-	s->requested -= b->requested;
-	t->blocks--;
-	t->bytes -= b->usable;
-	o->blocks--;
-	o->bytes -= b->usable;
+	s->blocks -= blocks;
+	s->bytes -= usable;
+	s->requested -= live_block__requested(b);
+	if (b->weight > 0) { /* a sampled block (weight 1: drawn for sure) */
+		s->samples--;
+		s->variance -= live_block__variance(b);
+	}
+	t->blocks -= blocks;
+	t->bytes -= usable;
+	o->blocks -= blocks;
+	o->bytes -= usable;
 	if (o->node && !o->off_node) {
-		o->node->blocks--;
-		o->node->bytes -= b->usable;
+		o->node->blocks -= blocks;
+		o->node->bytes -= usable;
 	}
 }
 
@@ -183,6 +195,7 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 	struct owner_site *s;
 	struct owner_thread *t;
 	struct live_block replaced;
+	uint64_t blocks, usable;
 	uint32_t site;
 	int added;
 
@@ -192,10 +205,12 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 	b.site = thread_of(o, &site, b.tid);
 	s = &o->sites[site];
 	t = &o->threads[b.site];
-	s->allocated_blocks++;
-	s->allocated_bytes += b.usable;
-	t->allocated_blocks++;
-	t->allocated_bytes += b.usable;
+	blocks = live_block__blocks(&b);
+	usable = live_block__usable(&b);
+	s->allocated_blocks += blocks;
+	s->allocated_bytes += usable;
+	t->allocated_blocks += blocks;
+	t->allocated_bytes += usable;
 	added = live_blocks__add(o->live, addr, &b, &replaced);
 	if (added < 0)
 		return; /* counted by the table: live_blocks__over_limit() */
@@ -204,13 +219,17 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 	save_peak_value(o, s);
 	save_thread_peak_value(o, t);
 	save_node_value(o, s);
-	s->blocks++;
-	s->bytes += b.usable;
-	s->requested += b.requested;
-	t->blocks++;
-	t->bytes += b.usable;
-	o->blocks++;
-	o->bytes += b.usable;
+	s->blocks += blocks;
+	s->bytes += usable;
+	s->requested += live_block__requested(&b);
+	if (b.weight > 0) {
+		s->samples++;
+		s->variance += live_block__variance(&b);
+	}
+	t->blocks += blocks;
+	t->bytes += usable;
+	o->blocks += blocks;
+	o->bytes += usable;
 	if (o->bytes > o->peak_bytes) {
 		/* Every site's current value is now its value at the peak. */
 		o->peak_bytes = o->bytes;
@@ -218,8 +237,8 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 		o->generation++;
 	}
 	if (o->node && !o->off_node) {
-		o->node->blocks++;
-		o->node->bytes += b.usable;
+		o->node->blocks += blocks;
+		o->node->bytes += usable;
 		if (o->node->bytes > o->node->peak_bytes) {
 			o->node->peak_bytes = o->node->bytes;
 			o->node->peak_blocks = o->node->blocks;

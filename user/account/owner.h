@@ -32,6 +32,9 @@ struct owner_site {
 	uint64_t peak_blocks, peak_bytes;	    /* saved at the generation peak_gen */
 	uint64_t peak_gen;
 	uint64_t node_blocks, node_bytes, node_gen; /* saved at the node's generation node_gen */
+	/* --sample-bytes: the samples outstanding, and the variance of bytes' estimate */
+	uint64_t samples;
+	double variance;
 	struct leak_series *series; /* outstanding bytes over time; NULL until it held any */
 	uint32_t threads; /* its first thread record, the most recently used (0: none) */
 };
@@ -64,6 +67,7 @@ struct owner {
 	struct unknown_frees freed_before_tracing;
 	uint64_t samples; /* of outstanding bytes, taken every `interval` seconds */
 	double interval;
+	uint64_t sample_bytes; /* --sample-bytes R: its figures are estimates (0: exact) */
 	bool sites_dropped; /* ended, its sites freed to keep ended processes within budget */
 	struct node_total *node; /* the node's sum this process counts in (NULL: none) */
 	bool off_node;		 /* ended: its blocks no longer count in the node's sum */
@@ -71,6 +75,8 @@ struct owner {
 
 /* 0 or -ENOMEM. live_limit: blocks kept at most (0: the default). */
 int owner__init(struct owner *o, size_t live_limit, double interval);
+/* --sample-bytes R: the blocks it is given are sampled ones, weighed by 1/p. */
+void owner__set_sampling(struct owner *o, uint64_t sample_bytes);
 void owner__clear(struct owner *o);
 /* The process ended: its live blocks are forgotten; the sites keep what they held. */
 void owner__end(struct owner *o);

@@ -100,6 +100,11 @@ error_t cli_parse_trace(struct cli_state *c, struct trace_options *t, int key, c
 		return 0;
 	case CLI_OPT_ALLOCATOR:
 		return parse_allocator(c, t, arg);
+	case CLI_OPT_SAMPLE_BYTES:
+		if (budget_size_parse(arg, strlen(arg), 1ull << 40, &t->sample_bytes))
+			return cli_usage_error(c->sub, "--sample-bytes wants a size such as 512K or "
+					       "2M (0: every call), not '%s'", arg);
+		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}

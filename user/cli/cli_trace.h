@@ -26,6 +26,7 @@ enum {
 	CLI_OPT_TREE_BUDGET,
 	CLI_OPT_LIVE_BLOCKS,
 	CLI_OPT_ALLOCATOR,
+	CLI_OPT_SAMPLE_BYTES,
 };
 
 struct trace_options {
@@ -40,6 +41,7 @@ struct trace_options {
 	struct budget_limits symbol_budget; /* --symbol-budget */
 	uint64_t tree_budget;		    /* --tree-budget */
 	uint64_t live_blocks;		    /* --live-blocks: per process (0: the default) */
+	uint64_t sample_bytes; /* --sample-bytes R: sample calls by bytes (0: every call) */
 	struct alloc_spec *allocators;	    /* --allocator, in order */
 	size_t nr_allocators;
 	double interval; /* -i, seconds */
@@ -80,6 +82,17 @@ struct trace_options {
 						      "process for the owner figures (default " \
 						      "4194304: ~180 MiB at most); blocks past " \
 						      "it are counted, not owned" }
+
+/* Sampling by bytes (sample_weights.h): agent's default differs, its text says so. */
+#define CLI_OPTION_SAMPLE_BYTES(default_text)                                               \
+	{ "sample-bytes", CLI_OPT_SAMPLE_BYTES, "R", 0, "sample calls by bytes: a call of s " \
+							"bytes is traced with probability "    \
+							"1-exp(-s/R), its figures weighed by " \
+							"the inverse (K, M; 0: every call, "   \
+							"exact; default " default_text ")" }
+
+/* The agent's --sample-bytes: cluster-wide runs, a mode every rank can afford (README). */
+#define CLI_AGENT_SAMPLE_BYTES (512u << 10)
 
 /* The defaults, for ARGP_KEY_INIT. */
 void cli_trace_defaults(struct trace_options *t);

@@ -122,6 +122,8 @@ Heaptap__Identity *wire_identity(struct arena *a, const struct target *t)
 		id->allocator = arena_strdup(a, t->alloc.path);
 	id->has_usable_known = true;
 	id->usable_known = t->alloc.glibc;
+	id->has_sample_bytes = t->owner.sample_bytes != 0;
+	id->sample_bytes = t->owner.sample_bytes;
 	return id;
 }
 
@@ -222,6 +224,7 @@ static int decode_process(const Heaptap__Process *p, struct run_process *rp)
 		snprintf(t->alloc.path, sizeof(t->alloc.path), "%s",
 			 id->allocator ? id->allocator : "");
 		t->alloc.glibc = id->usable_known;
+		t->owner.sample_bytes = id->sample_bytes;
 	}
 	run_process__set_state(rp, p->state <= HEAPTAP__STATE__AGENT_LOST ? states[p->state]
 									 : "running",

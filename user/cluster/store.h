@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include "heaptap.pb-c.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 struct store;
 

@@ -348,6 +348,8 @@ static struct known_process *process_of(struct store *st, int64_t agent, const c
 			if (who->has_uid)
 				db_bind_int64(s, 14, who->uid);
 			store_bind_text(s, 15, who->user);
+			if (who->has_sample_bytes && who->sample_bytes)
+				db_bind_int64(s, 16, (int64_t)who->sample_bytes);
 		}
 		db_bind_double(s, 13, now);
 		if (run && db_step(s) == DB_ROW)

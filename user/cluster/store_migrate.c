@@ -246,11 +246,10 @@ cleanup:
 #define PROCESS_COLUMNS_4 "key, host, pid, rank, world_size, local_rank, job, command, " \
 	"allocator, usable_known, first_seen, last_seen, state, exit_status, signal, "      \
 	"lost_events, incomplete_stacks, holds_skipped, unsupported_unwinds"
-#define PROCESS_COLUMNS "key, host, pid, rank, world_size, local_rank, job, command, " \
-	"allocator, usable_known, first_seen, last_seen, state, exit_status, signal, "    \
-	"lost_events, incomplete_stacks, holds_skipped, unsupported_unwinds, uid, user_name"
-#define PROCESS_TYPES "itiiiitttiddtiiiiiiit"
-#define NR_PROCESS_COLUMNS 21
+#define PROCESS_COLUMNS_5 PROCESS_COLUMNS_4 ", uid, user_name"
+#define PROCESS_COLUMNS PROCESS_COLUMNS_5 ", sample_bytes"
+#define PROCESS_TYPES "itiiiitttiddtiiiiiiiti"
+#define NR_PROCESS_COLUMNS 22
 
 static int copy_process(struct migration *m, struct db_stmt *s, int64_t run)
 {
@@ -258,7 +257,8 @@ static int copy_process(struct migration *m, struct db_stmt *s, int64_t run)
 	struct db_stmt *d = db__prepare(m->dst, "INSERT INTO processes (run, agent, "
 						PROCESS_COLUMNS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
 						"?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-						"?18, ?19, ?20, ?21, ?22, ?23) RETURNING id", 0);
+						"?18, ?19, ?20, ?21, ?22, ?23, ?24) RETURNING id",
+					0);
 	int err;
 
 	if (!agent || !d) {
@@ -323,10 +323,13 @@ static int copy_run(struct migration *m, struct db_stmt *r, int64_t *to)
 		return db_err(m->dst, "copy a run");
 	ps = db__prepare(m->src, "SELECT id, agent, " PROCESS_COLUMNS " FROM processes WHERE "
 				 "run = ?1 ORDER BY id", 0);
-	/* A file before schema 5: no user. */
+	/* A file before schema 6: no --sample-bytes (exact); before 5: no user either. */
 	if (!ps && strstr(db__errmsg(m->src), "no such column"))
-		ps = db__prepare(m->src, "SELECT id, agent, " PROCESS_COLUMNS_4 ", NULL, NULL FROM "
+		ps = db__prepare(m->src, "SELECT id, agent, " PROCESS_COLUMNS_5 ", NULL FROM "
 					 "processes WHERE run = ?1 ORDER BY id", 0);
+	if (!ps && strstr(db__errmsg(m->src), "no such column"))
+		ps = db__prepare(m->src, "SELECT id, agent, " PROCESS_COLUMNS_4 ", NULL, NULL, NULL "
+					 "FROM processes WHERE run = ?1 ORDER BY id", 0);
 	if (!ps)
 		return db_err(m->src, "read processes");
 	db_bind_int64(ps, 1, db_column_int64(r, 0));

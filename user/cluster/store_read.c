@@ -111,10 +111,12 @@ static int load_groups(struct store *st, struct db_stmt *s, struct run_process *
 	return rc == DB_DONE ? 0 : store_db_error(st, "read groups");
 }
 
-#define PROCESS_COLUMNS                                                                       \
+/* sample_bytes: the column's name (schema 6), or NULL (an older file, read only). */
+#define PROCESS_COLUMNS_WITH(sample_bytes)                                                    \
 	"SELECT p.id, p.host, p.pid, p.rank, p.world_size, p.local_rank, p.job, p.command, "  \
 	"p.allocator, p.usable_known, p.state, p.exit_status, p.signal, p.lost_events, "      \
-	"p.incomplete_stacks, p.holds_skipped, p.unsupported_unwinds, a.dropped_messages "     \
+	"p.incomplete_stacks, p.holds_skipped, p.unsupported_unwinds, a.dropped_messages, "   \
+	sample_bytes " "                                                                      \
 	"FROM processes p JOIN agents a ON a.id = p.agent "
 
 static int int_or(struct db_stmt *s, int i, int otherwise)
@@ -143,6 +145,7 @@ static int load_process(struct db_stmt *s, struct run_process *p)
 	p->facts.holds_skipped = db_column_int64(s, 15);
 	t->unsupported_unwinds = db_column_int64(s, 16);
 	p->facts.dropped_messages = db_column_int64(s, 17);
+	t->owner.sample_bytes = db_column_null(s, 18) ? 0 : (uint64_t)db_column_int64(s, 18);
 	return 0;
 }
 
@@ -170,6 +173,20 @@ static int load_run_row(struct store *st, int64_t id, struct run_view *v)
 	return rc == DB_DONE ? -ENOENT : store_db_error(st, "read run");
 }
 
+/* Has processes a sample_bytes column (schema 6)? A file opened read only may be older. */
+static bool has_sample_bytes(struct store *st)
+{
+	struct db *db = store__db(st);
+	struct db_stmt *s = db__prepare(db, db__kind(db) == DB_POSTGRESQL ?
+		"SELECT count(*) FROM information_schema.columns WHERE table_name = 'processes' "
+		"AND column_name = 'sample_bytes'" :
+		"SELECT count(*) FROM pragma_table_info('processes') WHERE name = 'sample_bytes'", 0);
+	bool has = s && db_step(s) == DB_ROW && db_column_int(s, 0) > 0;
+
+	db_stmt__finalize(s);
+	return has;
+}
+
 int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_only,
 		    struct run_view *v)
 {
@@ -181,8 +198,16 @@ int store__load_run(struct store *st, int64_t id, int64_t process, bool totals_o
 		return -ENOENT;
 	if ((err = load_run_row(st, id, v)))
 		return err;
-	if (!(ps = db__prepare(store__db(st), PROCESS_COLUMNS "WHERE p.run = ?1 AND (?2 = 0 OR p.id = ?2) "
-			       "ORDER BY p.rank IS NULL, p.rank, p.host, p.pid, p.id", 0)) ||
+#define PROCESSES_OF_RUN "WHERE p.run = ?1 AND (?2 = 0 OR p.id = ?2) " \
+	"ORDER BY p.rank IS NULL, p.rank, p.host, p.pid, p.id"
+
+	/* A file of schema 5 or older opened read only has no sample_bytes: exact figures. */
+	if (has_sample_bytes(st))
+		ps = db__prepare(store__db(st),
+				 PROCESS_COLUMNS_WITH("p.sample_bytes") PROCESSES_OF_RUN, 0);
+	else
+		ps = db__prepare(store__db(st), PROCESS_COLUMNS_WITH("NULL") PROCESSES_OF_RUN, 0);
+	if (!ps ||
 	    !(gs = db__prepare(store__db(st), "SELECT g.kind, g.a, g.name, l.text, f.text, g.current, g.min, "
 			       "g.max, g.requested, " STORE_CALL_COLUMNS " FROM groups g "
 			       "LEFT JOIN names l ON g.kind IN (2, 3) AND l.id = g.a "

@@ -53,6 +53,13 @@ enum store_owner_list {
 	"ALTER TABLE owner ADD COLUMN oom_bytes INTEGER;"                                     \
 	"ALTER TABLE owner ADD COLUMN oom_cgroup TEXT;"
 
+/*
+ * Schema 7: each process's --sample-bytes R (sample_bytes; NULL: every call traced, its
+ * figures exact; else they are estimates); a schema-6 file gains the column when a
+ * collector opens it.
+ */
+#define STORE_PROCESS_SAMPLE_COLUMNS "ALTER TABLE processes ADD COLUMN sample_bytes INTEGER;"
+
 #define STORE_OWNER_SCHEMA                                                                    \
 	"CREATE TABLE IF NOT EXISTS owner ("                                                  \
 	"  process INTEGER PRIMARY KEY REFERENCES processes(id), blocks INTEGER,"            \
@@ -125,7 +132,7 @@ enum store_owner_list {
 	"  exit_status INTEGER, signal INTEGER, lost_events INTEGER DEFAULT 0,"              \
 	"  incomplete_stacks INTEGER DEFAULT 0, holds_skipped INTEGER DEFAULT 0,"            \
 	"  unsupported_unwinds INTEGER DEFAULT 0, uid INTEGER, user_name TEXT,"              \
-	"  UNIQUE (agent, key));"                     \
+	"  sample_bytes INTEGER, UNIQUE (agent, key));"                     \
 	"CREATE INDEX IF NOT EXISTS processes_of_run ON processes (run);"                     \
 	"CREATE TABLE IF NOT EXISTS names (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);" \
 	"CREATE TABLE IF NOT EXISTS groups ("                                                 \

@@ -35,7 +35,8 @@
 	"  state TEXT NOT NULL DEFAULT 'running', exit_status BIGINT, signal BIGINT,"        \
 	"  lost_events BIGINT DEFAULT 0, incomplete_stacks BIGINT DEFAULT 0,"                \
 	"  holds_skipped BIGINT DEFAULT 0, unsupported_unwinds BIGINT DEFAULT 0,"            \
-	"  uid BIGINT, user_name TEXT, UNIQUE (agent, key))" PG_REWRITTEN ";"                 \
+	"  uid BIGINT, user_name TEXT, sample_bytes BIGINT, UNIQUE (agent, key))"           \
+	PG_REWRITTEN ";"                 \
 	"CREATE INDEX IF NOT EXISTS processes_of_run ON processes (run);"                     \
 	"CREATE TABLE IF NOT EXISTS names (" PG_ID ", text TEXT NOT NULL UNIQUE);"            \
 	"CREATE TABLE IF NOT EXISTS groups ("                                                 \
@@ -88,7 +89,7 @@
 
 /*
  * A database of an older schema brought up to date (4: without each process's user; 5:
- * without the OOM killer's choice).
+ * without the OOM killer's choice; 6: without its --sample-bytes).
  */
 #define STORE_PG_UPGRADE                                                                      \
 	"ALTER TABLE processes ADD COLUMN IF NOT EXISTS uid BIGINT;"                          \
@@ -97,6 +98,7 @@
 	"ALTER TABLE owner ADD COLUMN IF NOT EXISTS oom_blocks BIGINT;"                       \
 	"ALTER TABLE owner ADD COLUMN IF NOT EXISTS oom_bytes BIGINT;"                        \
 	"ALTER TABLE owner ADD COLUMN IF NOT EXISTS oom_cgroup TEXT;"                         \
+	"ALTER TABLE processes ADD COLUMN IF NOT EXISTS sample_bytes BIGINT;"                 \
 	"UPDATE heaptap_schema SET version = " STORE_PG_VERSION_TEXT " WHERE version < "      \
 	STORE_PG_VERSION_TEXT ";"
 #define STORE_PG_TEXT_OF(n) #n

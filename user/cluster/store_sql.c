@@ -55,8 +55,8 @@ static const char *const sql[NR_STMTS] = {
 			 "key = ?2",
 	[PROCESS_ADD] = "INSERT INTO processes (run, agent, key, host, pid, rank, world_size, "
 			"local_rank, job, command, allocator, usable_known, first_seen, last_seen, "
-			"uid, user_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-			"?13, ?13, ?14, ?15) RETURNING id",
+			"uid, user_name, sample_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+			"?10, ?11, ?12, ?13, ?13, ?14, ?15, ?16) RETURNING id",
 	[PROCESS_STATUS] = "UPDATE processes SET last_seen = ?2, state = ?3, exit_status = ?4, "
 			   "signal = ?5, lost_events = ?6, incomplete_stacks = ?7, "
 			   "holds_skipped = ?8, unsupported_unwinds = ?9 WHERE id = ?1",

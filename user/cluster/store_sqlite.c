@@ -101,6 +101,8 @@ int store_sqlite__setup(struct db *db, const char *path, bool read_only)
 			 "name = 'uid'", STORE_PROCESS_USER_COLUMNS, 5) ||
 	     add_columns(db, path, "SELECT count(*) FROM pragma_table_info('owner') WHERE name = "
 			 "'oom_time'", STORE_OWNER_OOM_COLUMNS, 6) ||
+	     add_columns(db, path, "SELECT count(*) FROM pragma_table_info('processes') WHERE "
+			 "name = 'sample_bytes'", STORE_PROCESS_SAMPLE_COLUMNS, 7) ||
 			   db__exec(db, "PRAGMA user_version=" SCHEMA_VERSION_TEXT ";")))
 		return -EIO;
 	return check_schema(db, path);

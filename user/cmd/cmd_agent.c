@@ -228,6 +228,7 @@ static const struct argp_option options[] = {
 	{ "metrics", OPT_METRICS, "ADDR:PORT", 0, "also serve the traced processes' figures "
 						  "at http://ADDR:PORT/metrics (Prometheus)" },
 	CLI_OPTION_LIVE_BLOCKS,
+	CLI_OPTION_SAMPLE_BYTES("512K"),
 	CLI_OPTION_ALLOCATOR,
 	{},
 };
@@ -257,6 +258,7 @@ static error_t parse(struct cli_state *c, int key, char *arg)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		cli_trace_defaults(&o->trace);
+		o->trace.sample_bytes = CLI_AGENT_SAMPLE_BYTES;
 		return 0;
 	case OPT_COLLECTOR:
 		o->collector = arg;

@@ -194,6 +194,7 @@ static const struct argp_option options[] = {
 	CLI_OPTION_UNWIND,
 	CLI_OPTIONS_BUDGETS,
 	CLI_OPTION_LIVE_BLOCKS,
+	CLI_OPTION_SAMPLE_BYTES("0"),
 	CLI_OPTION_ALLOCATOR,
 	{ "collector", OPT_COLLECTOR, "HOST:PORT", 0, "watch the newest run a collector "
 						      "stores, a row per rank" },

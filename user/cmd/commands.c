@@ -40,6 +40,7 @@ int open_session(const struct trace_options *t, bool detailed_stacks, struct ses
 		.table_budget = t->table_budget,
 		.symbol_budget = t->symbol_budget,
 		.live_blocks = t->live_blocks,
+		.sample_bytes = t->sample_bytes,
 		.sample_interval = t->interval,
 		.allocators = t->allocators,
 		.nr_allocators = t->nr_allocators,

@@ -12,9 +12,6 @@
 #include "kernel_features.h"
 #include "log.h"
 
-/* Attach types Debian 12's headers predate (the kernel's enum bpf_attach_type). */
-#define ATTACH_UPROBE_MULTI 48
-#define ATTACH_UPROBE_SESSION 57
 
 static const struct kernel_feature_info features[KF_NR] = {
 	[KF_BTF] = { "kernel BTF (/sys/kernel/btf/vmlinux)", "5.2", KF_REQUIRED,
@@ -124,11 +121,11 @@ static int try_uprobe_link(unsigned int attach_type, pid_t pid, int expect)
  */
 static int probe_uprobe_multi(void)
 {
-	int ok = try_uprobe_link(ATTACH_UPROBE_MULTI, 0, EBADF);
+	int ok = try_uprobe_link(HT_ATTACH_UPROBE_MULTI, 0, EBADF);
 
 	if (ok <= 0)
 		return ok;
-	return try_uprobe_link(ATTACH_UPROBE_MULTI, -1, EINVAL);
+	return try_uprobe_link(HT_ATTACH_UPROBE_MULTI, -1, EINVAL);
 }
 
 /* A tp_btf program on sched_process_exec, as process.bpf.c has. */
@@ -199,7 +196,7 @@ static int probe(enum kernel_feature f)
 	case KF_UPROBE_MULTI:
 		return probe_uprobe_multi();
 	case KF_UPROBE_SESSION:
-		return try_uprobe_link(ATTACH_UPROBE_SESSION, 0, EBADF);
+		return try_uprobe_link(HT_ATTACH_UPROBE_SESSION, 0, EBADF);
 	default:
 		return 0;
 	}

@@ -12,6 +12,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/*
+ * The kernel's attach types of uprobe_multi links (BPF_TRACE_UPROBE_MULTI) and session
+ * uprobes (BPF_TRACE_UPROBE_SESSION), which Debian 12's headers predate.
+ */
+#define HT_ATTACH_UPROBE_MULTI 48
+#define HT_ATTACH_UPROBE_SESSION 57
+
 enum kernel_feature {
 	KF_BTF,		    /* /sys/kernel/btf/vmlinux: CO-RE and BTF tracepoints */
 	KF_UPROBES,	    /* the uprobe perf PMU */

@@ -381,6 +381,11 @@ int comparison__build(const struct loaded_report *reports, size_t nr, const char
 				return -EINVAL;
 			}
 			sizes.ranks[index]++;
+			if (p->sample_bytes) {
+				out->nr_sampled++;
+				if (p->sample_bytes > out->sample_bytes)
+					out->sample_bytes = p->sample_bytes;
+			}
 		}
 	}
 	if (sizes.nr < 2) {

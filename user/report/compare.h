@@ -49,6 +49,9 @@ struct comparison {
 	int world_size[64];	  /* the process counts, in increasing order */
 	struct compare_row *rows; /* growing first, then by bytes per process */
 	size_t nr;
+	/* Processes compared whose figures are sampled estimates, and the largest R. */
+	size_t nr_sampled;
+	uint64_t sample_bytes;
 };
 
 /*

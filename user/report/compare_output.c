@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* heaptap compare's outputs: a text table, JSON, and a web page with a plot per growth. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -35,6 +36,10 @@ static void print_heading(FILE *out, const struct comparison *c)
 void comparison__text(FILE *out, const struct comparison *c)
 {
 	print_heading(out, c);
+	if (c->nr_sampled)
+		fprintf(out, "Sampled by bytes (--sample-bytes %" PRIu64 ") in %zu of the processes: "
+			     "their maxima are estimates, and so are the lines through them.\n",
+			c->sample_bytes, c->nr_sampled);
 	fprintf(out, "Each count: the median over ranks of a function's max (usable bytes, "
 		     "inclusive); BYTES/PROC: b of the least-squares line max = a + b*p.\n");
 	fprintf(out, "%-5s %12s %5s", "GROWS", "BYTES/PROC", "R2");
@@ -106,6 +111,15 @@ void comparison__json(FILE *out, const struct comparison *c)
 	json_object_object_add(root, "depth", json_object_new_int(c->depth));
 	json_object_object_add(root, "growth_share", json_object_new_double(COMPARE_GROWTH_SHARE));
 	json_object_object_add(root, "min_r2", json_object_new_double(COMPARE_MIN_R2));
+	if (c->nr_sampled) {
+		json_object *sampled = json_object_new_object();
+
+		json_object_object_add(sampled, "bytes", json_object_new_uint64(c->sample_bytes));
+		json_object_object_add(sampled, "processes", json_object_new_uint64(c->nr_sampled));
+		json_object_object_add(root, "sampled", sampled);
+	} else {
+		json_object_object_add(root, "sampled", NULL);
+	}
 	for (size_t k = 0; k < c->nr; k++)
 		json_object_array_add(functions, row_json(&c->rows[k], c->nr_sizes));
 	json_object_object_add(root, "functions", functions);

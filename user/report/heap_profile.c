@@ -47,6 +47,7 @@ struct heap_profile {
 	unsigned int known;
 	bool per_thread, inline_known;
 	double when, duration;
+	uint64_t sample_bytes;
 };
 
 struct heap_profile *heap_profile__new(void)
@@ -280,6 +281,16 @@ void heap_profile__set_time(struct heap_profile *p, double when, double duration
 {
 	p->when = when;
 	p->duration = duration;
+}
+
+void heap_profile__set_sample_bytes(struct heap_profile *p, uint64_t sample_bytes)
+{
+	p->sample_bytes = sample_bytes;
+}
+
+uint64_t heap_profile__sample_bytes(const struct heap_profile *p)
+{
+	return p->sample_bytes;
 }
 
 void heap_profile__time(const struct heap_profile *p, double *when, double *duration)

@@ -88,5 +88,11 @@ const char *heap_profile__thread_name(const struct heap_profile *p, int pid, int
 /* When the figures were taken (seconds since the epoch), and over how long; 0: unknown. */
 void heap_profile__set_time(struct heap_profile *p, double when, double duration);
 void heap_profile__time(const struct heap_profile *p, double *when, double *duration);
+/*
+ * --sample-bytes R of the figures (0: exact): pprof's period, the bytes between samples,
+ * as Go's heap profiles give MemProfileRate. The values are the estimates already.
+ */
+void heap_profile__set_sample_bytes(struct heap_profile *p, uint64_t sample_bytes);
+uint64_t heap_profile__sample_bytes(const struct heap_profile *p);
 
 #endif

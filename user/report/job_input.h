@@ -42,6 +42,7 @@ struct job_rank {
 	const char *source; /* the file it came from (NULL: a database) */
 	struct balance total;
 	uint64_t lost_events, incomplete_stacks;
+	uint64_t sample_bytes; /* --sample-bytes R: its figures are estimates (0: exact) */
 	bool exited;
 	int exit_status, signal; /* how it ended; -1: not known */
 	char *job;	     /* the launcher's job id; NULL: none */

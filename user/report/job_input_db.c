@@ -97,6 +97,7 @@ static int rank_of(struct store *st, const struct run_view *v, const struct repo
 		.total = t->stats.total,
 		.lost_events = pf->lost_events,
 		.incomplete_stacks = t->incomplete_stacks,
+		.sample_bytes = t->owner.sample_bytes,
 		.exited = t->exited,
 		.exit_status = t->exit_known && WIFEXITED(t->exit_code) ?
 				       WEXITSTATUS(t->exit_code) : -1,

@@ -137,7 +137,7 @@ static int read_samples(json_object *list, struct job_rank *r)
 static int read_rank(json_object *o, struct job_rank *r, const char **what)
 {
 	json_object *total = field(o, "total"), *peak = field(o, "peak"), *exited;
-	int64_t pid, rank, world, lost, incomplete, local, status, sig;
+	int64_t pid, rank, world, lost, incomplete, local, status, sig, sample_bytes;
 	int err;
 
 	*what = "pid, rank or world_size";
@@ -154,6 +154,10 @@ static int read_rank(json_object *o, struct job_rank *r, const char **what)
 	r->incomplete_stacks = incomplete > 0 ? (uint64_t)incomplete : 0;
 	exited = field(o, "exited");
 	r->exited = exited && json_object_get_boolean(exited);
+	/* "sampled": {"bytes": R} (absent or null: exact; reports before it were). */
+	if (field(o, "sampled") && json_object_is_type(field(o, "sampled"), json_type_object) &&
+	    int_field(field(o, "sampled"), "bytes", &sample_bytes) && sample_bytes > 0)
+		r->sample_bytes = (uint64_t)sample_bytes;
 	*what = "total";
 	if (!total || !report_input_balance(total, &r->total))
 		return -EINVAL;

@@ -222,6 +222,9 @@ static json_object *rank_json(const struct job_rank *r, bool outlier)
 	json_object_object_add(o, "lost_events", json_object_new_uint64(r->lost_events));
 	json_object_object_add(o, "incomplete_stacks",
 			       json_object_new_uint64(r->incomplete_stacks));
+	/* --sample-bytes R: its bytes, blocks and calls are estimates (null: exact). */
+	json_object_object_add(o, "sample_bytes", r->sample_bytes ?
+				json_object_new_uint64(r->sample_bytes) : NULL);
 	json_object_object_add(o, "outlier", json_object_new_boolean(outlier));
 	json_object_object_add(o, "samples", samples_json(r));
 	return o;
@@ -375,6 +378,7 @@ static int add_totals(json_object *root, const struct job *j, const int *ranks,
 	uint64_t lost = 0, incomplete = 0;
 	double duration = -1;
 	int world = -1;
+	uint64_t sampled_ranks = 0, sample_bytes = 0;
 
 	for (size_t i = 0; i < j->nr; i++) {
 		const struct job_rank *r = &j->ranks[i];
@@ -384,6 +388,10 @@ static int add_totals(json_object *root, const struct job *j, const int *ranks,
 		calls[i] = calls_of(&r->total);
 		lost += r->lost_events;
 		incomplete += r->incomplete_stacks;
+		if (r->sample_bytes) {
+			sampled_ranks++;
+			sample_bytes = r->sample_bytes;
+		}
 		if (r->nr_samples && r->samples[r->nr_samples - 1].t > duration)
 			duration = r->samples[r->nr_samples - 1].t;
 		if (r->world_size > world)
@@ -395,6 +403,16 @@ static int add_totals(json_object *root, const struct job *j, const int *ranks,
 			       duration >= 0 ? json_object_new_double(duration) : NULL);
 	json_object_object_add(root, "lost_events", json_object_new_uint64(lost));
 	json_object_object_add(root, "incomplete_stacks", json_object_new_uint64(incomplete));
+	/* The ranks traced by sampling, whose figures are estimates: {"bytes", "ranks"}. */
+	if (sampled_ranks) {
+		json_object *sampled = json_object_new_object();
+
+		json_object_object_add(sampled, "bytes", json_object_new_uint64(sample_bytes));
+		json_object_object_add(sampled, "ranks", json_object_new_uint64(sampled_ranks));
+		json_object_object_add(root, "sampled", sampled);
+	} else {
+		json_object_object_add(root, "sampled", NULL);
+	}
 	json_object_object_add(root, "other_processes", json_object_new_uint64(j->nr_other));
 	json_object_object_add(root, "untraced", untraced_json(j));
 	if (job_stat_of(current, ranks, j->nr, &s))

@@ -81,6 +81,11 @@ static void print_heading(FILE *out, json_object *sum)
 		     ", untraced processes: %zu, other processes: %" PRId64 "\n",
 		num(sum, "lost_events"), num(sum, "incomplete_stacks"),
 		json_object_array_length(get(sum, "untraced")), num(sum, "other_processes"));
+	if (get(sum, "sampled"))
+		fprintf(out, "Sampled by bytes (--sample-bytes %" PRId64 "): %" PRId64 " of %" PRId64
+			     " ranks; their bytes, blocks and calls are estimates\n",
+			num(get(sum, "sampled"), "bytes"), num(get(sum, "sampled"), "ranks"),
+			num(sum, "ranks"));
 	for (size_t i = 0; i < json_object_array_length(get(sum, "untraced")); i++) {
 		json_object *u = json_object_array_get_idx(get(sum, "untraced"), i);
 

@@ -104,6 +104,11 @@ int profile_read_json_process(json_object *process, const struct profile_labels 
 	struct stack_frame *frames = malloc(MAX_FRAMES * sizeof(*frames));
 	int err = frames ? 0 : -ENOMEM;
 
+	json_object *sampled = field(process, "sampled");
+	int64_t sample_bytes;
+
+	if (sampled && is(sampled, json_type_object) && read_count(sampled, "bytes", &sample_bytes))
+		heap_profile__set_sample_bytes(p, (uint64_t)sample_bytes);
 	/* allocated first: it names every site, the other lists some of them. */
 	if (!err && allocated) {
 		*what = "allocated";

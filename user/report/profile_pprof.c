@@ -380,10 +380,20 @@ static int write_profile(FILE *out, struct builder *b, pb_value_type *types)
 	prof.n_location = b->locations.n;
 	prof.n_mapping = b->mappings.n;
 	prof.n_function = b->functions.n;
-	/* Exact figures, not sampled: every allocation counts once. */
+	/*
+	 * Exact figures: every allocation counts once. Sampled by bytes: one sample per R
+	 * bytes, the in-use bytes' type (the values are the estimates already, as Go's).
+	 */
 	period_type = types[b->nr_types - 1];
-	prof.period_type = &period_type;
 	prof.period = 1;
+	if (heap_profile__sample_bytes(b->profile)) {
+		for (size_t t = 0; t < b->nr_types; t++) {
+			if (b->types[t] == PROFILE_INUSE_BYTES)
+				period_type = types[t];
+		}
+		prof.period = (int64_t)heap_profile__sample_bytes(b->profile);
+	}
+	prof.period_type = &period_type;
 	prof.default_sample_type = types[b->nr_types - 1].type;
 	for (size_t t = 0; t < b->nr_types; t++) {
 		if (b->types[t] == PROFILE_INUSE_BYTES)

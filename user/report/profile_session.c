@@ -57,6 +57,8 @@ int profile_add_target(struct heap_profile *p, const struct target *t)
 
 	if (t->stacks.detailed)
 		heap_profile__set_inline_known(p);
+	if (o->sample_bytes)
+		heap_profile__set_sample_bytes(p, o->sample_bytes);
 	/* Site 0 gathers the calls whose stacks were not recorded: no frames. */
 	for (uint32_t i = 0; i < o->nr_threads; i++) {
 		const struct owner_thread *th = &o->threads[i];

@@ -82,6 +82,11 @@ struct tree_opts {
  */
 json_object *report_frame_json(const struct stack_frame *fr, bool detailed);
 /*
+ * The process's "sampled": null when every call was traced; with --sample-bytes R,
+ * {"bytes": R, ...} saying what is estimated.
+ */
+void report_sampled_json(json_object *p, const struct target *t);
+/*
  * The run's "node": what its traced processes (targets, n) held at once, its peak and the
  * sites that held it then, its samples written by samples.
  */

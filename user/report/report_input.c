@@ -159,6 +159,10 @@ static int read_process(json_object *o, const char *tree, const struct report_fr
 	    !read_int(o, "world_size", &p->world_size))
 		return -EINVAL;
 	p->pid = pid;
+	/* "sampled": {"bytes": R}; absent (older reports) or null: exact. */
+	if (field(o, "sampled") && json_object_is_type(field(o, "sampled"), json_type_object) &&
+	    field(field(o, "sampled"), "bytes"))
+		p->sample_bytes = (uint64_t)json_object_get_int64(field(field(o, "sampled"), "bytes"));
 	*what = "frames";
 	if (profile && (err = report_frames__expand_process(f, o)))
 		return err;

@@ -17,6 +17,7 @@ struct loaded_process {
 	int pid, rank, world_size; /* rank, world_size: -1 when not an MPI rank */
 	char *command;
 	struct balance total;
+	uint64_t sample_bytes; /* --sample-bytes R: its figures are estimates (0: exact) */
 	bool has_tree; /* the report carried a calltree (older ones did not) */
 	struct calltree tree;
 };

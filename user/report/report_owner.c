@@ -5,6 +5,7 @@
  * frees of blocks allocated before tracing.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "owner_text.h"
@@ -31,6 +32,31 @@ static json_object *site_json(const struct target *t, const struct owner_site *s
 	return o;
 }
 
+void report_sampled_json(json_object *p, const struct target *t)
+{
+	json_object *sampled, *estimated;
+	static const char *const estimates[] = { "total", "threads", "libraries", "functions",
+						 "tree", "peak", "outstanding", "allocated",
+						 "calls" };
+
+	if (!t->owner.sample_bytes) {
+		json_object_object_add(p, "sampled", NULL);
+		return;
+	}
+	sampled = json_object_new_object();
+	estimated = json_object_new_array();
+	json_object_object_add(sampled, "bytes", json_object_new_uint64(t->owner.sample_bytes));
+	/*
+	 * Each sampled block weighed by 1/p: bytes, blocks and calls (an allocation's 1/p, a
+	 * free its block's) are unbiased estimates, the outstanding sites' with their samples
+	 * and standard error.
+	 */
+	for (size_t i = 0; i < sizeof(estimates) / sizeof(estimates[0]); i++)
+		json_object_array_add(estimated, json_object_new_string(estimates[i]));
+	json_object_object_add(sampled, "estimated", estimated);
+	json_object_object_add(p, "sampled", sampled);
+}
+
 static json_object *outstanding_json(const struct target *t)
 {
 	const struct owner *o = &t->owner;
@@ -45,6 +71,12 @@ static json_object *outstanding_json(const struct target *t)
 		if (!s->blocks)
 			break;
 		site = site_json(t, s, s->blocks, s->bytes);
+		if (o->sample_bytes) {
+			/* Estimates: the samples they stand on, and the bytes' standard error. */
+			json_object_object_add(site, "samples", json_object_new_uint64(s->samples));
+			json_object_object_add(site, "stderr_bytes", json_object_new_double(
+				s->variance > 0 ? sqrt(s->variance) : 0));
+		}
 		json_object_object_add(site, "requested", json_object_new_uint64(s->requested));
 		json_object_object_add(site, "likely_leak", json_object_new_boolean(v.likely_leak));
 		json_object_object_add(site, "growth_bytes_per_second",

@@ -5,6 +5,7 @@
  * what the figures miss (lost events, incomplete stacks). At most a dozen lines.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -61,14 +62,22 @@ static void print_chain(FILE *out, const struct stack_record *r, const char *all
 		fprintf(out, "%s (%s)", r->frames[0].function, base_name(r->frames[0].library));
 }
 
-/* growth: a likely leak's bytes per second, said on its line; NULL: not one. */
+/*
+ * growth: a likely leak's bytes per second, said on its line; NULL: not one. stderr: a
+ * sampled estimate's standard error, said as "± X"; NULL: exact.
+ */
 static void print_site(FILE *out, const struct owner_site *s, uint64_t blocks, uint64_t bytes,
-		       const double *growth, const char *allocator, const struct text_opts *o)
+		       const double *growth, const double *stderr_bytes, const char *allocator,
+		       const struct text_opts *o)
 {
-	char size[32], count[32], rate[32];
+	char size[32], count[32], rate[32], error[32];
 
-	fprintf(out, "%12s in %s block%s", size_text((int64_t)bytes, o->bytes, size, sizeof(size)),
-		grouped_count(blocks, count, sizeof(count)), blocks == 1 ? "" : "s");
+	fprintf(out, "%12s", size_text((int64_t)bytes, o->bytes, size, sizeof(size)));
+	if (stderr_bytes)
+		fprintf(out, " ± %s", size_text((int64_t)*stderr_bytes, o->bytes, error,
+						sizeof(error)));
+	fprintf(out, " in %s block%s", grouped_count(blocks, count, sizeof(count)),
+		blocks == 1 ? "" : "s");
 	if (growth)
 		fprintf(out, ", likely leak growing %s/s",
 			size_text((int64_t)*growth, o->bytes, rate, sizeof(rate)));
@@ -159,7 +168,7 @@ static void print_peak(FILE *out, const struct target *t, const struct text_opts
 
 		if (!n)
 			continue; /* sorted by bytes: a site of empty blocks may follow */
-		print_site(out, s, n, owner_site__peak_bytes(ow, s), NULL, allocator, o);
+		print_site(out, s, n, owner_site__peak_bytes(ow, s), NULL, NULL, allocator, o);
 		shown++;
 	}
 	free(order);
@@ -187,7 +196,7 @@ static void print_oom(FILE *out, const struct target *t, const struct text_opts 
 	fprintf(out, "%s\n", r->nr_sites && !t->owner.sites_dropped ? "; held by:" : "");
 	for (uint32_t i = 0; !t->owner.sites_dropped && i < r->nr_sites && i < PEAK_SITES; i++)
 		print_site(out, &t->owner.sites[r->sites[i].site], r->sites[i].blocks,
-			   r->sites[i].bytes, NULL, allocator, o);
+			   r->sites[i].bytes, NULL, NULL, allocator, o);
 }
 
 static void print_held(FILE *out, const struct target *t, const struct text_opts *o)
@@ -211,6 +220,7 @@ static void print_held(FILE *out, const struct target *t, const struct text_opts
 	for (uint32_t i = 0, shown = 0; order && i < nr && shown < HELD_SITES; i++) {
 		const struct owner_site *s = &ow->sites[order[i]];
 		struct leak_verdict v = leak_series__verdict(s->series);
+		double error = s->variance > 0 ? sqrt(s->variance) : 0;
 
 		if (!s->blocks)
 			break;
@@ -218,7 +228,8 @@ static void print_held(FILE *out, const struct target *t, const struct text_opts
 		if (leaks && !v.likely_leak)
 			continue;
 		print_site(out, s, s->blocks, s->bytes,
-			   v.likely_leak ? &v.growth_bytes_per_second : NULL, allocator, o);
+			   v.likely_leak ? &v.growth_bytes_per_second : NULL,
+			   ow->sample_bytes ? &error : NULL, allocator, o);
 		shown++;
 	}
 	free(order);
@@ -271,6 +282,10 @@ void report_summary_text(FILE *out, const struct target *t, const struct process
 	char peak[32], end[32];
 
 	print_heading(out, t, pf);
+	if (t->owner.sample_bytes)
+		fprintf(out, "Sampled by bytes (--sample-bytes %s): bytes, blocks and calls are "
+			     "estimates\n",
+			size_text((int64_t)t->owner.sample_bytes, false, peak, sizeof(peak)));
 	if (t->owner.live && o->attached)
 		print_since_attaching(out, t, o);
 	if (t->oom.killed)

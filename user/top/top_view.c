@@ -187,14 +187,19 @@ static void draw_header(struct top_view *v, struct target **targets, size_t n,
 			struct session *s)
 {
 	size_t live = 0;
-	uint64_t lost = 0;
+	uint64_t lost = 0, sample_bytes = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		live += !targets[i]->exited;
 		lost += session__lost_events(s, targets[i]);
+		if (targets[i]->owner.sample_bytes)
+			sample_bytes = targets[i]->owner.sample_bytes;
 	}
 	mvprintw(0, 0, "heaptap top - %zu targets (%zu live)  %.0f events/s  lost %" PRIu64, n,
 		 live, v->events_rate, lost);
+	/* --sample-bytes: the bytes, blocks and calls shown are estimates. */
+	if (sample_bytes)
+		printw("  sampled: 1 per %" PRIu64 " bytes, figures estimated", sample_bytes);
 	mvprintw(1, 0, "heaptap: cpu %.1f%%, rss %ld MiB   sort: %s%s", v->cpu_share,
 		 rss_kib() / 1024, sort_names[v->sort], v->paused ? "   [paused]" : "");
 }

@@ -47,6 +47,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 	s->tree_budget = opts->tree_budget;
 	s->mpi_only = opts->mpi_only;
 	s->live_blocks_limit = opts->live_blocks;
+	s->sample_bytes = opts->sample_bytes;
 	s->sample_interval = opts->sample_interval > 0 ? opts->sample_interval : 1.0;
 	s->clock = monotonic_ns() / 1e9;
 	s->next_sample = s->clock + s->sample_interval;
@@ -71,6 +72,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 	tracer_opts = (struct tracer_options){
 		.follow_children = opts->follow,
 		.custom_apis = opts->nr_allocators > 0,
+		.sample_bytes = opts->sample_bytes,
 		.unwind_rows = opts->unwind_tables ?
 				       opts->table_budget.total / sizeof(struct ht_unwind_row) : 1,
 	};
@@ -168,6 +170,7 @@ struct target *new_target(struct session *s, pid_t pid)
 	mpi_identity_from_environ("", 0, &t->mpi);
 	/* Without memory for its table, its blocks go unowned: the balances still count. */
 	owner__init(&t->owner, s->live_blocks_limit, s->sample_interval);
+	owner__set_sampling(&t->owner, s->sample_bytes);
 	owner__join_node(&t->owner, &s->node);
 	t->owner_since = s->clock;
 	/* Now, while it is alive: the OOM killer's victim may be gone when its event is read. */
@@ -257,7 +260,8 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 	memcpy(comm, ev->comm, HT_COMM_LEN);
 	comm[HT_COMM_LEN] = '\0';
 	if (call.record && call.record->tree_path)
-		calltree__charge(call.record->tree_path, call.func, moved.delta, moved.requested);
+		calltree__charge(call.record->tree_path, call.func, moved.delta, moved.requested,
+				 moved.calls);
 	else
 		t->tree_lost++;
 	if (accountant__charge(&t->stats, &(struct charge){
@@ -266,6 +270,7 @@ static void on_call(struct session *s, const struct ht_call_event *ev)
 						  .thread_name = comm,
 						  .delta = moved.delta,
 						  .requested = moved.requested,
+						  .calls = moved.calls,
 						  .library = call.library,
 						  .function = call.function,
 					  }))

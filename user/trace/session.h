@@ -95,6 +95,7 @@ struct session_opts {
 	struct budget_limits table_budget;  /* bytes of unwind rows (budget.h) */
 	struct budget_limits symbol_budget; /* bytes of symbols and call sites */
 	size_t live_blocks;  /* live blocks kept per process (--live-blocks; 0: the default) */
+	uint64_t sample_bytes; /* --sample-bytes R: sample calls by bytes (0: every call) */
 	double sample_interval; /* seconds between samples of outstanding bytes (-i) */
 	const struct alloc_spec *allocators; /* --allocator APIs (alloc_spec.h), copied */
 	size_t nr_allocators;

@@ -31,6 +31,7 @@ struct session {
 	double rss_started, rss_next; /* RSS samples (CLOCK_MONOTONIC seconds; 0: none yet) */
 	uint64_t serials;
 	size_t live_blocks_limit; /* per process (--live-blocks) */
+	uint64_t sample_bytes;	  /* --sample-bytes (0: exact) */
 	double sample_interval;	  /* seconds between samples of outstanding bytes (-i) */
 	double clock;		  /* monotonic seconds, as of the last poll */
 	double next_sample;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Each call's blocks into its process's owner figures (owner.h), and their samples. */
 #include <unistd.h>
+#include "sample_weights.h"
 #include "session_internal.h"
 
 /* The alignment a call asked for, for the allocator's usable size. */
@@ -43,6 +44,46 @@ static uint64_t usable_from_classes(struct target *t, const struct ht_call_event
 	return moved->requested;
 }
 
+/*
+ * --sample-bytes: only sampled blocks enter and leave the owner figures, each weighed by
+ * 1/p; the call's movement becomes the estimate the balances are charged with.
+ */
+static void track_sampled(struct session *s, struct target *t, const struct ht_call_event *ev,
+			  enum ht_func func, struct stack_record *site, struct movement *moved)
+{
+	bool glibc = t->alloc.glibc, taken = false;
+	uint64_t generation = t->owner.generation;
+	struct live_block old, b;
+	int64_t delta = 0;
+	uint64_t requested = 0;
+
+	if (moved->released && (ev->flags & HT_F_OLD_SAMPLED) &&
+	    (taken = owner__released(&t->owner, moved->released, ev->freed_usable, glibc, &old)))
+		delta -= (int64_t)live_block__usable(&old);
+	/* A free stands for the calls its block did; an allocation for its own draw's. */
+	moved->calls = taken ? live_block__blocks(&old) : 1;
+	if (moved->returned && (ev->flags & HT_F_SAMPLED)) {
+		bool resized = taken && (func == HT_REALLOC || func == HT_REALLOCARRAY);
+
+		b = (struct live_block){
+			.usable = glibc ? ev->alloc_usable :
+					  usable_from_classes(t, ev, func, moved, resized ? &old : NULL),
+			.requested = moved->requested,
+			.tid = ev->tid,
+			.when = (uint32_t)(s->clock - t->owner_since),
+			.weight = (float)sample_weight(s->sample_bytes, moved->requested),
+		};
+		owner__allocated(&t->owner, site, moved->returned, b);
+		delta += (int64_t)live_block__usable(&b);
+		requested = live_block__requested(&b);
+		moved->calls = live_block__blocks(&b);
+		if (t->owner.generation != generation)
+			t->peak_seconds = s->clock - t->owner_since;
+	}
+	moved->delta = delta;
+	moved->requested = requested;
+}
+
 void track_owner(struct session *s, struct target *t, const struct ht_call_event *ev,
 		 enum ht_func func, struct stack_record *site, struct movement *moved)
 {
@@ -52,6 +93,10 @@ void track_owner(struct session *s, struct target *t, const struct ht_call_event
 
 	if (!t->owner.live)
 		return; /* no memory for its table when it was found */
+	if (s->sample_bytes) {
+		track_sampled(s, t, ev, func, site, moved);
+		return;
+	}
 	if (moved->released &&
 	    (taken = owner__released(&t->owner, moved->released, ev->freed_usable, glibc, &old)) &&
 	    !glibc)

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "privilege.h"
 #include "rank.h"
+#include "sampling.h"
 #include "tracer.h"
 #include "uprobe_links.h"
 
@@ -49,6 +50,7 @@ struct tracer {
 	struct guardian *guardian;
 	int held_fd, hold_control_fd;
 	bool holds_disabled;
+	bool session_uprobes; /* the allocator's probes are session uprobes (sampling.h) */
 	struct tracer_holds holds;
 	uint64_t delivered;
 	tracer_event_fn on_event, on_hold;
@@ -213,6 +215,7 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 	bpf_program__set_expected_attach_type(t->skel->progs.loader_changed, uprobe_type);
 	bpf_program__set_expected_attach_type(t->skel->progs.custom_entry, uprobe_type);
 	bpf_program__set_expected_attach_type(t->skel->progs.custom_return, uprobe_type);
+	t->session_uprobes = sampling__configure(t->skel, opts->sample_bytes);
 	bpf_program__set_autoload(t->skel->progs.custom_entry, opts->custom_apis);
 	bpf_program__set_autoload(t->skel->progs.custom_return, opts->custom_apis);
 	oom_seen = oom_tracepoint_takes_task();
@@ -431,6 +434,16 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	}
 	if (nr_entries == 0)
 		return -ENOENT;
+	if (t->session_uprobes) {
+		/* One link: each entry says whether its return runs. */
+		fd = sampling__attach_session(bpf_program__fd(t->skel->progs.alloc_session),
+					      alloc->open_path, entries, entry_funcs, nr_entries,
+					      pid);
+		if (fd < 0)
+			return fd;
+		tl->allocator.fds[0] = fd;
+		return 0;
+	}
 	/*
 	 * Returns first: the process runs while its probes come in, and an entry seen without
 	 * its return would leave the thread's depth above zero and hide all its later calls.

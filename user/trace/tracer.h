@@ -21,6 +21,7 @@ struct tracer_options {
 	bool follow_children; /* processes that targets start become targets */
 	bool custom_apis;     /* --allocator APIs will be probed (tracer__attach_custom) */
 	uint32_t unwind_rows; /* rows the unwind row map holds */
+	uint64_t sample_bytes; /* --sample-bytes R (0: every call) */
 };
 
 /*

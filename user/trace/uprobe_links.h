@@ -15,8 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* BPF_TRACE_UPROBE_MULTI, the kernel's attach type of uprobe_multi links. */
-#define HT_ATTACH_UPROBE_MULTI 48
+#include "kernel_features.h" /* HT_ATTACH_UPROBE_MULTI */
 
 /*
  * The attach type the uprobe programs must be loaded with: HT_ATTACH_UPROBE_MULTI, or 0

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * --sample-bytes R: which malloc-family calls are traced.
+ *
+ * A call that returns a block is drawn once, at its entry, with the probability
+ * p = 1 - exp(-s/R) of the s bytes it asks for (include/heaptap.h: the bucket table). An
+ * unsampled call takes no stack, keeps no in-flight record and sends nothing. A sampled
+ * block's address is kept until its release, so that the release of a sampled block is
+ * reported and that of any other costs one map operation and sends nothing: outstanding
+ * bytes, the peak and likely leaks hold for the sampled sites.
+ *
+ * In exact mode (R = 0, the default) sample_bytes is 0 in .rodata: the verifier removes
+ * every branch below, and the programs are what they were.
+ */
+#ifndef HEAPTAP_SAMPLING_BPF_H
+#define HEAPTAP_SAMPLING_BPF_H
+
+#include "heaptap.bpf.h"
+
+/* Set before load (user/trace/sampling.c): R in bytes, and 2^32 * p per size bucket. */
+const volatile __u64 sample_bytes;
+const volatile __u64 sample_threshold[HT_SAMPLE_BUCKETS];
+
+struct sampled_key {
+	__u32 pid;
+	__u32 pad;
+	__u64 ptr;
+};
+
+/*
+ * The sampled blocks still allocated (one entry each, ~1/p of the blocks): memory taken
+ * as they come. A sampled block that finds it full goes unkept, counted as an in-flight
+ * loss: its release will not be seen.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1 << 20);
+	__type(key, struct sampled_key);
+	__type(value, __u8);
+} sampled_blocks SEC(".maps");
+
+/*
+ * A counting filter in front of sampled_blocks: per slot (a hash of pid and address), the
+ * sampled blocks kept that hash there. A release whose slot counts none was not sampled:
+ * one load of global data, where a hash map lookup hashes its key and walks a bucket.
+ * With N sampled blocks outstanding, a release goes on to the map with probability
+ * N / FILTER_SLOTS at most.
+ */
+#define FILTER_SLOTS (1u << 18)
+__u32 sampled_filter[FILTER_SLOTS];
+
+static __always_inline __u32 filter_slot(__u32 pid, __u64 ptr)
+{
+	return (__u32)(((ptr >> 4) ^ ((__u64)pid << 40)) * 0x9e3779b97f4a7c15ull >> 46) &
+	       (FILTER_SLOTS - 1);
+}
+
+/* Is a call that allocates drawn? One pseudo-random draw against its bucket's threshold. */
+static __always_inline bool sample__draw(__u32 func, __u64 a0, __u64 a1, __u64 a2)
+{
+	__u32 bucket = ht_sample_bucket(ht_sample_size(func, a0, a1, a2));
+
+	return (__u64)bpf_get_prandom_u32() < sample_threshold[bucket & (HT_SAMPLE_BUCKETS - 1)];
+}
+
+/* The block at ptr is released: was it a sampled one? Then it is forgotten. */
+static __always_inline bool sample__released(__u32 pid, __u64 ptr)
+{
+	struct sampled_key key = { .pid = pid, .ptr = ptr };
+
+	__u32 slot = filter_slot(pid, ptr);
+
+	if (!ptr || !sampled_filter[slot])
+		return false;
+	/* Only a sampled block's release (or a collision in the filter) reaches the map. */
+	if (bpf_map_delete_elem(&sampled_blocks, &key))
+		return false;
+	__sync_fetch_and_add(&sampled_filter[slot], -1);
+	return true;
+}
+
+/* A sampled block was returned at ptr: keep it until its release. */
+static __always_inline void sample__keep(__u32 pid, __u64 ptr)
+{
+	struct sampled_key key = { .pid = pid, .ptr = ptr };
+	__u8 one = 1;
+
+	if (!ptr)
+		return;
+	/* BPF_NOEXIST: a block kept already (its release lost) is counted once in the filter. */
+	if (!bpf_map_update_elem(&sampled_blocks, &key, &one, BPF_NOEXIST))
+		__sync_fetch_and_add(&sampled_filter[filter_slot(pid, ptr)], 1);
+	else if (!bpf_map_lookup_elem(&sampled_blocks, &key))
+		count_loss(pid, LOSS_INFLIGHT_FULL);
+}
+
+/*
+ * At a call's entry in sampled mode: its HT_F_SAMPLED / HT_F_OLD_SAMPLED flags; 0: the
+ * call is not traced. free: its block was sampled. realloc, reallocarray: the new block
+ * is drawn, the old one may have been sampled. The others: drawn.
+ */
+static __always_inline __u32 sample__enter(__u32 func, __u64 a0, __u64 a1, __u64 a2)
+{
+	__u32 flags = 0;
+
+	/* The pid only where a block is looked up: an unsampled malloc does without it. */
+	if (func == HT_FREE)
+		return sample__released(bpf_get_current_pid_tgid() >> 32, a0) ? HT_F_OLD_SAMPLED :
+										   0;
+	if (sample__draw(func, a0, a1, a2))
+		flags |= HT_F_SAMPLED;
+	if ((func == HT_REALLOC || func == HT_REALLOCARRAY) &&
+	    sample__released(bpf_get_current_pid_tgid() >> 32, a0))
+		flags |= HT_F_OLD_SAMPLED;
+	return flags;
+}
+
+/*
+ * At a traced call's return: keep its new block if it was drawn; a realloc that failed
+ * left its old block where it was, still sampled.
+ */
+static __always_inline void sample__exit(const struct ht_call_event *ev, __u64 ptr)
+{
+	if ((ev->flags & HT_F_SAMPLED) && ptr)
+		sample__keep(ev->pid, ptr);
+	if ((ev->flags & HT_F_OLD_SAMPLED) && !ptr && ev->func != HT_FREE &&
+	    ht_sample_size(ev->func, ev->args[0], ev->args[1], ev->args[2]))
+		sample__keep(ev->pid, ev->args[0]);
+}
+
+#endif

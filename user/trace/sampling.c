@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
+#include <bpf/libbpf.h>
+#include "heaptap.skel.h"
+#include "log.h"
+#include "sample_weights.h"
+#include "sampling.h"
+#include "kernel_features.h"
+#include "uprobe_links.h"
+
+bool sampling__configure(struct heaptap_bpf *skel, uint64_t sample_bytes)
+{
+	/* Exact mode keeps its entry and return programs: every call's return is needed. */
+	bool session = sample_bytes && kernel_has(KF_UPROBE_SESSION) > 0 &&
+		       kernel_has(KF_UPROBE_MULTI) > 0 && !getenv("HEAPTAP_NO_SESSION_UPROBES");
+
+	skel->rodata->sample_bytes = sample_bytes;
+	for (uint32_t b = 0; sample_bytes && b < HT_SAMPLE_BUCKETS; b++)
+		skel->rodata->sample_threshold[b] = sample_threshold(sample_bytes, b);
+	bpf_program__set_expected_attach_type(skel->progs.alloc_session, HT_ATTACH_UPROBE_SESSION);
+	bpf_program__set_autoload(skel->progs.alloc_session, session);
+	bpf_program__set_autoload(skel->progs.alloc_entry, !session);
+	bpf_program__set_autoload(skel->progs.alloc_return, !session);
+	if (sample_bytes)
+		log_debug("--sample-bytes %llu: %s", (unsigned long long)sample_bytes,
+			  session ? "session uprobes (an unsampled call skips its return trap)" :
+				    "no session uprobes (an unsampled call's return program exits "
+				    "at once)");
+	return session;
+}
+
+/* BPF_LINK_CREATE's uprobe_multi arguments (uprobe_links.c), with the session's type. */
+struct session_attr {
+	uint32_t prog_fd, target_fd, attach_type, link_flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, flags, pid, pad;
+};
+
+int sampling__attach_session(int prog_fd, const char *path, const uint64_t *offsets,
+			     const uint64_t *cookies, size_t nr, pid_t pid)
+{
+	struct session_attr attr = {
+		.prog_fd = prog_fd,
+		.attach_type = HT_ATTACH_UPROBE_SESSION,
+		.path = (uint64_t)(uintptr_t)path,
+		.offsets = (uint64_t)(uintptr_t)offsets,
+		.cookies = (uint64_t)(uintptr_t)cookies,
+		.cnt = nr,
+		.pid = pid,
+	};
+	int fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+
+	return fd >= 0 ? fd : -errno;
+}
