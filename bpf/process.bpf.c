@@ -244,16 +244,26 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 #define RSS_ANON 1
 #define RSS_SHMEM 3
 
+/* mm_struct before Linux 6.2: its counters atomics in one struct, not per-CPU counters. */
+struct mm_rss_stat___pre62 {
+	long count[4];
+};
+struct mm_struct___pre62 {
+	struct mm_rss_stat___pre62 rss_stat;
+};
+
 /*
  * One of mm's counters as get_mm_counter() reads it: the shared count, never below 0.
- * Linux before 6.2 kept them as atomics in one struct; since, as per-CPU counters.
+ * Which layout is told by CO-RE (a struct where 6.2 has an array): the other branch's
+ * relocations fail and are never reached.
  */
 #define MM_COUNTER(mm, member)                                                               \
 	({                                                                                   \
+		struct mm_struct___pre62 *__old = (void *)(mm);                              \
 		__s64 __n = 0;                                                               \
-		if (bpf_core_field_size((mm)->rss_stat) == 4 * sizeof(long))                 \
+		if (bpf_core_field_exists(__old->rss_stat))                                  \
 			bpf_core_read(&__n, sizeof(__n),                                     \
-				      (void *)(mm) + bpf_core_field_offset((mm)->rss_stat) +  \
+				      (void *)(mm) + bpf_core_field_offset(__old->rss_stat) + \
 					      (member) * sizeof(long));                      \
 		else                                                                         \
 			__n = BPF_CORE_READ((mm), rss_stat[member].count);                   \
