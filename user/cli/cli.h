@@ -76,6 +76,7 @@ struct options {
 	long run_id;		   /* report, top: --run; 0 = the newest */
 	bool list_runs;		   /* report --list */
 	uint64_t live_blocks;	   /* --live-blocks: per process (0: the default) */
+	unsigned consumers;	   /* --consumers: event threads (0: from the node) */
 	struct alloc_spec *allocators; /* --allocator, in order */
 	size_t nr_allocators;
 	unsigned site_depth;	   /* --site-depth: frames per allocation site shown */
@@ -97,4 +98,6 @@ struct options {
 int cli_parse(int argc, char **argv, struct options *opts);
 void cli_free(struct options *opts);
 
+/* --consumers at most: one ring per consumer, HT_MAX_SHARDS of them. */
+#define CLI_MAX_CONSUMERS 64
 #endif

@@ -29,6 +29,7 @@ const struct argp_option cli_agent_options[] = {
 					   "not acknowledged (default 64M; K, M, G)" },
 	OPTION_ATTRIBUTION,
 	OPTION_UNWIND,
+	OPTION_CONSUMERS,
 	{ "metrics", OPT_METRICS, "ADDR:PORT", 0, "also serve the traced processes' figures "
 						  "at http://ADDR:PORT/metrics (Prometheus)" },
 	OPTION_LIVE_BLOCKS,

@@ -66,6 +66,7 @@ static const struct argp_option run_options[] = {
 	{ "mpi", OPT_MPI, NULL, 0, "like --follow, but trace only the processes with an MPI "
 				   "rank" },
 	OPTION_UNWIND,
+	OPTION_CONSUMERS,
 	OPTION_BUDGETS,
 	OPTION_OWNER,
 	{},
@@ -83,6 +84,7 @@ static const struct argp_option attach_options[] = {
 	CLI_EXPORT_OPTIONS,
 	OPTION_TREE,
 	OPTION_UNWIND,
+	OPTION_CONSUMERS,
 	OPTION_BUDGETS,
 	OPTION_OWNER,
 	{},
@@ -102,6 +104,7 @@ static const struct argp_option top_options[] = {
 	CLI_EXPORT_OPTIONS,
 	OPTION_ATTRIBUTION,
 	OPTION_UNWIND,
+	OPTION_CONSUMERS,
 	OPTION_BUDGETS,
 	OPTION_LIVE_BLOCKS,
 	OPTION_ALLOCATOR,
@@ -496,6 +499,14 @@ error_t cli_parse_option(int key, char *arg, struct argp_state *state)
 		    o->live_blocks > (1ull << 32))
 			return cli_usage_error(c->sub, "--live-blocks wants a number of blocks (1 "
 					       "to 4294967296), not '%s'", arg);
+		return 0;
+	case OPT_CONSUMERS:
+		errno = 0;
+		o->consumers = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' || !o->consumers ||
+		    o->consumers > CLI_MAX_CONSUMERS)
+			return cli_usage_error(c->sub, "--consumers wants a number of threads (1 "
+					       "to %d), not '%s'", CLI_MAX_CONSUMERS, arg);
 		return 0;
 	case OPT_ALLOCATOR:
 		return parse_allocator(c, arg);

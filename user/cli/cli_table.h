@@ -50,6 +50,7 @@ enum {
 	OPT_RANK,
 	OPT_ALLOCATOR,
 	OPT_FULL,
+	OPT_CONSUMERS,
 };
 
 /* The attribution rule and the unwinder of every subcommand that traces. */
@@ -68,6 +69,13 @@ enum {
 						      "(scalable_*), or a spec FILE of "      \
 						      "'FUNCTION KIND ROLE=argN' lines; "     \
 						      "repeatable" }
+
+/* The threads that read the events, each the processes of its own ring (session.h). */
+#define OPTION_CONSUMERS                                                                     \
+	{ "consumers", OPT_CONSUMERS, "N", 0, "read the events with N threads, each owning a " \
+					      "share of the processes (default: one for a "   \
+					      "single process, else the online CPUs, at most " \
+					      "8)" }
 
 /* Who holds the memory (owner.h): its table's limit; -i, its samples. */
 #define OPTION_LIVE_BLOCKS                                                                   \

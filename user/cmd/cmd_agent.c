@@ -178,10 +178,13 @@ int cmd_agent(const struct options *opts)
 		if (opts->mpi_only && !opts->command && now() >= next)
 			discovery_rescan(s);
 		if (now() >= next) {
+			/* The consumers go on delivering events: the accounts are read between batches. */
+			session__read_lock(s);
 			agent__snapshot(a, s, false);
-			agent__pump(a);
 			if (m)
 				agent_metrics__update(m, s, agent__host(a));
+			session__read_unlock(s);
+			agent__pump(a);
 			next += opts->interval;
 			if (next < now())
 				next = now() + opts->interval;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "commands.h"
@@ -176,7 +177,7 @@ int cmd_run(const struct options *opts)
 {
 	char path[PATH_MAX], image[PATH_MAX];
 	struct session *s = NULL;
-	int status, err, wstatus = 0;
+	int status, err, wstatus = 0, pidfd = -1;
 	struct outputs out;
 	pid_t pid;
 
@@ -195,6 +196,8 @@ int cmd_run(const struct options *opts)
 		goto cleanup;
 	child = pid;
 	catch_stop_signals(forward_signal);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	session__watch(s, pidfd);
 
 	for (;;) {
 		err = session__poll(s, 50 /* ms */);
@@ -210,6 +213,7 @@ int cmd_run(const struct options *opts)
 		if (waitpid(pid, &wstatus, WNOHANG) == pid)
 			break;
 	}
+	session__watch(s, -1); /* readable from now on */
 	session__mark_exited(s, pid, wstatus);
 	/* Processes it started may outlive the command a moment (--follow): let them finish. */
 	for (int waits = 0; waits < 40 && session__live_targets(s) > 0; waits++)
@@ -222,5 +226,7 @@ int cmd_run(const struct options *opts)
 cleanup:
 	close_outputs(&out);
 	session__free(s);
+	if (pidfd >= 0)
+		close(pidfd);
 	return status;
 }

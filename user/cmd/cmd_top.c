@@ -125,8 +125,15 @@ int cmd_top(const struct options *opts)
 			break;
 		}
 		check_exits(s, &w);
-		if (view && !top_view__keys(view, s))
-			break;
+		if (view) {
+			bool go_on;
+
+			session__read_lock(s); /* a key may open a process: its accounts are read */
+			go_on = top_view__keys(view, s);
+			session__read_unlock(s);
+			if (!go_on)
+				break;
+		}
 		if (now() < next && !(view && top_view__wants_redraw(view)))
 			continue;
 		if (now() >= next) {
@@ -135,10 +142,13 @@ int cmd_top(const struct options *opts)
 		}
 		/* Batch mode ends by itself, after a snapshot taken once all have exited. */
 		done = session__live_targets(s) == 0 && w.command <= 0 && !w.discover;
+		/* The consumers go on delivering events: the accounts are read between batches. */
+		session__read_lock(s);
 		if (view)
 			top_view__draw(view, s);
 		else
 			print_snapshot(s, opts);
+		session__read_unlock(s);
 		if ((opts->count && refreshes >= opts->count) || (batch && done))
 			break;
 	}

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "commands.h"
 #include "log.h"
 #include "owner_text.h"
@@ -11,6 +12,22 @@
 #include "report.h"
 
 volatile sig_atomic_t stop_requested;
+
+/*
+ * Consumer threads unless --consumers says: one for a single process (nothing to share
+ * out), else one per online CPU up to 8. Each drains its own ring; a node's ranks spread
+ * over them by pid, so a rank's burst at MPI_Init waits behind its ring's share only.
+ * Past 8, the threads would mostly contend for the shared symbol cache.
+ */
+static unsigned default_consumers(const struct options *opts)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	bool many = opts->follow || opts->mpi_only || opts->nr_pids > 1 || opts->cmd == CMD_AGENT;
+
+	if (!many || cpus < 1)
+		return 1;
+	return cpus > 8 ? 8 : (unsigned)cpus;
+}
 
 int open_session(const struct options *opts, struct session **s)
 {
@@ -30,6 +47,7 @@ int open_session(const struct options *opts, struct session **s)
 		.nr_allocators = opts->nr_allocators,
 		/* What heaptap launches maps, in all likelihood, the C library it runs with. */
 		.warm_own_libraries = opts->command != NULL,
+		.consumers = opts->consumers ? opts->consumers : default_consumers(opts),
 	};
 	int err = session__new(&so, s);
 

@@ -140,7 +140,7 @@ void forget_program(struct session *s, struct target *t)
 	}
 }
 
-int session__attach(struct session *s, pid_t pid)
+static int attach(struct session *s, pid_t pid)
 {
 	struct procmaps maps = {};
 	struct object_file *loader;
@@ -188,13 +188,7 @@ forget:
 	/* Nothing half-attached stays behind: it could be tried again later. */
 	tracer__detach(s->tracer, pid);
 	forget_program(s, t);
-	HASH_DEL(s->targets, t);
-	accountant__clear(&t->stats);
-	owner__clear(&t->owner);
-	mapping_stats__clear(&t->mappings);
-	total_series__clear(&t->samples);
-	stack_records__clear(&t->stacks);
-	free(t);
+	drop_target(s, t);
 cleanup:
 	procmaps__clear(&maps);
 	return err;
@@ -210,7 +204,7 @@ static int check_program(struct object_file *exe)
 	return 0;
 }
 
-int session__expect_exec(struct session *s, pid_t pid, const char *path)
+static int expect_exec(struct session *s, pid_t pid, const char *path)
 {
 	struct object_file *exe;
 	struct target *t;
@@ -350,7 +344,7 @@ void handle_exec(struct session *s, const struct ht_libs_event *ev)
 		tracer__resume(s->tracer, ev->pid, ev->hold_since);
 }
 
-int session__follow(struct session *s, pid_t pid)
+static int follow(struct session *s, pid_t pid)
 {
 	struct target *t;
 
@@ -480,4 +474,47 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 		release(s, t);
 	if (ev->held && !early)
 		tracer__resume(s->tracer, ev->pid, ev->hold_since);
+}
+
+/*
+ * The commands' ways in, from the main thread: with the lock of the consumer that will own
+ * pid (which may be delivering its events now), then the shared one.
+ */
+int session__attach(struct session *s, pid_t pid)
+{
+	struct consumer *c = consumer_of(s, pid);
+	int err;
+
+	consumer_lock(c);
+	shared_lock(s);
+	err = attach(s, pid);
+	shared_unlock(s);
+	consumer_unlock(c);
+	return err;
+}
+
+int session__expect_exec(struct session *s, pid_t pid, const char *path)
+{
+	struct consumer *c = consumer_of(s, pid);
+	int err;
+
+	consumer_lock(c);
+	shared_lock(s);
+	err = expect_exec(s, pid, path);
+	shared_unlock(s);
+	consumer_unlock(c);
+	return err;
+}
+
+int session__follow(struct session *s, pid_t pid)
+{
+	struct consumer *c = consumer_of(s, pid);
+	int err;
+
+	consumer_lock(c);
+	shared_lock(s);
+	err = follow(s, pid);
+	shared_unlock(s);
+	consumer_unlock(c);
+	return err;
 }

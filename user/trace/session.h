@@ -24,6 +24,7 @@
 #include "stack_ids.h"
 #include "stack_records.h"
 #include "symbolizer.h"
+#include "tracer.h"
 #include "total_series.h"
 #include "unwind_maps.h"
 
@@ -93,6 +94,8 @@ struct session_opts {
 	const struct alloc_spec *allocators; /* --allocator APIs (alloc_spec.h), copied */
 	size_t nr_allocators;
 	bool warm_own_libraries; /* targets start here: read heaptap's libc and loader early */
+	unsigned consumers;  /* consumer threads, one ring each (--consumers); 0: one */
+	uint64_t ring_bytes; /* each ring's size; 0: the tracer's default */
 };
 
 /* 0 or -errno; -EPERM means heaptap lacks the privileges to load BPF. */
@@ -126,12 +129,18 @@ void session__follow_launchers(struct session *s);
 /* Is pid a target, traced or followed? */
 bool session__knows(struct session *s, pid_t pid);
 
-/* Deliver events for up to timeout_ms. 0 or -errno. */
+/*
+ * The consumer threads deliver events: wait up to timeout_ms, or until the watched
+ * descriptor polls readable (a pidfd: the command exited). 0, or what stopped a consumer
+ * (-errno).
+ */
 int session__poll(struct session *s, int timeout_ms);
+/* The descriptor session__poll also waits on (-1: none); the caller keeps it open. */
+void session__watch(struct session *s, int fd);
 /* Remove every probe and deliver what is queued. */
 void session__stop(struct session *s);
 /* Traced targets still running (not seen to exit). */
-size_t session__live_targets(const struct session *s);
+size_t session__live_targets(struct session *s);
 /* A target is gone (reaped with wstatus, or -1 when unknown), its exit event maybe lost. */
 void session__mark_exited(struct session *s, pid_t pid, int wstatus);
 
@@ -159,5 +168,15 @@ const struct symcache *session__symcache(const struct session *s);
 const struct budget *session__table_budget(const struct session *s);
 /* Events delivered so far. */
 uint64_t session__events(const struct session *s);
+/*
+ * The consumers deliver events on threads of their own: a reader of the targets' accounts
+ * while tracing goes on (top, the agent) holds this around its reading. The report after
+ * session__stop needs none.
+ */
+void session__read_lock(struct session *s);
+void session__read_unlock(struct session *s);
+/* The consumer threads, and each one's ring (-v, the JSON report). */
+unsigned session__consumers(const struct session *s);
+struct tracer_ring_fill session__ring_fill(const struct session *s, unsigned consumer);
 
 #endif

@@ -63,32 +63,35 @@ void track_owner(struct session *s, struct target *t, const struct ht_call_event
 			.usable = usable,
 			.requested = moved->requested,
 			.tid = ev->tid,
-			.when = (uint32_t)(s->clock - t->owner_since),
+			.when = (uint32_t)(consumer_of(s, t->pid)->clock - t->owner_since),
 		});
 	}
 }
 
 void sample_total_now(struct session *s, struct target *t)
 {
+	struct consumer *c = consumer_of(s, t->pid);
+	double now = c->clock > s->clock ? c->clock : s->clock;
+
 	if (!t->untraced)
-		total_series__add(&t->samples, s->clock - s->started, t->stats.total.current,
+		total_series__add(&t->samples, now - s->started, t->stats.total.current,
 				  t->stats.total.max, true);
 }
 
-void sample_owners(struct session *s)
+void sample_owners(struct session *s, struct consumer *c)
 {
 	struct target *t, *tmp;
 
-	if (s->clock < s->next_sample)
+	if (c->clock < c->next_sample)
 		return;
-	HASH_ITER(hh, s->targets, t, tmp) {
+	HASH_ITER(hh, c->targets, t, tmp) {
 		if (t->owner.live)
-			owner__sample(&t->owner, s->clock - t->owner_since);
+			owner__sample(&t->owner, c->clock - t->owner_since);
 		if (!t->untraced)
-			total_series__add(&t->samples, s->clock - s->started, t->stats.total.current,
+			total_series__add(&t->samples, c->clock - s->started, t->stats.total.current,
 					  t->stats.total.max, false);
 	}
-	s->next_sample += s->sample_interval;
-	if (s->next_sample < s->clock) /* heaptap was stopped: start the beat again */
-		s->next_sample = s->clock + s->sample_interval;
+	c->next_sample += s->sample_interval;
+	if (c->next_sample < c->clock) /* heaptap was stopped: start the beat again */
+		c->next_sample = c->clock + s->sample_interval;
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -39,50 +42,148 @@ struct target_links {
 /* Closing links overlaps across threads: 100 processes detach in ~0.3 s with this many. */
 #define REAPER_THREADS 64
 
-struct tracer {
-	struct heaptap_bpf *skel;
+/* One shard of processes: its ordered ring, and its held loader events ahead of it. */
+struct shard {
+	struct tracer *t;
+	unsigned idx;
+	int ring_fd, hold_ring_fd;
 	struct ring_buffer *rb;
 	struct ring_buffer *hold_rb; /* held loader events, ahead of rb's order */
+	uint64_t delivered;
+	int epoll_fd; /* both rings' wake-ups, edge-triggered (tracer__wait) */
+	/* The ring's positions, mapped read-only: its fill without a system call. */
+	const unsigned long *consumer_pos, *producer_pos;
+	uint64_t peak_fill;
+};
+
+struct tracer {
+	struct heaptap_bpf *skel;
+	struct shard shards[HT_MAX_SHARDS];
+	unsigned nr_shards;
+	uint64_t ring_bytes;
+	pthread_mutex_t heartbeat_lock; /* consumers beat in turn */
+	uint64_t last_beat_ns;
 	struct target_links *targets;
 	struct link_reaper *reaper;
 	struct guardian *guardian;
 	int held_fd, hold_control_fd;
 	bool holds_disabled;
 	struct tracer_holds holds;
-	uint64_t delivered;
 	tracer_event_fn on_event, on_hold;
 	void *ctx;
 };
 
 static void heartbeat(struct tracer *t);
+static void beat(struct tracer *t);
 
 /* Events between heartbeats while a backlog is read: heaptap is busy, not stalled. */
 #define HEARTBEAT_EVENTS 256
 
 static int deliver_hold(void *ctx, void *data, size_t size)
 {
-	struct tracer *t = ctx;
+	struct shard *sh = ctx;
 
-	return t->on_hold ? t->on_hold(t->ctx, data, size) : 0;
+	return sh->t->on_hold ? sh->t->on_hold(sh->t->ctx, sh->idx, data, size) : 0;
 }
 
 /*
  * A process held at a loader event waits for nothing but its tables and probes: before
  * each event of the ordered stream, the stops made since it was written.
  */
-static void take_holds(struct tracer *t)
+static void take_holds(struct shard *sh)
 {
-	ring_buffer__consume(t->hold_rb);
+	ring_buffer__consume(sh->hold_rb);
 }
 
 static int deliver(void *ctx, void *data, size_t size)
 {
-	struct tracer *t = ctx;
+	struct shard *sh = ctx;
 
-	if (++t->delivered % HEARTBEAT_EVENTS == 0)
-		heartbeat(t);
-	take_holds(t);
-	return t->on_event(t->ctx, data, size);
+	if (++sh->delivered % HEARTBEAT_EVENTS == 0)
+		heartbeat(sh->t);
+	take_holds(sh);
+	return sh->t->on_event(sh->t->ctx, sh->idx, data, size);
+}
+
+/* The ring's consumer and producer positions (a page each), for its fill; best effort. */
+static void map_positions(struct shard *sh)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *cons = mmap(NULL, page, PROT_READ, MAP_SHARED, sh->ring_fd, 0);
+	void *prod = mmap(NULL, page, PROT_READ, MAP_SHARED, sh->ring_fd, page);
+
+	sh->consumer_pos = cons == MAP_FAILED ? NULL : cons;
+	sh->producer_pos = prod == MAP_FAILED ? NULL : prod;
+}
+
+static void unmap_positions(struct shard *sh)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (sh->consumer_pos)
+		munmap((void *)sh->consumer_pos, page);
+	if (sh->producer_pos)
+		munmap((void *)sh->producer_pos, page);
+}
+
+/*
+ * The shard's wake-ups: edge-triggered, so that a ring that holds events (calls do not wake
+ * the consumer) does not make every wait return at once; a wake-up (a backlog, a process
+ * event, a held loader event) does.
+ */
+static int watch_rings(struct shard *sh)
+{
+	int fd = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+
+	if (fd < 0)
+		return -errno;
+	if (epoll_ctl(fd, EPOLL_CTL_ADD, sh->ring_fd, &ev) ||
+	    epoll_ctl(fd, EPOLL_CTL_ADD, sh->hold_ring_fd, &ev)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * The rings, one per shard, each sized ring_bytes: created here and put in the BPF arrays
+ * of rings (both arrays hold the same shards: events, and held loader events).
+ */
+static int make_rings(struct tracer *t)
+{
+	int events_fd = bpf_map__fd(t->skel->maps.event_rings);
+	int holds_fd = bpf_map__fd(t->skel->maps.hold_rings);
+
+	for (unsigned i = 0; i < t->nr_shards; i++) {
+		struct shard *sh = &t->shards[i];
+		__u32 key = i;
+
+		sh->t = t;
+		sh->idx = i;
+		sh->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0, t->ring_bytes,
+					     NULL);
+		sh->hold_ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "hold_events", 0, 0,
+						  64 << 10, NULL);
+		if (sh->ring_fd < 0 || sh->hold_ring_fd < 0)
+			return -errno;
+		if (bpf_map_update_elem(events_fd, &key, &sh->ring_fd, BPF_ANY) ||
+		    bpf_map_update_elem(holds_fd, &key, &sh->hold_ring_fd, BPF_ANY))
+			return -errno;
+		sh->rb = ring_buffer__new(sh->ring_fd, deliver, sh, NULL);
+		if (!sh->rb)
+			return -errno;
+		sh->hold_rb = ring_buffer__new(sh->hold_ring_fd, deliver_hold, sh, NULL);
+		if (!sh->hold_rb)
+			return -errno;
+		map_positions(sh);
+		sh->epoll_fd = watch_rings(sh);
+		if (sh->epoll_fd < 0)
+			return sh->epoll_fd;
+	}
+	return 0;
 }
 
 /* Launchers are known from the start: they are never stopped (they relay SIGCONT). */
@@ -161,6 +262,13 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 		return -ENOMEM;
 	t->on_event = on_event;
 	t->ctx = ctx;
+	pthread_mutex_init(&t->heartbeat_lock, NULL);
+	t->nr_shards = opts->nr_shards ? opts->nr_shards : 1;
+	if (t->nr_shards > HT_MAX_SHARDS)
+		t->nr_shards = HT_MAX_SHARDS;
+	t->ring_bytes = opts->ring_bytes ? opts->ring_bytes : TRACER_RING_BYTES;
+	for (unsigned i = 0; i < HT_MAX_SHARDS; i++)
+		t->shards[i].ring_fd = t->shards[i].hold_ring_fd = t->shards[i].epoll_fd = -1;
 
 	t->skel = heaptap_bpf__open();
 	if (!t->skel) {
@@ -168,6 +276,7 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 		goto cleanup;
 	}
 	t->skel->rodata->follow_children = opts->follow_children;
+	t->skel->rodata->nr_shards = t->nr_shards;
 	/* Preallocated kernel memory: the total unwind table budget (--table-budget). */
 	bpf_map__set_max_entries(t->skel->maps.unwind_rows, opts->unwind_rows);
 	/* A test hook: few hash bits make stacks collide, which must not merge them. */
@@ -199,20 +308,12 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	err = make_rings(t); /* before the tracepoints: no event finds its ring missing */
+	if (err)
+		goto cleanup;
 	err = heaptap_bpf__attach(t->skel); /* the tracepoints; uprobes go per process */
 	if (err)
 		goto cleanup;
-	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), deliver, t, NULL);
-	if (!t->rb) {
-		err = -errno;
-		goto cleanup;
-	}
-	t->hold_rb = ring_buffer__new(bpf_map__fd(t->skel->maps.hold_events), deliver_hold, t,
-				      NULL);
-	if (!t->hold_rb) {
-		err = -errno;
-		goto cleanup;
-	}
 	*out = t;
 	return 0;
 cleanup:
@@ -232,9 +333,19 @@ void tracer__free(struct tracer *t)
 		tracer__detach(t, tl->pid);
 	link_reaper__free(t->reaper); /* waits until every probe is gone */
 	guardian__free(t->guardian);
-	ring_buffer__free(t->rb);
-	ring_buffer__free(t->hold_rb);
+	for (unsigned i = 0; i < HT_MAX_SHARDS; i++) {
+		ring_buffer__free(t->shards[i].rb);
+		ring_buffer__free(t->shards[i].hold_rb);
+		unmap_positions(&t->shards[i]);
+		if (t->shards[i].epoll_fd >= 0)
+			close(t->shards[i].epoll_fd);
+		if (t->shards[i].ring_fd >= 0)
+			close(t->shards[i].ring_fd);
+		if (t->shards[i].hold_ring_fd >= 0)
+			close(t->shards[i].hold_ring_fd);
+	}
 	heaptap_bpf__destroy(t->skel);
+	pthread_mutex_destroy(&t->heartbeat_lock);
 	free(t);
 }
 
@@ -484,8 +595,28 @@ void tracer__detach(struct tracer *t, pid_t pid)
 	free(tl);
 }
 
+/*
+ * Beats this far apart at most: a beat is a map update, and checking the guardian a
+ * wait4(); the BPF side lets stops go on for half the guardian's bound after one.
+ */
+#define HEARTBEAT_NS (10 * 1000000ull)
+
 /* heaptap is reading its events: stops may go on. Unless its guardian died. */
 static void heartbeat(struct tracer *t)
+{
+	uint64_t now = monotonic_ns();
+
+	if (t->holds_disabled || now - __atomic_load_n(&t->last_beat_ns, __ATOMIC_RELAXED) <
+					 HEARTBEAT_NS)
+		return;
+	if (pthread_mutex_trylock(&t->heartbeat_lock))
+		return; /* another consumer beats now */
+	__atomic_store_n(&t->last_beat_ns, now, __ATOMIC_RELAXED);
+	beat(t);
+	pthread_mutex_unlock(&t->heartbeat_lock);
+}
+
+static void beat(struct tracer *t)
 {
 	if (t->holds_disabled)
 		return;
@@ -498,23 +629,64 @@ static void heartbeat(struct tracer *t)
 	hold_control_set(t->hold_control_fd, false, monotonic_ns());
 }
 
-int tracer__poll(struct tracer *t, int timeout_ms)
+/* Bytes written to the shard's ring and not consumed yet: its positions, read in place. */
+static uint64_t fill_now(const struct shard *sh)
 {
-	int n;
+	if (!sh->consumer_pos || !sh->producer_pos)
+		return 0;
+	return __atomic_load_n(sh->producer_pos, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(sh->consumer_pos, __ATOMIC_ACQUIRE);
+}
 
+unsigned tracer__shards(const struct tracer *t)
+{
+	return t->nr_shards;
+}
+
+int tracer__wait(struct tracer *t, unsigned shard, int timeout_ms)
+{
+	struct epoll_event ready[2];
+	int n = epoll_wait(t->shards[shard].epoll_fd, ready, 2, timeout_ms);
+
+	return n < 0 ? -errno : n;
+}
+
+int tracer__consume(struct tracer *t, unsigned shard)
+{
+	struct shard *sh = &t->shards[shard];
+	uint64_t fill = fill_now(sh);
+
+	/* The fill before a batch: how close the ring came to losing events. */
+	if (fill > sh->peak_fill)
+		__atomic_store_n(&sh->peak_fill, fill, __ATOMIC_RELAXED);
 	heartbeat(t);
-	take_holds(t);
-	n = ring_buffer__poll(t->rb, timeout_ms);
-
-	if (n < 0 && n != -EINTR)
-		return n;
-	/* Call events do not wake us until a backlog builds up: collect them now. */
-	return ring_buffer__consume(t->rb);
+	take_holds(sh);
+	return ring_buffer__consume(sh->rb);
 }
 
 int tracer__drain(struct tracer *t)
 {
-	return ring_buffer__consume(t->rb);
+	int n = 0;
+
+	for (unsigned i = 0; i < t->nr_shards; i++) {
+		int got = ring_buffer__consume(t->shards[i].rb);
+
+		if (got < 0)
+			return got;
+		n += got;
+	}
+	return n;
+}
+
+struct tracer_ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard)
+{
+	const struct shard *sh = &t->shards[shard];
+
+	return (struct tracer_ring_fill){
+		.bytes = t->ring_bytes,
+		.now = fill_now(sh),
+		.peak = __atomic_load_n(&sh->peak_fill, __ATOMIC_RELAXED),
+	};
 }
 
 void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,

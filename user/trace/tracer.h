@@ -14,10 +14,18 @@
 
 struct tracer;
 
-/* Called for every event, in ring-buffer order; a non-zero return stops the poll. */
-typedef int (*tracer_event_fn)(void *ctx, const void *data, size_t size);
+/*
+ * Called for every event of a shard, in its ring's order, on the thread that consumes the
+ * shard; a non-zero return stops the consume.
+ */
+typedef int (*tracer_event_fn)(void *ctx, unsigned shard, const void *data, size_t size);
+
+/* Bytes of each shard's ring by default: a rank's MPI_Init burst, several ranks a shard. */
+#define TRACER_RING_BYTES (32ull << 20)
 
 struct tracer_options {
+	unsigned nr_shards;  /* rings, one per consumer (ht_shard_of); 0: one */
+	uint64_t ring_bytes; /* each ring's size, a power of two pages; 0: the default */
 	bool follow_children; /* processes that targets start become targets */
 	bool custom_apis;     /* --allocator APIs will be probed (tracer__attach_custom) */
 	uint32_t unwind_rows; /* rows the unwind row map holds */
@@ -79,13 +87,25 @@ void tracer__stop_calls(struct tracer *t);
 /* Remove every probe placed for pid. */
 void tracer__detach(struct tracer *t, pid_t pid);
 
+/* The shards: events of a process go to shard ht_shard_of(pid, tracer__shards()). */
+unsigned tracer__shards(const struct tracer *t);
 /*
- * Wait up to timeout_ms for events and deliver them. Call events are batched, so poll
- * with short timeouts (tens of ms). Events delivered, or -errno.
+ * Wait up to timeout_ms for the shard's rings to wake their consumer: a backlog of calls,
+ * a process event, a held loader event (calls alone do not wake it). >= 0, or -errno.
  */
-int tracer__poll(struct tracer *t, int timeout_ms);
-/* Deliver whatever is already queued, without waiting. */
+int tracer__wait(struct tracer *t, unsigned shard, int timeout_ms);
+/*
+ * Deliver what the shard's ring holds now, without waiting (its held loader events first).
+ * One thread at a time per shard. Events delivered, or -errno.
+ */
+int tracer__consume(struct tracer *t, unsigned shard);
+/* Deliver whatever every ring holds (once nothing else consumes them). */
 int tracer__drain(struct tracer *t);
+/* A shard's ring: its size, its fill now, and the most it held before a batch was read. */
+struct tracer_ring_fill {
+	uint64_t bytes, now, peak;
+};
+struct tracer_ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard);
 
 /* The unwind maps (see unwind_maps.h): the row array, its capacity, pid -> mappings. */
 void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The consumers: one thread per shard of processes, each draining its ring and handling
+ * its events for the targets it owns. A call takes no lock but its consumer's (held for a
+ * batch) unless its stack must be named; a change of program takes the shared lock.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "guardian.h"
+#include "log.h"
+#include "movement.h"
+#include "os_calls.h"
+#include "session_internal.h"
+
+/*
+ * The longest a consumer sleeps between batches: calls do not wake it (a wake-up per call
+ * costs the traced thread more than the call), a backlog or a process event does.
+ */
+#define CONSUMER_TICK_MS 10
+
+void shared_lock(struct session *s)
+{
+	pthread_mutex_lock(&s->shared);
+}
+
+void shared_unlock(struct session *s)
+{
+	pthread_mutex_unlock(&s->shared);
+}
+
+void consumer_lock(struct consumer *c)
+{
+	pthread_mutex_lock(&c->lock);
+}
+
+void consumer_unlock(struct consumer *c)
+{
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Resolve a call's stack from its frames: in the event, or in the stacks map. */
+static int resolve(struct target *t, const struct ht_call_event *ev, struct resolved_call *call)
+{
+	const struct ht_stack *stack = &ev->stack;
+	struct ht_stack stored;
+
+	if (!ht_call_carries_frames(ev)) {
+		/* cannot fail: a program's ids stay in the map while it runs */
+		if (stack_ids__frames(&t->stack_ids, ev->stack_id, &stored))
+			return -ENOENT;
+		stack = &stored;
+	}
+	return symbolizer__resolve(t->symbolizer, ev->func, ev->stack_id, stack->frames,
+				   stack->nr, call);
+}
+
+/* A stack not named yet: the symbol cache is shared by every consumer. */
+static int resolve_shared(struct session *s, struct target *t, const struct ht_call_event *ev,
+			  struct resolved_call *call)
+{
+	int err;
+
+	shared_lock(s);
+	err = resolve(t, ev, call);
+	shared_unlock(s);
+	return err;
+}
+
+static void on_call(struct session *s, struct consumer *c, const struct ht_call_event *ev)
+{
+	struct target *t = target_of(s, ev->pid);
+	struct resolved_call call;
+	struct movement moved;
+	char comm[HT_COMM_LEN + 1];
+
+	if (!t)
+		return;
+	/* The stacks map is full (or nearly): make room, by the ids no program uses. */
+	if (!ev->stack_id && __atomic_load_n(&s->dead_ids.nr, __ATOMIC_RELAXED)) {
+		shared_lock(s);
+		dead_ids__delete(&s->dead_ids);
+		shared_unlock(s);
+	}
+	/* Out of memory, the id would only stay in the map: the call still counts. */
+	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
+		stack_ids__own(&t->stack_ids, ev->stack_id);
+	if (!t->symbolizer) {
+		t->lost_events++; /* its mappings could not be read in time */
+		return;
+	}
+	if ((!ev->stack_id || !symbolizer__cached(t->symbolizer, ev->func, ev->stack_id, &call)) &&
+	    resolve_shared(s, t, ev, &call)) {
+		t->lost_events++;
+		return;
+	}
+	if (call.internal)
+		return;
+	if (call.record) {
+		call.record->calls++;
+		if (!call.record->tree_path)
+			call.record->tree_path = calltree__path_of(&t->tree, call.record->frames,
+								   call.record->nr,
+								   call.record->complete);
+	}
+	if (t->alloc.glibc && (ev->flags & HT_F_READ_FAILED))
+		t->lost_events++; /* still counted as a call, but its bytes are unknown */
+	if (!call.complete)
+		t->incomplete_stacks++;
+	if (!call.complete && s->unwind) {
+		shared_lock(s);
+		unwind_maps__note_cut(s->unwind, call.end_dev, call.end_inode);
+		shared_unlock(s);
+	}
+	if (!call.complete && (ev->flags & HT_F_STACK_UNSUPPORTED))
+		t->unsupported_unwinds++;
+	moved = movement_of(ev, call.func, t->alloc.glibc);
+	track_owner(s, t, ev, call.func, call.record, &moved);
+	memcpy(comm, ev->comm, HT_COMM_LEN);
+	comm[HT_COMM_LEN] = '\0';
+	if (call.record && call.record->tree_path)
+		calltree__charge(call.record->tree_path, call.func, moved.delta, moved.requested);
+	else
+		t->tree_lost++;
+	if (accountant__charge(&t->stats, &(struct charge){
+						  .func = call.func,
+						  .tid = ev->tid,
+						  .thread_name = comm,
+						  .delta = moved.delta,
+						  .requested = moved.requested,
+						  .library = call.library,
+						  .function = call.function,
+					  }))
+		t->lost_events++;
+	(void)c;
+}
+
+static void on_custom_call(struct session *s, const struct ht_custom_event *ev, size_t size)
+{
+	struct target *t;
+
+	if (size < HT_CUSTOM_EVENT_HEADER_SIZE || !(t = target_of(s, ev->pid)))
+		return;
+	/* Its frames follow when it has no id, or a new one. */
+	if ((!ev->stack_id || (ev->flags & HT_F_STACK_NEW)) &&
+	    (size < HT_CUSTOM_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE ||
+	     ev->stack.nr > HT_MAX_FRAMES ||
+	     size < HT_CUSTOM_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE +
+			    ev->stack.nr * sizeof(__u64))) {
+		t->lost_events++;
+		return;
+	}
+	custom_allocs__on_call(t, ev);
+}
+
+static bool call_fits(const struct ht_call_event *call, size_t size)
+{
+	return size >= HT_CALL_EVENT_HEADER_SIZE &&
+	       (!ht_call_carries_frames(call) ||
+		(size >= HT_CALL_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE &&
+		 call->stack.nr <= HT_MAX_FRAMES &&
+		 size >= HT_CALL_EVENT_HEADER_SIZE + HT_STACK_HEADER_SIZE +
+				 call->stack.nr * sizeof(__u64)));
+}
+
+/* Anything but a call: the program, the process, the OS view. Under the shared lock. */
+static void on_process_event(struct session *s, __u32 type, const void *data, size_t size)
+{
+	const struct ht_exit_event *exit = data;
+	struct target *t;
+
+	switch (type) {
+	case HT_EV_CUSTOM_CALL:
+		on_custom_call(s, data, size);
+		break;
+	case HT_EV_OS_CALL:
+		handle_os_call(s, data, size);
+		break;
+	case HT_EV_LIBS_CHANGED:
+		if (size >= sizeof(struct ht_libs_event))
+			handle_libs_changed(s, data);
+		break;
+	case HT_EV_EXEC:
+		if (size >= sizeof(struct ht_libs_event))
+			handle_exec(s, data);
+		break;
+	case HT_EV_FORK:
+		if (size >= sizeof(struct ht_fork_event))
+			handle_fork(s, data);
+		break;
+	case HT_EV_LAUNCHER:
+		if (size >= sizeof(struct ht_fork_event))
+			handle_launcher(s, data);
+		break;
+	case HT_EV_EXIT:
+		if (size >= sizeof(struct ht_exit_event) && exit->group_dead &&
+		    (t = target_of(s, exit->pid)))
+			target_exited(s, t, exit->exit_code, true);
+		break;
+	}
+}
+
+int consumer_on_event(void *ctx, unsigned shard, const void *data, size_t size)
+{
+	struct session *s = ctx;
+	struct consumer *c = &s->consumers[shard];
+	const struct ht_call_event *call = data;
+	struct target *t;
+	__u32 type;
+
+	if (size < sizeof(type))
+		return 0;
+	memcpy(&type, data, sizeof(type));
+	c->events++;
+	if (type == HT_EV_CALL) {
+		if (call_fits(call, size))
+			on_call(s, c, call);
+		else if ((t = target_of(s, call->pid)))
+			t->lost_events++;
+		return 0;
+	}
+	shared_lock(s);
+	on_process_event(s, type, data, size);
+	shared_unlock(s);
+	return 0;
+}
+
+int consumer_on_hold(void *ctx, unsigned shard, const void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	(void)shard;
+	if (size < sizeof(struct ht_libs_event))
+		return 0;
+	shared_lock(s);
+	handle_hold_early(s, data);
+	shared_unlock(s);
+	return 0;
+}
+
+/* One batch: whatever the ring holds, then the samples due. Under c's lock. */
+int consumer_batch(struct consumer *c)
+{
+	struct session *s = c->s;
+	int n = tracer__consume(s->tracer, c->idx);
+
+	c->clock = monotonic_ns() / 1e9;
+	sample_owners(s, c);
+	sample_rss_when_due(s, c);
+	return n;
+}
+
+static void *consume(void *arg)
+{
+	struct consumer *c = arg;
+	struct session *s = c->s;
+
+	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
+		int n = tracer__wait(s->tracer, c->idx, CONSUMER_TICK_MS);
+
+		if (n < 0 && n != -EINTR) {
+			c->err = n;
+			break;
+		}
+		consumer_lock(c);
+		n = consumer_batch(c);
+		consumer_unlock(c);
+		if (n < 0) {
+			c->err = n;
+			break;
+		}
+	}
+	return NULL;
+}
+
+int consumers__start(struct session *s)
+{
+	for (unsigned i = 0; i < s->nr_consumers; i++) {
+		struct consumer *c = &s->consumers[i];
+		int err = pthread_create(&c->thread, NULL, consume, c);
+
+		if (err)
+			return -err;
+		c->running = true;
+	}
+	return 0;
+}
+
+void consumers__stop(struct session *s)
+{
+	__atomic_store_n(&s->stopping, true, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < s->nr_consumers; i++) {
+		struct consumer *c = &s->consumers[i];
+
+		if (c->running)
+			pthread_join(c->thread, NULL);
+		c->running = false;
+	}
+	s->stopped = true;
+}
+
+void session__read_lock(struct session *s)
+{
+	for (unsigned i = 0; i < s->nr_consumers; i++)
+		consumer_lock(&s->consumers[i]);
+	shared_lock(s);
+}
+
+void session__read_unlock(struct session *s)
+{
+	shared_unlock(s);
+	for (unsigned i = s->nr_consumers; i-- > 0;)
+		consumer_unlock(&s->consumers[i]);
+}
