@@ -19,14 +19,34 @@ volatile sig_atomic_t stop_requested;
  * over them by pid, so a rank's burst at MPI_Init waits behind its ring's share only.
  * Past 8, the threads would mostly contend for the shared symbol cache.
  */
+static bool many_processes(const struct options *opts)
+{
+	return opts->follow || opts->mpi_only || opts->nr_pids > 1 || opts->cmd == CMD_AGENT;
+}
+
 static unsigned default_consumers(const struct options *opts)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	bool many = opts->follow || opts->mpi_only || opts->nr_pids > 1 || opts->cmd == CMD_AGENT;
 
-	if (!many || cpus < 1)
+	if (!many_processes(opts) || cpus < 1)
 		return 1;
 	return cpus > 8 ? 8 : (unsigned)cpus;
+}
+
+/*
+ * Each ring's bytes: a single process keeps 16 MiB; a node's processes share 256 MiB of
+ * rings (32 MiB each at least), enough for the MPI_Init of 16 ranks (~13 MiB of events
+ * each) on a node whose consumers fall behind, as a 2-CPU one does.
+ */
+static uint64_t ring_bytes(unsigned consumers, bool many)
+{
+	uint64_t each = (256ull << 20) / (consumers ? consumers : 1), bytes = 32ull << 20;
+
+	if (!many)
+		return 16ull << 20;
+	while (bytes * 2 <= each)
+		bytes *= 2;
+	return bytes;
 }
 
 int open_session(const struct options *opts, struct session **s)
@@ -47,10 +67,12 @@ int open_session(const struct options *opts, struct session **s)
 		.nr_allocators = opts->nr_allocators,
 		/* What heaptap launches maps, in all likelihood, the C library it runs with. */
 		.warm_own_libraries = opts->command != NULL,
-		.consumers = opts->consumers ? opts->consumers : default_consumers(opts),
 	};
-	int err = session__new(&so, s);
+	int err;
 
+	so.consumers = opts->consumers ? opts->consumers : default_consumers(opts);
+	so.ring_bytes = ring_bytes(so.consumers, many_processes(opts) || so.consumers > 1);
+	err = session__new(&so, s);
 	if (!err) {
 		privilege_setup_done();
 		return EXIT_OK;

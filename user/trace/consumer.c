@@ -255,9 +255,12 @@ static void *consume(void *arg)
 	struct consumer *c = arg;
 	struct session *s = c->s;
 
-	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
-		int n = tracer__wait(s->tracer, c->idx, CONSUMER_TICK_MS);
+	int n = 0;
 
+	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
+		/* A full batch leaves more behind: read on, with a turn for the readers between. */
+		if (n < TRACER_BATCH_EVENTS)
+			n = tracer__wait(s->tracer, c->idx, CONSUMER_TICK_MS);
 		if (n < 0 && n != -EINTR) {
 			c->err = n;
 			break;

@@ -271,7 +271,8 @@ void session__mark_exited(struct session *s, pid_t pid, int wstatus)
 	if (s->stopped)
 		tracer__drain(s->tracer);
 	else
-		consumer_batch(c);
+		while (consumer_batch(c) >= TRACER_BATCH_EVENTS)
+			;
 	shared_lock(s);
 	t = target_of(s, pid);
 	if (t)

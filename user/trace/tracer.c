@@ -50,6 +50,7 @@ struct shard {
 	struct ring_buffer *rb;
 	struct ring_buffer *hold_rb; /* held loader events, ahead of rb's order */
 	uint64_t delivered;
+	unsigned batch; /* events delivered by this tracer__consume */
 	int epoll_fd; /* both rings' wake-ups, edge-triggered (tracer__wait) */
 	/* The ring's positions, mapped read-only: its fill without a system call. */
 	const unsigned long *consumer_pos, *producer_pos;
@@ -95,14 +96,27 @@ static void take_holds(struct shard *sh)
 	ring_buffer__consume(sh->hold_rb);
 }
 
+static uint64_t fill_now(const struct shard *sh);
+
 static int deliver(void *ctx, void *data, size_t size)
 {
 	struct shard *sh = ctx;
+	int err;
 
-	if (++sh->delivered % HEARTBEAT_EVENTS == 0)
+	if (++sh->delivered % HEARTBEAT_EVENTS == 0) {
+		uint64_t fill = fill_now(sh);
+
+		/* While a backlog is read: how close the ring came to losing events. */
+		if (fill > sh->peak_fill)
+			__atomic_store_n(&sh->peak_fill, fill, __ATOMIC_RELAXED);
 		heartbeat(sh->t);
+	}
 	take_holds(sh);
-	return sh->t->on_event(sh->t->ctx, sh->idx, data, size);
+	err = sh->t->on_event(sh->t->ctx, sh->idx, data, size);
+	if (err)
+		return err;
+	/* This one is handled: end the batch, so that its consumer's readers get a turn. */
+	return ++sh->batch >= TRACER_BATCH_EVENTS ? -EAGAIN : 0;
 }
 
 /* The ring's consumer and producer positions (a page each), for its fill; best effort. */
@@ -114,6 +128,8 @@ static void map_positions(struct shard *sh)
 
 	sh->consumer_pos = cons == MAP_FAILED ? NULL : cons;
 	sh->producer_pos = prod == MAP_FAILED ? NULL : prod;
+	if (!sh->consumer_pos || !sh->producer_pos)
+		log_debug("ring %u: its fill cannot be read: %s", sh->idx, strerror(errno));
 }
 
 static void unmap_positions(struct shard *sh)
@@ -655,13 +671,15 @@ int tracer__consume(struct tracer *t, unsigned shard)
 {
 	struct shard *sh = &t->shards[shard];
 	uint64_t fill = fill_now(sh);
+	int n;
 
-	/* The fill before a batch: how close the ring came to losing events. */
 	if (fill > sh->peak_fill)
 		__atomic_store_n(&sh->peak_fill, fill, __ATOMIC_RELAXED);
 	heartbeat(t);
 	take_holds(sh);
-	return ring_buffer__consume(sh->rb);
+	sh->batch = 0;
+	n = ring_buffer__consume(sh->rb);
+	return n == -EAGAIN ? (int)sh->batch : n;
 }
 
 int tracer__drain(struct tracer *t)
@@ -669,11 +687,14 @@ int tracer__drain(struct tracer *t)
 	int n = 0;
 
 	for (unsigned i = 0; i < t->nr_shards; i++) {
-		int got = ring_buffer__consume(t->shards[i].rb);
+		int got;
 
-		if (got < 0)
-			return got;
-		n += got;
+		do {
+			got = tracer__consume(t, i);
+			if (got < 0)
+				return got;
+			n += got;
+		} while (got >= TRACER_BATCH_EVENTS);
 	}
 	return n;
 }

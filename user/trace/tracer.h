@@ -94,9 +94,11 @@ unsigned tracer__shards(const struct tracer *t);
  * a process event, a held loader event (calls alone do not wake it). >= 0, or -errno.
  */
 int tracer__wait(struct tracer *t, unsigned shard, int timeout_ms);
+/* Events delivered by one tracer__consume at most. */
+#define TRACER_BATCH_EVENTS 16384
 /*
- * Deliver what the shard's ring holds now, without waiting (its held loader events first).
- * One thread at a time per shard. Events delivered, or -errno.
+ * Deliver what the shard's ring holds now, up to TRACER_BATCH_EVENTS, without waiting (its
+ * held loader events first). One thread at a time per shard. Events delivered, or -errno.
  */
 int tracer__consume(struct tracer *t, unsigned shard);
 /* Deliver whatever every ring holds (once nothing else consumes them). */
