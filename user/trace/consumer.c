@@ -67,6 +67,15 @@ static int resolve_shared(struct session *s, struct target *t, const struct ht_c
 	return err;
 }
 
+/* Named before, by its id or (without one) its frames: no lock, no shared table. */
+static bool cached(struct target *t, const struct ht_call_event *ev, struct resolved_call *call)
+{
+	if (ev->stack_id)
+		return symbolizer__cached(t->symbolizer, ev->func, ev->stack_id, call);
+	return symbolizer__cached_frames(t->symbolizer, ev->func, ev->stack.frames, ev->stack.nr,
+					 call);
+}
+
 static void on_call(struct session *s, struct consumer *c, const struct ht_call_event *ev)
 {
 	struct target *t = target_of(s, ev->pid);
@@ -77,20 +86,24 @@ static void on_call(struct session *s, struct consumer *c, const struct ht_call_
 	if (!t)
 		return;
 	/* The stacks map is full (or nearly): make room, by the ids no program uses. */
-	if (!ev->stack_id && __atomic_load_n(&s->dead_ids.nr, __ATOMIC_RELAXED)) {
-		shared_lock(s);
-		dead_ids__delete(&s->dead_ids);
-		shared_unlock(s);
+	if (!ev->stack_id) {
+		c->inline_stacks++;
+		if (__atomic_load_n(&s->dead_ids.nr, __ATOMIC_RELAXED))
+			delete_dead_ids(s);
 	}
 	/* Out of memory, the id would only stay in the map: the call still counts. */
-	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
+	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW)) {
+		uint64_t used = __atomic_add_fetch(&s->stack_ids_used, 1, __ATOMIC_RELAXED);
+
+		if (used > __atomic_load_n(&s->stack_ids_peak, __ATOMIC_RELAXED))
+			__atomic_store_n(&s->stack_ids_peak, used, __ATOMIC_RELAXED);
 		stack_ids__own(&t->stack_ids, ev->stack_id);
+	}
 	if (!t->symbolizer) {
 		t->lost_events++; /* its mappings could not be read in time */
 		return;
 	}
-	if ((!ev->stack_id || !symbolizer__cached(t->symbolizer, ev->func, ev->stack_id, &call)) &&
-	    resolve_shared(s, t, ev, &call)) {
+	if (!cached(t, ev, &call) && resolve_shared(s, t, ev, &call)) {
 		t->lost_events++;
 		return;
 	}

@@ -201,7 +201,17 @@ int session__poll(struct session *s, int timeout_ms)
 	return 0;
 }
 
-/* -v: how full each ring came, what the holds took. */
+static double own_cpu_seconds(void)
+{
+	struct rusage own;
+
+	if (getrusage(RUSAGE_SELF, &own))
+		return 0;
+	return own.ru_utime.tv_sec + own.ru_stime.tv_sec +
+	       (own.ru_utime.tv_usec + own.ru_stime.tv_usec) / 1e6;
+}
+
+/* -v: how full each ring came, what the holds took, heaptap's own CPU. */
 static void log_consumers(struct session *s)
 {
 	struct tracer_holds holds = tracer__holds(s->tracer);
@@ -217,6 +227,12 @@ static void log_consumers(struct session *s)
 			  i, (unsigned long long)s->consumers[i].events, fill.peak / 1048576.0,
 			  (unsigned long long)(fill.bytes >> 20));
 	}
+	/* Every thread of heaptap's, not the processes it runs: what tracing cost it. */
+	log_debug("heaptap's own CPU: %.3f s for %llu events; stack map: %llu of %u ids at "
+		  "most, %llu calls with their frames inline", own_cpu_seconds(),
+		  (unsigned long long)session__events(s),
+		  (unsigned long long)s->stack_ids_peak, tracer__stacks_capacity(s->tracer),
+		  (unsigned long long)session__figures(s).inline_stacks);
 }
 
 void session__stop(struct session *s)
@@ -372,6 +388,30 @@ unsigned session__consumers(const struct session *s)
 struct tracer_ring_fill session__ring_fill(const struct session *s, unsigned consumer)
 {
 	return tracer__ring_fill(s->tracer, consumer);
+}
+
+struct session_figures session__figures(struct session *s)
+{
+	struct session_figures f = {
+		.consumers = s->nr_consumers,
+		.holds = tracer__holds(s->tracer),
+		.stack_map_entries = tracer__stacks_capacity(s->tracer),
+		.stack_map_peak = __atomic_load_n(&s->stack_ids_peak, __ATOMIC_RELAXED),
+		.cpu_seconds = own_cpu_seconds(),
+	};
+
+	for (unsigned i = 0; i < s->nr_consumers; i++)
+		f.inline_stacks += __atomic_load_n(&s->consumers[i].inline_stacks,
+						   __ATOMIC_RELAXED);
+	return f;
+}
+
+struct consumer_figures session__consumer_figures(const struct session *s, unsigned consumer)
+{
+	return (struct consumer_figures){
+		.events = __atomic_load_n(&s->consumers[consumer].events, __ATOMIC_RELAXED),
+		.ring = tracer__ring_fill(s->tracer, consumer),
+	};
 }
 
 const struct symcache *session__symcache(const struct session *s)

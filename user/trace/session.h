@@ -178,5 +178,20 @@ void session__read_unlock(struct session *s);
 /* The consumer threads, and each one's ring (-v, the JSON report). */
 unsigned session__consumers(const struct session *s);
 struct tracer_ring_fill session__ring_fill(const struct session *s, unsigned consumer);
+/* What the consumers did and what their tables held (the JSON report's "consumers"). */
+struct consumer_figures {
+	uint64_t events;	/* this consumer's */
+	struct tracer_ring_fill ring;
+};
+struct session_figures {
+	unsigned consumers;
+	struct tracer_holds holds; /* the stops heaptap ended itself */
+	uint32_t stack_map_entries;
+	uint64_t stack_map_peak;   /* ids held at once, at most */
+	uint64_t inline_stacks;	   /* calls whose stack came without an id (the map full) */
+	double cpu_seconds;	   /* heaptap's own, all its threads, so far */
+};
+struct session_figures session__figures(struct session *s);
+struct consumer_figures session__consumer_figures(const struct session *s, unsigned consumer);
 
 #endif

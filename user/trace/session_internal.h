@@ -28,6 +28,7 @@ struct consumer {
 	pthread_mutex_t lock;
 	struct target *targets; /* live, by pid */
 	uint64_t events;	/* delivered, of every kind */
+	uint64_t inline_stacks; /* calls whose stack came without an id (the map was full) */
 	double clock;		/* monotonic seconds, as of its last batch */
 	double next_sample, rss_next;
 	int err;		/* what stopped it (-errno), or 0 */
@@ -54,6 +55,7 @@ struct session {
 	struct target *ended;	    /* exited or exec'd, newest first (pids may repeat) */
 	struct untraced *untraced;
 	struct dead_ids dead_ids;   /* stack ids of ended programs, not yet deleted */
+	uint64_t stack_ids_used, stack_ids_peak; /* ids in the BPF stacks map, now and at most */
 	struct target **sorted;
 	struct alloc_spec *allocators; /* --allocator APIs */
 	size_t nr_allocators;
@@ -83,6 +85,8 @@ void consumer_unlock(struct consumer *c);
 /* target.c: a target's life in its consumer's table. */
 struct target *new_target(struct session *s, pid_t pid);
 void free_target(struct target *t);
+/* Delete the ids of ended programs from the BPF stacks map (takes the shared lock). */
+void delete_dead_ids(struct session *s);
 /* A target that never got going (a failed attach): nothing of it stays. */
 void drop_target(struct session *s, struct target *t);
 /* t is gone (status: its wait status; known: it was seen): keep its report, end it. */

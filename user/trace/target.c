@@ -26,6 +26,14 @@ void free_target(struct target *t)
 	free(t);
 }
 
+void delete_dead_ids(struct session *s)
+{
+	shared_lock(s);
+	__atomic_sub_fetch(&s->stack_ids_used, s->dead_ids.nr, __ATOMIC_RELAXED);
+	dead_ids__delete(&s->dead_ids);
+	shared_unlock(s);
+}
+
 /* Under the shared lock, on the thread of pid's consumer or with its lock. */
 struct target *new_target(struct session *s, pid_t pid)
 {
@@ -43,7 +51,7 @@ struct target *new_target(struct session *s, pid_t pid)
 	 * An ended program's ids include its pid: deleted later, they could take ids from a
 	 * new process that has its pid and its stacks.
 	 */
-	dead_ids__delete(&s->dead_ids);
+	delete_dead_ids(s);
 	mpi_identity_from_environ("", 0, &t->mpi);
 	/* Without memory for its table, its blocks go unowned: the balances still count. */
 	owner__init(&t->owner, s->live_blocks_limit, s->sample_interval);

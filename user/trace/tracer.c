@@ -718,6 +718,11 @@ void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
 	*processes_fd = bpf_map__fd(t->skel->maps.unwind_processes);
 }
 
+uint32_t tracer__stacks_capacity(const struct tracer *t)
+{
+	return bpf_map__max_entries(t->skel->maps.stacks);
+}
+
 int tracer__stacks_fd(struct tracer *t)
 {
 	return bpf_map__fd(t->skel->maps.stacks);

@@ -113,8 +113,9 @@ struct tracer_ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard
 void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
 			 int *processes_fd);
 
-/* The map of stacks that call events name by id (see stack_ids.h). */
+/* The map of stacks that call events name by id (see stack_ids.h), and its entries. */
 int tracer__stacks_fd(struct tracer *t);
+uint32_t tracer__stacks_capacity(const struct tracer *t);
 /*
  * Any process's unwind tables or stack ids changed: the BPF side's cached stacks are no
  * longer to be trusted (bpf/stack_cache.bpf.h). Call after the change.
