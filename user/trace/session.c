@@ -221,7 +221,7 @@ static void log_consumers(struct session *s)
 			  (unsigned long long)holds.nr, holds.total_ns / 1e6 / holds.nr,
 			  holds.longest_ns / 1e6);
 	for (unsigned i = 0; i < s->nr_consumers; i++) {
-		struct tracer_ring_fill fill = tracer__ring_fill(s->tracer, i);
+		struct ring_fill fill = tracer__ring_fill(s->tracer, i);
 
 		log_debug("consumer %u: %llu events, its ring filled to %.1f of %llu MiB at most",
 			  i, (unsigned long long)s->consumers[i].events, fill.peak / 1048576.0,
@@ -385,7 +385,7 @@ unsigned session__consumers(const struct session *s)
 	return s->nr_consumers;
 }
 
-struct tracer_ring_fill session__ring_fill(const struct session *s, unsigned consumer)
+struct ring_fill session__ring_fill(const struct session *s, unsigned consumer)
 {
 	return tracer__ring_fill(s->tracer, consumer);
 }

@@ -177,11 +177,11 @@ void session__read_lock(struct session *s);
 void session__read_unlock(struct session *s);
 /* The consumer threads, and each one's ring (-v, the JSON report). */
 unsigned session__consumers(const struct session *s);
-struct tracer_ring_fill session__ring_fill(const struct session *s, unsigned consumer);
+struct ring_fill session__ring_fill(const struct session *s, unsigned consumer);
 /* What the consumers did and what their tables held (the JSON report's "consumers"). */
 struct consumer_figures {
 	uint64_t events;	/* this consumer's */
-	struct tracer_ring_fill ring;
+	struct ring_fill ring;
 };
 struct session_figures {
 	unsigned consumers;

@@ -3,8 +3,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -17,6 +15,7 @@
 #include "privilege.h"
 #include "rank.h"
 #include "tracer.h"
+#include "rings.h"
 #include "uprobe_links.h"
 
 /*
@@ -42,24 +41,9 @@ struct target_links {
 /* Closing links overlaps across threads: 100 processes detach in ~0.3 s with this many. */
 #define REAPER_THREADS 64
 
-/* One shard of processes: its ordered ring, and its held loader events ahead of it. */
-struct shard {
-	struct tracer *t;
-	unsigned idx;
-	int ring_fd, hold_ring_fd;
-	struct ring_buffer *rb;
-	struct ring_buffer *hold_rb; /* held loader events, ahead of rb's order */
-	uint64_t delivered;
-	unsigned batch; /* events delivered by this tracer__consume */
-	int epoll_fd; /* both rings' wake-ups, edge-triggered (tracer__wait) */
-	/* The ring's positions, mapped read-only: its fill without a system call. */
-	const unsigned long *consumer_pos, *producer_pos;
-	uint64_t peak_fill;
-};
-
 struct tracer {
 	struct heaptap_bpf *skel;
-	struct shard shards[HT_MAX_SHARDS];
+	struct rings *rings;
 	unsigned nr_shards;
 	uint64_t ring_bytes;
 	pthread_mutex_t heartbeat_lock; /* consumers beat in turn */
@@ -77,129 +61,25 @@ struct tracer {
 static void heartbeat(struct tracer *t);
 static void beat(struct tracer *t);
 
-/* Events between heartbeats while a backlog is read: heaptap is busy, not stalled. */
-#define HEARTBEAT_EVENTS 256
 
-static int deliver_hold(void *ctx, void *data, size_t size)
+static int deliver(void *ctx, unsigned shard, const void *data, size_t size)
 {
-	struct shard *sh = ctx;
+	struct tracer *t = ctx;
 
-	return sh->t->on_hold ? sh->t->on_hold(sh->t->ctx, sh->idx, data, size) : 0;
+	return t->on_event(t->ctx, shard, data, size);
 }
 
-/*
- * A process held at a loader event waits for nothing but its tables and probes: before
- * each event of the ordered stream, the stops made since it was written.
- */
-static void take_holds(struct shard *sh)
+static int deliver_hold(void *ctx, unsigned shard, const void *data, size_t size)
 {
-	ring_buffer__consume(sh->hold_rb);
+	struct tracer *t = ctx;
+
+	return t->on_hold ? t->on_hold(t->ctx, shard, data, size) : 0;
 }
 
-static uint64_t fill_now(const struct shard *sh);
-
-static int deliver(void *ctx, void *data, size_t size)
+/* heaptap is reading its events (a backlog, maybe): it is busy, not stalled. */
+static void tick(void *ctx)
 {
-	struct shard *sh = ctx;
-	int err;
-
-	if (++sh->delivered % HEARTBEAT_EVENTS == 0) {
-		uint64_t fill = fill_now(sh);
-
-		/* While a backlog is read: how close the ring came to losing events. */
-		if (fill > sh->peak_fill)
-			__atomic_store_n(&sh->peak_fill, fill, __ATOMIC_RELAXED);
-		heartbeat(sh->t);
-	}
-	take_holds(sh);
-	err = sh->t->on_event(sh->t->ctx, sh->idx, data, size);
-	if (err)
-		return err;
-	/* This one is handled: end the batch, so that its consumer's readers get a turn. */
-	return ++sh->batch >= TRACER_BATCH_EVENTS ? -EAGAIN : 0;
-}
-
-/* The ring's consumer and producer positions (a page each), for its fill; best effort. */
-static void map_positions(struct shard *sh)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	void *cons = mmap(NULL, page, PROT_READ, MAP_SHARED, sh->ring_fd, 0);
-	void *prod = mmap(NULL, page, PROT_READ, MAP_SHARED, sh->ring_fd, page);
-
-	sh->consumer_pos = cons == MAP_FAILED ? NULL : cons;
-	sh->producer_pos = prod == MAP_FAILED ? NULL : prod;
-	if (!sh->consumer_pos || !sh->producer_pos)
-		log_debug("ring %u: its fill cannot be read: %s", sh->idx, strerror(errno));
-}
-
-static void unmap_positions(struct shard *sh)
-{
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (sh->consumer_pos)
-		munmap((void *)sh->consumer_pos, page);
-	if (sh->producer_pos)
-		munmap((void *)sh->producer_pos, page);
-}
-
-/*
- * The shard's wake-ups: edge-triggered, so that a ring that holds events (calls do not wake
- * the consumer) does not make every wait return at once; a wake-up (a backlog, a process
- * event, a held loader event) does.
- */
-static int watch_rings(struct shard *sh)
-{
-	int fd = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
-
-	if (fd < 0)
-		return -errno;
-	if (epoll_ctl(fd, EPOLL_CTL_ADD, sh->ring_fd, &ev) ||
-	    epoll_ctl(fd, EPOLL_CTL_ADD, sh->hold_ring_fd, &ev)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-/*
- * The rings, one per shard, each sized ring_bytes: created here and put in the BPF arrays
- * of rings (both arrays hold the same shards: events, and held loader events).
- */
-static int make_rings(struct tracer *t)
-{
-	int events_fd = bpf_map__fd(t->skel->maps.event_rings);
-	int holds_fd = bpf_map__fd(t->skel->maps.hold_rings);
-
-	for (unsigned i = 0; i < t->nr_shards; i++) {
-		struct shard *sh = &t->shards[i];
-		__u32 key = i;
-
-		sh->t = t;
-		sh->idx = i;
-		sh->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "events", 0, 0, t->ring_bytes,
-					     NULL);
-		sh->hold_ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "hold_events", 0, 0,
-						  64 << 10, NULL);
-		if (sh->ring_fd < 0 || sh->hold_ring_fd < 0)
-			return -errno;
-		if (bpf_map_update_elem(events_fd, &key, &sh->ring_fd, BPF_ANY) ||
-		    bpf_map_update_elem(holds_fd, &key, &sh->hold_ring_fd, BPF_ANY))
-			return -errno;
-		sh->rb = ring_buffer__new(sh->ring_fd, deliver, sh, NULL);
-		if (!sh->rb)
-			return -errno;
-		sh->hold_rb = ring_buffer__new(sh->hold_ring_fd, deliver_hold, sh, NULL);
-		if (!sh->hold_rb)
-			return -errno;
-		map_positions(sh);
-		sh->epoll_fd = watch_rings(sh);
-		if (sh->epoll_fd < 0)
-			return sh->epoll_fd;
-	}
-	return 0;
+	heartbeat(ctx);
 }
 
 /* Launchers are known from the start: they are never stopped (they relay SIGCONT). */
@@ -283,8 +163,6 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 	if (t->nr_shards > HT_MAX_SHARDS)
 		t->nr_shards = HT_MAX_SHARDS;
 	t->ring_bytes = opts->ring_bytes ? opts->ring_bytes : TRACER_RING_BYTES;
-	for (unsigned i = 0; i < HT_MAX_SHARDS; i++)
-		t->shards[i].ring_fd = t->shards[i].hold_ring_fd = t->shards[i].epoll_fd = -1;
 
 	t->skel = heaptap_bpf__open();
 	if (!t->skel) {
@@ -324,7 +202,10 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = make_rings(t); /* before the tracepoints: no event finds its ring missing */
+	/* Before the tracepoints: no event finds its ring missing. */
+	err = rings__new(bpf_map__fd(t->skel->maps.event_rings),
+			 bpf_map__fd(t->skel->maps.hold_rings), t->nr_shards, t->ring_bytes,
+			 &(struct rings_callbacks){ deliver, deliver_hold, tick, t }, &t->rings);
 	if (err)
 		goto cleanup;
 	err = heaptap_bpf__attach(t->skel); /* the tracepoints; uprobes go per process */
@@ -349,17 +230,7 @@ void tracer__free(struct tracer *t)
 		tracer__detach(t, tl->pid);
 	link_reaper__free(t->reaper); /* waits until every probe is gone */
 	guardian__free(t->guardian);
-	for (unsigned i = 0; i < HT_MAX_SHARDS; i++) {
-		ring_buffer__free(t->shards[i].rb);
-		ring_buffer__free(t->shards[i].hold_rb);
-		unmap_positions(&t->shards[i]);
-		if (t->shards[i].epoll_fd >= 0)
-			close(t->shards[i].epoll_fd);
-		if (t->shards[i].ring_fd >= 0)
-			close(t->shards[i].ring_fd);
-		if (t->shards[i].hold_ring_fd >= 0)
-			close(t->shards[i].hold_ring_fd);
-	}
+	rings__free(t->rings);
 	heaptap_bpf__destroy(t->skel);
 	pthread_mutex_destroy(&t->heartbeat_lock);
 	free(t);
@@ -645,15 +516,6 @@ static void beat(struct tracer *t)
 	hold_control_set(t->hold_control_fd, false, monotonic_ns());
 }
 
-/* Bytes written to the shard's ring and not consumed yet: its positions, read in place. */
-static uint64_t fill_now(const struct shard *sh)
-{
-	if (!sh->consumer_pos || !sh->producer_pos)
-		return 0;
-	return __atomic_load_n(sh->producer_pos, __ATOMIC_ACQUIRE) -
-	       __atomic_load_n(sh->consumer_pos, __ATOMIC_ACQUIRE);
-}
-
 unsigned tracer__shards(const struct tracer *t)
 {
 	return t->nr_shards;
@@ -661,53 +523,22 @@ unsigned tracer__shards(const struct tracer *t)
 
 int tracer__wait(struct tracer *t, unsigned shard, int timeout_ms)
 {
-	struct epoll_event ready[2];
-	int n = epoll_wait(t->shards[shard].epoll_fd, ready, 2, timeout_ms);
-
-	return n < 0 ? -errno : n;
+	return rings__wait(t->rings, shard, timeout_ms);
 }
 
 int tracer__consume(struct tracer *t, unsigned shard)
 {
-	struct shard *sh = &t->shards[shard];
-	uint64_t fill = fill_now(sh);
-	int n;
-
-	if (fill > sh->peak_fill)
-		__atomic_store_n(&sh->peak_fill, fill, __ATOMIC_RELAXED);
-	heartbeat(t);
-	take_holds(sh);
-	sh->batch = 0;
-	n = ring_buffer__consume(sh->rb);
-	return n == -EAGAIN ? (int)sh->batch : n;
+	return rings__consume(t->rings, shard);
 }
 
 int tracer__drain(struct tracer *t)
 {
-	int n = 0;
-
-	for (unsigned i = 0; i < t->nr_shards; i++) {
-		int got;
-
-		do {
-			got = tracer__consume(t, i);
-			if (got < 0)
-				return got;
-			n += got;
-		} while (got >= TRACER_BATCH_EVENTS);
-	}
-	return n;
+	return rings__drain(t->rings);
 }
 
-struct tracer_ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard)
+struct ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard)
 {
-	const struct shard *sh = &t->shards[shard];
-
-	return (struct tracer_ring_fill){
-		.bytes = t->ring_bytes,
-		.now = fill_now(sh),
-		.peak = __atomic_load_n(&sh->peak_fill, __ATOMIC_RELAXED),
-	};
+	return rings__fill(t->rings, shard);
 }
 
 void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include "allocator.h"
 #include "heaptap_types.h"
+#include "rings.h"
 
 struct tracer;
 
@@ -95,7 +96,7 @@ unsigned tracer__shards(const struct tracer *t);
  */
 int tracer__wait(struct tracer *t, unsigned shard, int timeout_ms);
 /* Events delivered by one tracer__consume at most. */
-#define TRACER_BATCH_EVENTS 16384
+#define TRACER_BATCH_EVENTS RINGS_BATCH_EVENTS
 /*
  * Deliver what the shard's ring holds now, up to TRACER_BATCH_EVENTS, without waiting (its
  * held loader events first). One thread at a time per shard. Events delivered, or -errno.
@@ -103,11 +104,8 @@ int tracer__wait(struct tracer *t, unsigned shard, int timeout_ms);
 int tracer__consume(struct tracer *t, unsigned shard);
 /* Deliver whatever every ring holds (once nothing else consumes them). */
 int tracer__drain(struct tracer *t);
-/* A shard's ring: its size, its fill now, and the most it held before a batch was read. */
-struct tracer_ring_fill {
-	uint64_t bytes, now, peak;
-};
-struct tracer_ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard);
+/* A shard's ring: its size, its fill now, and the most it held while it was read. */
+struct ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard);
 
 /* The unwind maps (see unwind_maps.h): the row array, its capacity, pid -> mappings. */
 void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
