@@ -19,26 +19,6 @@
  */
 #define CONSUMER_TICK_MS 10
 
-void shared_lock(struct session *s)
-{
-	pthread_mutex_lock(&s->shared);
-}
-
-void shared_unlock(struct session *s)
-{
-	pthread_mutex_unlock(&s->shared);
-}
-
-void consumer_lock(struct consumer *c)
-{
-	pthread_mutex_lock(&c->lock);
-}
-
-void consumer_unlock(struct consumer *c)
-{
-	pthread_mutex_unlock(&c->lock);
-}
-
 /* Resolve a call's stack from its frames: in the event, or in the stacks map. */
 static int resolve(struct target *t, const struct ht_call_event *ev, struct resolved_call *call)
 {
@@ -128,7 +108,7 @@ static void on_call(struct session *s, struct consumer *c, const struct ht_call_
 	if (!call.complete && (ev->flags & HT_F_STACK_UNSUPPORTED))
 		t->unsupported_unwinds++;
 	moved = movement_of(ev, call.func, t->alloc.glibc);
-	track_owner(s, t, ev, call.func, call.record, &moved);
+	track_owner(t, ev, call.func, call.record, &moved, c->clock);
 	memcpy(comm, ev->comm, HT_COMM_LEN);
 	comm[HT_COMM_LEN] = '\0';
 	if (call.record && call.record->tree_path)
@@ -145,7 +125,6 @@ static void on_call(struct session *s, struct consumer *c, const struct ht_call_
 						  .function = call.function,
 					  }))
 		t->lost_events++;
-	(void)c;
 }
 
 static void on_custom_call(struct session *s, const struct ht_custom_event *ev, size_t size)
@@ -249,6 +228,23 @@ int consumer_on_hold(void *ctx, unsigned shard, const void *data, size_t size)
 	handle_hold_early(s, data);
 	shared_unlock(s);
 	return 0;
+}
+
+/*
+ * Every interval: each of c's live targets' sites' outstanding bytes, for the leak test,
+ * and its total (processes[].samples).
+ */
+static void sample_owners(struct session *s, struct consumer *c)
+{
+	struct target *t, *tmp;
+
+	if (c->clock < c->next_sample)
+		return;
+	HASH_ITER(hh, c->targets, t, tmp)
+		sample_target(t, c->clock, c->clock - s->started);
+	c->next_sample += s->sample_interval;
+	if (c->next_sample < c->clock) /* heaptap was stopped: start the beat again */
+		c->next_sample = c->clock + s->sample_interval;
 }
 
 /* One batch: whatever the ring holds, then the samples due. Under c's lock. */

@@ -86,7 +86,9 @@ static void probe_custom(struct session *s, struct target *t, const struct procm
 
 	if (!s->nr_allocators || !t->probed)
 		return;
-	err = custom_allocs__probe(s, t, maps, problem, sizeof(problem));
+	err = custom_allocs__probe(&(struct custom_apis){ s->tracer, s->cache, s->allocators,
+							  s->nr_allocators },
+				   t, maps, problem, sizeof(problem));
 	if (err == -ENOENT && !s->problem[0])
 		snprintf(s->problem, sizeof(s->problem), "%s", problem);
 	else if (err)
@@ -119,25 +121,6 @@ static void give_tables_now(struct session *s, struct target *t)
 	if (s->unwind && procmaps__read(t->pid, &maps) == 0)
 		give_tables(s, t, &maps);
 	procmaps__clear(&maps);
-}
-
-void forget_program(struct session *s, struct target *t)
-{
-	if (s->unwind)
-		unwind_maps__forget(s->unwind, t->pid);
-	held_maps__clear(&t->held_maps);
-	stack_ids__bury(&t->stack_ids, &s->dead_ids);
-	tracer__stacks_changed(s->tracer);
-	symbolizer__free(t->symbolizer);
-	t->symbolizer = NULL;
-	/*
-	 * Its stacks only told which path each charges; the tree keeps the figures. With
-	 * --stacks they are the report, and stay.
-	 */
-	if (!t->stacks.detailed) {
-		stack_records__keep_sites(&t->stacks); /* they name the owner's figures */
-		calltree__drop_paths(&t->tree);
-	}
 }
 
 static int attach(struct session *s, pid_t pid)

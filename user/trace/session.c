@@ -257,7 +257,7 @@ void session__stop(struct session *s)
 	for (unsigned i = 0; i < s->nr_consumers; i++) {
 		s->consumers[i].clock = s->clock;
 		HASH_ITER(hh, s->consumers[i].targets, t, tmp)
-			sample_total_now(s, t);
+			sample_final_total(s, t);
 	}
 }
 

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include "movement.h"
+#include "session_owner.h"
 #include "session.h"
 #include "symcache.h"
 #include "tracer.h"
@@ -77,10 +78,25 @@ static inline struct consumer *consumer_of(struct session *s, pid_t pid)
 }
 
 /* The shared lock (see struct session), and a consumer's. */
-void shared_lock(struct session *s);
-void shared_unlock(struct session *s);
-void consumer_lock(struct consumer *c);
-void consumer_unlock(struct consumer *c);
+static inline void shared_lock(struct session *s)
+{
+	pthread_mutex_lock(&s->shared);
+}
+
+static inline void shared_unlock(struct session *s)
+{
+	pthread_mutex_unlock(&s->shared);
+}
+
+static inline void consumer_lock(struct consumer *c)
+{
+	pthread_mutex_lock(&c->lock);
+}
+
+static inline void consumer_unlock(struct consumer *c)
+{
+	pthread_mutex_unlock(&c->lock);
+}
 
 /* target.c: a target's life in its consumer's table. */
 struct target *new_target(struct session *s, pid_t pid);
@@ -97,25 +113,13 @@ void target_exited(struct session *s, struct target *t, int status, bool known);
  * across an exec, see tracer.h) and go when it ends.
  */
 void forget_program(struct session *s, struct target *t);
+/* The last sample of t's total (it ends, or tracing stops): on its consumer's clock. */
+void sample_final_total(struct session *s, struct target *t);
 /* t's program ended (exit, or exec with calls to report): keep its report, forget it. */
 void end_target(struct session *s, struct target *t);
 struct target *target_of(struct session *s, pid_t pid);
 /* Where the target's stacks are recorded (for its call tree and --stacks). */
 struct stack_records *stack_records_of(struct session *s, struct target *t);
-
-/*
- * The blocks a call released and returned, into t's owner figures; moved->delta gains
- * what only the live-block table knows (sizes under allocators other than glibc).
- */
-void track_owner(struct session *s, struct target *t, const struct ht_call_event *ev,
-		 enum ht_func func, struct stack_record *site, struct movement *moved);
-/*
- * Every interval: each of c's live targets' sites' outstanding bytes, for the leak test,
- * and its total (processes[].samples).
- */
-void sample_owners(struct session *s, struct consumer *c);
-/* t's total now, as its series' last sample so far (it ended, or tracing stops). */
-void sample_total_now(struct session *s, struct target *t);
 
 /* consumer.c: the threads, and the tracer's callbacks (shard: the consumer's index). */
 int consumer_on_event(void *ctx, unsigned shard, const void *data, size_t size);

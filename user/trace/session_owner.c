@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* Each call's blocks into its process's owner figures (owner.h), and their samples. */
 #include <unistd.h>
-#include "session_internal.h"
+#include "session_owner.h"
 
 /* The alignment a call asked for, for the allocator's usable size. */
 static uint64_t alignment_of(const struct ht_call_event *ev, enum ht_func func)
@@ -40,8 +40,8 @@ static uint64_t usable_from_classes(struct target *t, const struct ht_call_event
 	return moved->requested;
 }
 
-void track_owner(struct session *s, struct target *t, const struct ht_call_event *ev,
-		 enum ht_func func, struct stack_record *site, struct movement *moved)
+void track_owner(struct target *t, const struct ht_call_event *ev, enum ht_func func,
+		 struct stack_record *site, struct movement *moved, double now)
 {
 	bool glibc = t->alloc.glibc, taken = false;
 	struct live_block old;
@@ -63,35 +63,23 @@ void track_owner(struct session *s, struct target *t, const struct ht_call_event
 			.usable = usable,
 			.requested = moved->requested,
 			.tid = ev->tid,
-			.when = (uint32_t)(consumer_of(s, t->pid)->clock - t->owner_since),
+			.when = (uint32_t)(now - t->owner_since),
 		});
 	}
 }
 
-void sample_total_now(struct session *s, struct target *t)
+void sample_total_now(struct target *t, double since_start)
 {
-	struct consumer *c = consumer_of(s, t->pid);
-	double now = c->clock > s->clock ? c->clock : s->clock;
-
 	if (!t->untraced)
-		total_series__add(&t->samples, now - s->started, t->stats.total.current,
+		total_series__add(&t->samples, since_start, t->stats.total.current,
 				  t->stats.total.max, true);
 }
 
-void sample_owners(struct session *s, struct consumer *c)
+void sample_target(struct target *t, double now, double since_start)
 {
-	struct target *t, *tmp;
-
-	if (c->clock < c->next_sample)
-		return;
-	HASH_ITER(hh, c->targets, t, tmp) {
-		if (t->owner.live)
-			owner__sample(&t->owner, c->clock - t->owner_since);
-		if (!t->untraced)
-			total_series__add(&t->samples, c->clock - s->started, t->stats.total.current,
-					  t->stats.total.max, false);
-	}
-	c->next_sample += s->sample_interval;
-	if (c->next_sample < c->clock) /* heaptap was stopped: start the beat again */
-		c->next_sample = c->clock + s->sample_interval;
+	if (t->owner.live)
+		owner__sample(&t->owner, now - t->owner_since);
+	if (!t->untraced)
+		total_series__add(&t->samples, since_start, t->stats.total.current,
+				  t->stats.total.max, false);
 }

@@ -2,7 +2,8 @@
 /*
  * A target's life: first sight, its place in its consumer's table, its end (its report
  * kept, the rest forgotten), and the processes heaptap could not trace. Its program's
- * changes are programs.c's; its events' way to the accountant is consumer.c's.
+ * changes are programs.c's (forgetting one is here); its events' way to the accountant is
+ * consumer.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,33 @@ bool session__knows(struct session *s, pid_t pid)
 	return known;
 }
 
+void forget_program(struct session *s, struct target *t)
+{
+	if (s->unwind)
+		unwind_maps__forget(s->unwind, t->pid);
+	held_maps__clear(&t->held_maps);
+	stack_ids__bury(&t->stack_ids, &s->dead_ids);
+	tracer__stacks_changed(s->tracer);
+	symbolizer__free(t->symbolizer);
+	t->symbolizer = NULL;
+	/*
+	 * Its stacks only told which path each charges; the tree keeps the figures. With
+	 * --stacks they are the report, and stay.
+	 */
+	if (!t->stacks.detailed) {
+		stack_records__keep_sites(&t->stacks); /* they name the owner's figures */
+		calltree__drop_paths(&t->tree);
+	}
+}
+
+void sample_final_total(struct session *s, struct target *t)
+{
+	struct consumer *c = consumer_of(s, t->pid);
+	double now = c->clock > s->clock ? c->clock : s->clock;
+
+	sample_total_now(t, now - s->started);
+}
+
 /*
  * What an ended process keeps for the report: its call tree, its allocation sites, its
  * mapping calls' stacks, its samples.
@@ -137,7 +165,7 @@ static void keep_ended_trees_within_budget(struct session *s)
 void end_target(struct session *s, struct target *t)
 {
 	forget_program(s, t);
-	sample_total_now(s, t);
+	sample_final_total(s, t);
 	owner__end(&t->owner);
 	mapping_stats__end(&t->mappings);
 	tracer__take_losses(s->tracer, t->pid, &t->kernel_losses);
