@@ -74,6 +74,7 @@ static json_object *process_json(const struct target *t, const struct process_fa
 					json_object_new_int(WTERMSIG(t->exit_code)) : NULL);
 	json_object_object_add(p, "holds_skipped", json_object_new_uint64(pf->holds_skipped));
 	json_object_object_add(p, "lost_events", json_object_new_uint64(pf->lost_events));
+	json_object_object_add(p, "lost_ring_full", json_object_new_uint64(pf->lost_ring_full));
 	json_object_object_add(p, "incomplete_stacks", json_object_new_uint64(t->incomplete_stacks));
 	json_object_object_add(p, "unsupported_unwinds",
 			       json_object_new_uint64(t->unsupported_unwinds));
@@ -284,6 +285,7 @@ static json_object *report_object(struct session *s, struct frame_table *names)
 		struct process_facts pf = {
 			.lost_events = session__lost_events(s, targets[i]),
 			.holds_skipped = session__holds_skipped(s, targets[i]),
+			.lost_ring_full = session__kernel_losses(s, targets[i]).ringbuf_full,
 		};
 
 		json_object_array_add(processes, process_json(targets[i], &pf, names));

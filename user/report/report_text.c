@@ -62,6 +62,12 @@ static void print_process(FILE *out, const struct target *t, const struct proces
 		fprintf(out, " (%" PRIu64 " cut at an unwind rule heaptap cannot follow)",
 			t->unsupported_unwinds);
 	fputc('\n', out);
+	if (pf->lost_ring_full)
+		fprintf(out, "Of those, %" PRIu64 " dropped with its ring full (heaptap fell behind; "
+			     "the process ran on): its calls, balances and call tree are short by "
+			     "them, and a block whose allocation was lost counts as freed before "
+			     "tracing when it is freed\n",
+			pf->lost_ring_full);
 	if (!report_usable_known(t) && t->probed)
 		fprintf(out, "Allocator: %s (block sizes unknown: usable = requested for %" PRIu64
 			     " blocks)\n",
@@ -170,6 +176,7 @@ void report_text_processes(FILE *out, struct session *s)
 		struct process_facts pf = {
 			.lost_events = session__lost_events(s, targets[i]),
 			.holds_skipped = session__holds_skipped(s, targets[i]),
+			.lost_ring_full = session__kernel_losses(s, targets[i]).ringbuf_full,
 		};
 
 		print_process(out, targets[i], &pf);

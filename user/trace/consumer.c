@@ -5,6 +5,7 @@
  * batch) unless its stack must be named; a change of program takes the shared lock.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "guardian.h"
@@ -35,13 +36,25 @@ static int resolve(struct target *t, const struct ht_call_event *ev, struct reso
 				   stack->nr, call);
 }
 
+/*
+ * The shared lock for a consumer: behind the thread that serves holds, whose processes
+ * are stopped while it waits (a mutex is not fair: two consumers naming stacks in turn
+ * would keep it from the lock for tens of milliseconds).
+ */
+static void consumer_shared_lock(struct session *s)
+{
+	while (__atomic_load_n(&s->holds_waiting, __ATOMIC_ACQUIRE))
+		sched_yield();
+	shared_lock(s);
+}
+
 /* A stack not named yet: the symbol cache is shared by every consumer. */
 static int resolve_shared(struct session *s, struct target *t, const struct ht_call_event *ev,
 			  struct resolved_call *call)
 {
 	int err;
 
-	shared_lock(s);
+	consumer_shared_lock(s);
 	err = resolve(t, ev, call);
 	shared_unlock(s);
 	return err;
@@ -211,23 +224,46 @@ int consumer_on_event(void *ctx, unsigned shard, const void *data, size_t size)
 			t->lost_events++;
 		return 0;
 	}
-	shared_lock(s);
+	consumer_shared_lock(s);
 	on_process_event(s, type, data, size);
 	shared_unlock(s);
 	return 0;
 }
 
+/*
+ * A held loader event, on the thread that serves holds: ahead of the consumers' backlogs,
+ * and of their turns at the shared lock. The consumer that owns the process may have
+ * handled its ordered event already, and let it go: then there is nothing left to do.
+ */
 int consumer_on_hold(void *ctx, unsigned shard, const void *data, size_t size)
 {
+	const struct ht_libs_event *ev = data;
 	struct session *s = ctx;
 
 	(void)shard;
-	if (size < sizeof(struct ht_libs_event))
+	if (size < sizeof(*ev))
 		return 0;
+	__atomic_add_fetch(&s->holds_waiting, 1, __ATOMIC_ACQ_REL);
 	shared_lock(s);
-	handle_hold_early(s, data);
+	__atomic_sub_fetch(&s->holds_waiting, 1, __ATOMIC_ACQ_REL);
+	if (tracer__held(s->tracer, ev->pid, ev->hold_since))
+		handle_hold_early(s, ev);
 	shared_unlock(s);
 	return 0;
+}
+
+static void *serve_holds(void *arg)
+{
+	struct session *s = arg;
+
+	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
+		int n = tracer__wait_holds(s->tracer, CONSUMER_TICK_MS);
+
+		if (n < 0 && n != -EINTR)
+			break;
+		tracer__consume_holds(s->tracer);
+	}
+	return NULL;
 }
 
 /*
@@ -287,10 +323,15 @@ static void *consume(void *arg)
 
 int consumers__start(struct session *s)
 {
+	int err = pthread_create(&s->holds_thread, NULL, serve_holds, s);
+
+	if (err)
+		return -err;
+	s->holds_running = true;
 	for (unsigned i = 0; i < s->nr_consumers; i++) {
 		struct consumer *c = &s->consumers[i];
-		int err = pthread_create(&c->thread, NULL, consume, c);
 
+		err = pthread_create(&c->thread, NULL, consume, c);
 		if (err)
 			return -err;
 		c->running = true;
@@ -301,6 +342,9 @@ int consumers__start(struct session *s)
 void consumers__stop(struct session *s)
 {
 	__atomic_store_n(&s->stopping, true, __ATOMIC_RELEASE);
+	if (s->holds_running)
+		pthread_join(s->holds_thread, NULL);
+	s->holds_running = false;
 	for (unsigned i = 0; i < s->nr_consumers; i++) {
 		struct consumer *c = &s->consumers[i];
 

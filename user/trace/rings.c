@@ -31,6 +31,7 @@ struct rings {
 	struct rings_callbacks cb;
 	uint64_t ring_bytes;
 	unsigned nr;
+	int holds_epoll_fd; /* every hold ring's wake-ups (rings__wait_holds) */
 	struct shard shards[];
 };
 
@@ -58,15 +59,6 @@ static int deliver_hold(void *ctx, void *data, size_t size)
 	return sh->r->cb.on_hold ? sh->r->cb.on_hold(sh->r->cb.ctx, sh->idx, data, size) : 0;
 }
 
-/*
- * A process held at a loader event waits for nothing but its tables and probes: before
- * each event of the ordered stream, the stops made since it was written.
- */
-static void take_holds(struct shard *sh)
-{
-	ring_buffer__consume(sh->hold_rb);
-}
-
 static int deliver(void *ctx, void *data, size_t size)
 {
 	struct shard *sh = ctx;
@@ -76,7 +68,6 @@ static int deliver(void *ctx, void *data, size_t size)
 		note_fill(sh); /* while a backlog is read: how close it came to losing events */
 		sh->r->cb.tick(sh->r->cb.ctx);
 	}
-	take_holds(sh);
 	err = sh->r->cb.on_event(sh->r->cb.ctx, sh->idx, data, size);
 	if (err)
 		return err;
@@ -100,17 +91,16 @@ static void map_positions(struct shard *sh)
 /*
  * The shard's wake-ups: edge-triggered, so that a ring that holds events (calls do not wake
  * the consumer) does not make every wait return at once; a wake-up (a backlog, a process
- * event, a held loader event) does.
+ * event) does.
  */
-static int watch_rings(struct shard *sh)
+static int watch_ring(int ring_fd)
 {
 	int fd = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
 
 	if (fd < 0)
 		return -errno;
-	if (epoll_ctl(fd, EPOLL_CTL_ADD, sh->ring_fd, &ev) ||
-	    epoll_ctl(fd, EPOLL_CTL_ADD, sh->hold_ring_fd, &ev)) {
+	if (epoll_ctl(fd, EPOLL_CTL_ADD, ring_fd, &ev)) {
 		int err = -errno;
 
 		close(fd);
@@ -138,8 +128,14 @@ static int make_shard(struct rings *r, struct shard *sh, int events_fd, int hold
 	if (!sh->hold_rb)
 		return -errno;
 	map_positions(sh);
-	sh->epoll_fd = watch_rings(sh);
-	return sh->epoll_fd < 0 ? sh->epoll_fd : 0;
+	sh->epoll_fd = watch_ring(sh->ring_fd);
+	if (sh->epoll_fd < 0)
+		return sh->epoll_fd;
+	/* Level-triggered: a held process waits for each of these, none may stay unread. */
+	if (epoll_ctl(r->holds_epoll_fd, EPOLL_CTL_ADD, sh->hold_ring_fd,
+		      &(struct epoll_event){ .events = EPOLLIN }))
+		return -errno;
+	return 0;
 }
 
 int rings__new(int events_fd, int holds_fd, unsigned nr, uint64_t ring_bytes,
@@ -153,6 +149,9 @@ int rings__new(int events_fd, int holds_fd, unsigned nr, uint64_t ring_bytes,
 	r->cb = *cb;
 	r->ring_bytes = ring_bytes;
 	r->nr = nr;
+	r->holds_epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->holds_epoll_fd < 0)
+		err = -errno;
 	for (unsigned i = 0; i < nr; i++) {
 		r->shards[i] = (struct shard){
 			.r = r, .idx = i, .ring_fd = -1, .hold_ring_fd = -1, .epoll_fd = -1,
@@ -190,6 +189,8 @@ void rings__free(struct rings *r)
 		if (sh->hold_ring_fd >= 0)
 			close(sh->hold_ring_fd);
 	}
+	if (r->holds_epoll_fd >= 0)
+		close(r->holds_epoll_fd);
 	free(r);
 }
 
@@ -208,7 +209,6 @@ int rings__consume(struct rings *r, unsigned shard)
 
 	note_fill(sh);
 	r->cb.tick(r->cb.ctx);
-	take_holds(sh);
 	sh->batch = 0;
 	n = ring_buffer__consume(sh->rb);
 	return n == -EAGAIN ? (int)sh->batch : n;
@@ -227,6 +227,28 @@ int rings__drain(struct rings *r)
 				return got;
 			n += got;
 		} while (got >= RINGS_BATCH_EVENTS);
+	}
+	return n;
+}
+
+int rings__wait_holds(struct rings *r, int timeout_ms)
+{
+	struct epoll_event ready[8];
+	int n = epoll_wait(r->holds_epoll_fd, ready, 8, timeout_ms);
+
+	return n < 0 ? -errno : n;
+}
+
+int rings__consume_holds(struct rings *r)
+{
+	int n = 0;
+
+	for (unsigned i = 0; i < r->nr; i++) {
+		int got = ring_buffer__consume(r->shards[i].hold_rb);
+
+		if (got < 0)
+			return got;
+		n += got;
 	}
 	return n;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * The rings events come in, one per shard of processes (ht_shard_of): each a ring of
- * ordered events and a ring of held loader events, read ahead of it. Made here and put in
+ * ordered events and a ring of held loader events, read ahead of it by a thread of its own. Made here and put in
  * the BPF arrays of rings; read by one consumer thread per shard.
  */
 #ifndef HEAPTAP_RINGS_H
@@ -32,12 +32,18 @@ int rings__new(int events_fd, int holds_fd, unsigned nr, uint64_t ring_bytes,
 	       const struct rings_callbacks *cb, struct rings **out);
 void rings__free(struct rings *r);
 
-/* Wait up to timeout_ms for the shard's rings to wake their consumer. >= 0, or -errno. */
+/* Wait up to timeout_ms for the shard's ring to wake its consumer. >= 0, or -errno. */
 int rings__wait(struct rings *r, unsigned shard, int timeout_ms);
-/* Deliver up to RINGS_BATCH_EVENTS of the shard's events (held ones first). */
+/* Deliver up to RINGS_BATCH_EVENTS of the shard's events. */
 int rings__consume(struct rings *r, unsigned shard);
 /* Deliver whatever every ring holds. */
 int rings__drain(struct rings *r);
+/*
+ * The held loader events, read by a thread of their own (one only): a held process waits
+ * for no consumer's backlog. Wait up to timeout_ms for any; deliver every one queued.
+ */
+int rings__wait_holds(struct rings *r, int timeout_ms);
+int rings__consume_holds(struct rings *r);
 
 /* A shard's ring: its size, its fill now, and the most it held while it was read. */
 struct ring_fill {

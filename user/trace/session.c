@@ -361,6 +361,11 @@ uint64_t session__lost_events(struct session *s, const struct target *t)
 	return t->lost_events + l.ringbuf_full + l.inflight_full;
 }
 
+struct ht_losses session__kernel_losses(struct session *s, const struct target *t)
+{
+	return kernel_losses(s, t);
+}
+
 uint64_t session__holds_skipped(struct session *s, const struct target *t)
 {
 	return kernel_losses(s, t).holds_skipped;

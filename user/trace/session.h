@@ -148,6 +148,11 @@ void session__mark_exited(struct session *s, pid_t pid, int wstatus);
 size_t session__targets(struct session *s, struct target ***out);
 /* Events lost for t, in the kernel and here. */
 uint64_t session__lost_events(struct session *s, const struct target *t);
+/*
+ * Of those, what the kernel dropped: with t's ring full (its consumer behind), without a
+ * per-thread slot, and the holds skipped. The process is never stopped for any of them.
+ */
+struct ht_losses session__kernel_losses(struct session *s, const struct target *t);
 /* Times t was not stopped at an exec or loader event because heaptap was too slow. */
 uint64_t session__holds_skipped(struct session *s, const struct target *t);
 /* The processes heaptap could not trace, newest first. */

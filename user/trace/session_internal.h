@@ -47,6 +47,9 @@ struct session {
 	struct consumer *consumers; /* one per shard of processes */
 	unsigned nr_consumers;
 	bool stopping, stopped;	    /* the consumers are told to end; they have */
+	pthread_t holds_thread;	    /* serves held loader events (consumer_on_hold) */
+	bool holds_running;
+	unsigned holds_waiting;	    /* holds waiting for the shared lock: consumers let them in */
 	/*
 	 * What every consumer shares: the symbol cache, the unwind tables, the probes' links,
 	 * the holds, the ended and untraced processes, the stack ids to delete. Recursive: a

@@ -536,6 +536,24 @@ int tracer__drain(struct tracer *t)
 	return rings__drain(t->rings);
 }
 
+int tracer__wait_holds(struct tracer *t, int timeout_ms)
+{
+	return rings__wait_holds(t->rings, timeout_ms);
+}
+
+int tracer__consume_holds(struct tracer *t)
+{
+	return rings__consume_holds(t->rings);
+}
+
+bool tracer__held(struct tracer *t, pid_t pid, uint64_t since_ns)
+{
+	struct ht_hold h;
+	__u32 key = pid;
+
+	return !bpf_map_lookup_elem(t->held_fd, &key, &h) && h.since_ns == since_ns;
+}
+
 struct ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard)
 {
 	return rings__fill(t->rings, shard);

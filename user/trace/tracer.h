@@ -50,8 +50,9 @@ int tracer__release_hold(struct tracer *t, pid_t pid);
  */
 void tracer__resume(struct tracer *t, pid_t pid, uint64_t since_ns);
 /*
- * Called with each held loader event (an ht_libs_event) as soon as it is polled, ahead of
- * the ordered stream, where the same event comes again in its place.
+ * Called with each held loader event (an ht_libs_event) as soon as it is read
+ * (tracer__consume_holds), ahead of the ordered stream, where the same event comes again
+ * in its place.
  */
 void tracer__on_holds(struct tracer *t, tracer_event_fn on_hold);
 
@@ -104,6 +105,14 @@ int tracer__wait(struct tracer *t, unsigned shard, int timeout_ms);
 int tracer__consume(struct tracer *t, unsigned shard);
 /* Deliver whatever every ring holds (once nothing else consumes them). */
 int tracer__drain(struct tracer *t);
+/*
+ * The held loader events (tracer__on_holds), on one thread of their own: wait up to
+ * timeout_ms for any, deliver every one queued. >= 0, or -errno.
+ */
+int tracer__wait_holds(struct tracer *t, int timeout_ms);
+int tracer__consume_holds(struct tracer *t);
+/* Is pid still stopped by the stop made at since_ns (not let go since)? */
+bool tracer__held(struct tracer *t, pid_t pid, uint64_t since_ns);
 /* A shard's ring: its size, its fill now, and the most it held while it was read. */
 struct ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard);
 
