@@ -217,17 +217,20 @@ int consumer_on_event(void *ctx, unsigned shard, const void *data, size_t size)
 		return 0;
 	memcpy(&type, data, sizeof(type));
 	c->events++;
+	/* A reader waits for this consumer's lock: end the batch after this event. */
+	if (__atomic_load_n(&s->readers_waiting, __ATOMIC_RELAXED))
+		c->yield = true;
 	if (type == HT_EV_CALL) {
 		if (call_fits(call, size))
 			on_call(s, c, call);
 		else if ((t = target_of(s, call->pid)))
 			t->lost_events++;
-		return 0;
+	} else {
+		consumer_shared_lock(s);
+		on_process_event(s, type, data, size);
+		shared_unlock(s);
 	}
-	consumer_shared_lock(s);
-	on_process_event(s, type, data, size);
-	shared_unlock(s);
-	return 0;
+	return c->yield ? -EAGAIN : 0;
 }
 
 /*
@@ -287,7 +290,10 @@ static void sample_owners(struct session *s, struct consumer *c)
 int consumer_batch(struct consumer *c)
 {
 	struct session *s = c->s;
-	int n = tracer__consume(s->tracer, c->idx);
+	int n;
+
+	c->yield = false;
+	n = tracer__consume(s->tracer, c->idx);
 
 	c->clock = monotonic_ns() / 1e9;
 	sample_owners(s, c);
@@ -316,6 +322,12 @@ static void *consume(void *arg)
 		if (n < 0) {
 			c->err = n;
 			break;
+		}
+		/* Cut short for a reader: let it have the lock, then read on at once. */
+		if (c->yield) {
+			while (__atomic_load_n(&s->readers_waiting, __ATOMIC_ACQUIRE))
+				sched_yield();
+			n = TRACER_BATCH_EVENTS;
 		}
 	}
 	return NULL;
@@ -355,16 +367,23 @@ void consumers__stop(struct session *s)
 	s->stopped = true;
 }
 
+/*
+ * Every consumer's targets, and the ended ones: not the shared lock, which the thread that
+ * serves holds needs (a reader's minute would be a held process's).
+ */
 void session__read_lock(struct session *s)
 {
+	/* Each consumer ends its batch at its next event, and waits until all are taken. */
+	__atomic_add_fetch(&s->readers_waiting, 1, __ATOMIC_ACQ_REL);
 	for (unsigned i = 0; i < s->nr_consumers; i++)
 		consumer_lock(&s->consumers[i]);
-	shared_lock(s);
+	pthread_mutex_lock(&s->ended_lock);
+	__atomic_sub_fetch(&s->readers_waiting, 1, __ATOMIC_ACQ_REL);
 }
 
 void session__read_unlock(struct session *s)
 {
-	shared_unlock(s);
+	pthread_mutex_unlock(&s->ended_lock);
 	for (unsigned i = s->nr_consumers; i-- > 0;)
 		consumer_unlock(&s->consumers[i]);
 }

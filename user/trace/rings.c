@@ -243,6 +243,8 @@ int rings__consume_holds(struct rings *r)
 {
 	int n = 0;
 
+	/* The thread that serves holds is the one they wait for: it beats too. */
+	r->cb.tick(r->cb.ctx);
 	for (unsigned i = 0; i < r->nr; i++) {
 		int got = ring_buffer__consume(r->shards[i].hold_rb);
 

@@ -41,6 +41,7 @@ static int make_consumers(struct session *s, unsigned nr)
 	pthread_mutexattr_init(&recursive);
 	pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&s->shared, &recursive);
+	pthread_mutex_init(&s->ended_lock, &recursive);
 	s->nr_consumers = nr < 1 ? 1 : nr > HT_MAX_SHARDS ? HT_MAX_SHARDS : nr;
 	s->consumers = calloc(s->nr_consumers, sizeof(*s->consumers));
 	if (!s->consumers) {
@@ -174,6 +175,7 @@ void session__free(struct session *s)
 	free(s->allocators);
 	free(s->consumers);
 	pthread_mutex_destroy(&s->shared);
+	pthread_mutex_destroy(&s->ended_lock);
 	free(s);
 }
 

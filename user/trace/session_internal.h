@@ -33,6 +33,7 @@ struct consumer {
 	double clock;		/* monotonic seconds, as of its last batch */
 	double next_sample, rss_next;
 	int err;		/* what stopped it (-errno), or 0 */
+	bool yield;		/* a reader waits: this batch ends at the next event */
 };
 
 struct session {
@@ -50,12 +51,19 @@ struct session {
 	pthread_t holds_thread;	    /* serves held loader events (consumer_on_hold) */
 	bool holds_running;
 	unsigned holds_waiting;	    /* holds waiting for the shared lock: consumers let them in */
+	unsigned readers_waiting;   /* session__read_lock waiting: consumers cut their batch */
 	/*
 	 * What every consumer shares: the symbol cache, the unwind tables, the probes' links,
 	 * the holds, the ended and untraced processes, the stack ids to delete. Recursive: a
 	 * handler that holds it may call one that takes it.
 	 */
 	pthread_mutex_t shared;
+	/*
+	 * The ended targets' list and what budget trims of them: taken inside the shared lock
+	 * by whoever ends a target, and alone (after the consumers' locks) by a reader, so
+	 * that a reader keeps no hold waiting.
+	 */
+	pthread_mutex_t ended_lock;
 	struct target *ended;	    /* exited or exec'd, newest first (pids may repeat) */
 	struct untraced *untraced;
 	struct dead_ids dead_ids;   /* stack ids of ended programs, not yet deleted */

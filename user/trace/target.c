@@ -170,10 +170,12 @@ void end_target(struct session *s, struct target *t)
 	mapping_stats__end(&t->mappings);
 	tracer__take_losses(s->tracer, t->pid, &t->kernel_losses);
 	HASH_DEL(consumer_of(s, t->pid)->targets, t);
+	pthread_mutex_lock(&s->ended_lock);
 	t->next_ended = s->ended;
 	s->ended = t;
 	s->ended_tree_bytes += ended_bytes(t);
 	keep_ended_trees_within_budget(s);
+	pthread_mutex_unlock(&s->ended_lock);
 }
 
 /*
