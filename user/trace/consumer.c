@@ -294,7 +294,6 @@ int consumer_batch(struct consumer *c)
 
 	c->yield = false;
 	n = tracer__consume(s->tracer, c->idx);
-
 	c->clock = monotonic_ns() / 1e9;
 	sample_owners(s, c);
 	sample_rss_when_due(s, c);
@@ -305,7 +304,6 @@ static void *consume(void *arg)
 {
 	struct consumer *c = arg;
 	struct session *s = c->s;
-
 	int n = 0;
 
 	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
