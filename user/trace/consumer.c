@@ -242,16 +242,19 @@ int consumer_on_hold(void *ctx, unsigned shard, const void *data, size_t size)
 {
 	const struct ht_libs_event *ev = data;
 	struct session *s = ctx;
+	struct procmaps maps = {};
 
 	(void)shard;
-	if (size < sizeof(*ev))
+	/* Its maps are its own, and it is stopped: read them before taking the lock. */
+	if (size < sizeof(*ev) || !ev->held || procmaps__read(ev->pid, &maps))
 		return 0;
 	__atomic_add_fetch(&s->holds_waiting, 1, __ATOMIC_ACQ_REL);
 	shared_lock(s);
 	__atomic_sub_fetch(&s->holds_waiting, 1, __ATOMIC_ACQ_REL);
 	if (tracer__held(s->tracer, ev->pid, ev->hold_since))
-		handle_hold_early(s, ev);
+		handle_hold_early(s, ev, &maps);
 	shared_unlock(s);
+	procmaps__clear(&maps);
 	return 0;
 }
 

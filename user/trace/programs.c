@@ -393,25 +393,23 @@ void handle_fork(struct session *s, const struct ht_fork_event *ev)
  * wait for the event's place in the stream, for the symbolizer. Anything else (an error
  * to report) is left to the ordered event, as is the event if these maps cannot be kept.
  */
-void handle_hold_early(struct session *s, const struct ht_libs_event *ev)
+void handle_hold_early(struct session *s, const struct ht_libs_event *ev,
+		       struct procmaps *maps)
 {
 	struct target *t = target_of(s, ev->pid);
-	struct procmaps maps = {};
 	int err = 0;
 
-	if (!t || t->untraced || !ev->held || procmaps__read(t->pid, &maps))
-		goto cleanup;
-	give_tables(s, t, &maps);
+	if (!t || t->untraced || !ev->held)
+		return;
+	give_tables(s, t, maps);
 	if (!t->probed)
-		err = probe_allocator(s, t, &maps);
-	probe_custom(s, t, &maps);
-	if ((err && err != -ENOENT) || held_maps__push(&t->held_maps, ev->hold_since, &maps))
-		goto cleanup;
+		err = probe_allocator(s, t, maps);
+	probe_custom(s, t, maps);
+	if ((err && err != -ENOENT) || held_maps__push(&t->held_maps, ev->hold_since, maps))
+		return;
 	if (t->held && t->probed && t->symbolizer)
 		release(s, t);
 	tracer__resume(s->tracer, ev->pid, ev->hold_since);
-cleanup:
-	procmaps__clear(&maps);
 }
 
 void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)

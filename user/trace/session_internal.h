@@ -145,7 +145,9 @@ void consumers__stop(struct session *s);
 void handle_exec(struct session *s, const struct ht_libs_event *ev);
 void handle_libs_changed(struct session *s, const struct ht_libs_event *ev);
 /* A held loader event, ahead of its place in the stream (see tracer__on_holds). */
-void handle_hold_early(struct session *s, const struct ht_libs_event *ev);
+/* maps: the process's, read as it was stopped (the caller clears what is left of them). */
+void handle_hold_early(struct session *s, const struct ht_libs_event *ev,
+		       struct procmaps *maps);
 void handle_fork(struct session *s, const struct ht_fork_event *ev);
 void handle_launcher(struct session *s, const struct ht_fork_event *ev);
 
