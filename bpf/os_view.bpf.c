@@ -96,7 +96,8 @@ static __always_inline void send_os_event(struct ht_os_event *ev)
 	barrier_var(nr); /* keep the clamped register: the verifier must see the bound */
 	if (!ev->stack_id || (ev->flags & HT_F_STACK_NEW))
 		size += HT_STACK_HEADER_SIZE + nr * sizeof(__u64);
-	send_batched(ev->pid, ev, size);
+	if (bpf_ringbuf_output(&events, ev, size, batched_wakeup()))
+		count_loss(ev->pid, LOSS_RINGBUF_FULL);
 }
 
 SEC("tp_btf/sys_exit")

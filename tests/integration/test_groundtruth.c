@@ -47,16 +47,11 @@ static void check_report(const char *report_path, const char *truth_path, const 
 	json_object_put(truth);
 }
 
-/*
- * consumers: NULL for heaptap's default (one thread for one process), else --consumers
- * with it: a single process is exact whatever the threads that read the events.
- */
-static void run_mode(const char *program, const char *rule, const char *consumers)
+static void run_mode(const char *program, const char *rule)
 {
 	char target[4096], json[256], truth[256], text[256];
-	char *argv[] = { (char *)heaptap_path(), "run", "--dmatp", "-a", (char *)rule,
-			 consumers ? "--consumers" : "-a", consumers ? (char *)consumers : (char *)rule,
-			 "--json", (char *)scratch_file("report.json", json, sizeof(json)), "-o",
+	char *argv[] = { (char *)heaptap_path(), "run", "--dmatp", "-a", (char *)rule, "--json",
+			 (char *)scratch_file("report.json", json, sizeof(json)), "-o",
 			 (char *)scratch_file("report.txt", text, sizeof(text)), "--",
 			 (char *)target_path(program, target, sizeof(target)), "--truth",
 			 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
@@ -79,27 +74,20 @@ static void run_mode(const char *program, const char *rule, const char *consumer
 
 Test(groundtruth, run_entry_rule)
 {
-	run_mode("groundtruth", "entry", NULL);
+	run_mode("groundtruth", "entry");
 }
 
 Test(groundtruth, run_caller_rule)
 {
-	run_mode("groundtruth", "caller", NULL);
+	run_mode("groundtruth", "caller");
 }
 
 Test(groundtruth, run_without_frame_pointers)
 {
-	run_mode("groundtruth_nofp", "entry", NULL);
+	run_mode("groundtruth_nofp", "entry");
 }
 
-Test(groundtruth, run_with_four_consumers)
-{
-	run_mode("groundtruth", "entry", "4");
-	run_mode("groundtruth", "caller", "4");
-	run_mode("groundtruth_nofp", "entry", "4");
-}
-
-static void attach_mode(const char *program, const char *rule, const char *consumers)
+static void attach_mode(const char *program, const char *rule)
 {
 	char target_bin[4096], json[256], truth[256], out[256], err[256], pid_arg[32];
 	char *target_argv[] = { (char *)target_path(program, target_bin, sizeof(target_bin)),
@@ -113,9 +101,7 @@ static void attach_mode(const char *program, const char *rule, const char *consu
 	snprintf(pid_arg, sizeof(pid_arg), "%d", target);
 	{
 		char *argv[] = { (char *)heaptap_path(), "attach", "-a", (char *)rule, "-p", pid_arg,
-				 consumers ? "--consumers" : "-a",
-				 consumers ? (char *)consumers : (char *)rule, "--json",
-				 (char *)scratch_file("report.json", json, sizeof(json)),
+				 "--json", (char *)scratch_file("report.json", json, sizeof(json)),
 				 NULL };
 
 		tracer = spawn(argv, scratch_file("out.txt", out, sizeof(out)),
@@ -136,34 +122,27 @@ static void attach_mode(const char *program, const char *rule, const char *consu
 
 Test(groundtruth, attach_entry_rule)
 {
-	attach_mode("groundtruth", "entry", NULL);
+	attach_mode("groundtruth", "entry");
 }
 
 Test(groundtruth, attach_caller_rule)
 {
-	attach_mode("groundtruth", "caller", NULL);
+	attach_mode("groundtruth", "caller");
 }
 
 Test(groundtruth, attach_without_frame_pointers)
 {
-	attach_mode("groundtruth_nofp", "entry", NULL);
-}
-
-Test(groundtruth, attach_with_four_consumers)
-{
-	attach_mode("groundtruth", "entry", "4");
-	attach_mode("groundtruth_nofp", "caller", "4");
+	attach_mode("groundtruth_nofp", "entry");
 }
 
 /*
  * A static program carries its own malloc. Every thread must match, except that direct
  * calls cannot tell memalign from aligned_alloc (one address, no PLT): their sum must.
  */
-static void static_program(const char *consumers)
+Test(groundtruth, a_static_program)
 {
 	char target[4096], json[256], truth[256];
-	char *argv[] = { (char *)heaptap_path(), "run", consumers ? "--consumers" : "-a",
-			 consumers ? (char *)consumers : "entry", "--json",
+	char *argv[] = { (char *)heaptap_path(), "run", "--json",
 			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
 			 "--", (char *)target_path("groundtruth_static", target, sizeof(target)),
 			 "--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
@@ -208,26 +187,15 @@ static void static_program(const char *consumers)
 	json_object_put(report);
 }
 
-Test(groundtruth, a_static_program)
-{
-	static_program(NULL);
-}
-
-Test(groundtruth, a_static_program_with_four_consumers)
-{
-	static_program("4");
-}
-
 /*
  * Workers that exit run glibc's thread-exit cleanup, which frees the thread's cache of
  * blocks the program had already freed: that must not be charged again. Balances stay
  * exact; only free calls may exceed the truth, by glibc's own free(NULL)s.
  */
-static void threads_that_exit(const char *consumers)
+Test(groundtruth, threads_that_exit)
 {
 	char target[4096], json[256], truth[256];
-	char *argv[] = { (char *)heaptap_path(), "run", consumers ? "--consumers" : "-a",
-			 consumers ? (char *)consumers : "entry", "--json",
+	char *argv[] = { (char *)heaptap_path(), "run", "--json",
 			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
 			 "--", (char *)target_path("groundtruth", target, sizeof(target)),
 			 "--exit-workers", "--truth",
@@ -257,14 +225,4 @@ static void threads_that_exit(const char *consumers)
 			  "exited thread %lld: %lld frees, truth %lld", tid, frees, truth_frees);
 	}
 	json_object_put(report);
-}
-
-Test(groundtruth, threads_that_exit)
-{
-	threads_that_exit(NULL);
-}
-
-Test(groundtruth, threads_that_exit_with_four_consumers)
-{
-	threads_that_exit("4");
 }

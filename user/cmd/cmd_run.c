@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd_run.h"
@@ -196,7 +195,7 @@ static int cmd_run(const void *options)
 {
 	char path[PATH_MAX], image[PATH_MAX];
 	struct session *s = NULL;
-	int status, err, wstatus = 0, pidfd = -1;
+	int status, err, wstatus = 0;
 	const struct run_options *o = options;
 	struct outputs out;
 	pid_t pid;
@@ -212,7 +211,7 @@ static int cmd_run(const void *options)
 	if (status != EXIT_OK)
 		goto cleanup;
 	/* pprof's locations carry source lines and inlined functions. */
-	status = open_session(&o->trace, o->out.stacks_path || o->out.pprof_path, false, &s);
+	status = open_session(&o->trace, o->out.stacks_path || o->out.pprof_path, &s);
 	if (status != EXIT_OK)
 		goto cleanup;
 	status = launch_command(s, path, image, o->trace.command, -1 /* its own output */, &pid);
@@ -220,8 +219,6 @@ static int cmd_run(const void *options)
 		goto cleanup;
 	child = pid;
 	catch_stop_signals(forward_signal);
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	session__watch(s, pidfd);
 
 	for (;;) {
 		err = session__poll(s, 50 /* ms */);
@@ -237,7 +234,6 @@ static int cmd_run(const void *options)
 		if (waitpid(pid, &wstatus, WNOHANG) == pid)
 			break;
 	}
-	session__watch(s, -1); /* readable from now on */
 	session__mark_exited(s, pid, wstatus);
 	/* Processes it started may outlive the command a moment (--follow): let them finish. */
 	for (int waits = 0; waits < 40 && session__live_targets(s) > 0; waits++)
@@ -249,8 +245,6 @@ static int cmd_run(const void *options)
 		status = err;
 cleanup:
 	close_outputs_and_session(&out, s);
-	if (pidfd >= 0)
-		close(pidfd);
 	return status;
 }
 
@@ -267,7 +261,6 @@ static const struct argp_option options[] = {
 	{ "mpi", CLI_OPT_MPI, NULL, 0, "like --follow, but trace only the processes with an MPI "
 				       "rank" },
 	CLI_OPTION_UNWIND,
-	CLI_OPTION_CONSUMERS,
 	CLI_OPTIONS_BUDGETS,
 	CLI_OPTION_LIVE_BLOCKS,
 	CLI_OPTION_SAMPLE_BYTES("0"),
