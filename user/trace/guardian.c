@@ -55,6 +55,7 @@ bool hold_end(int held_fd, pid_t pid)
 	struct ht_hold h;
 	__u32 key = pid;
 	long ns_per_tick = 1000000000L / sysconf(_SC_CLK_TCK);
+	unsigned long long ticks;
 	bool sent = false;
 	int pidfd;
 
@@ -62,7 +63,14 @@ bool hold_end(int held_fd, pid_t pid)
 		return false;
 	/* Pin the process first, then check it is the one stopped: its pid cannot move. */
 	pidfd = syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0 || start_ticks(pid) != h.start_boottime / ns_per_tick) {
+	if (pidfd < 0 && errno != ESRCH)
+		return false; /* out of descriptors: the guardian lets it go at the bound */
+	ticks = pidfd < 0 ? 0 : start_ticks(pid);
+	if (pidfd >= 0 && !ticks) {
+		close(pidfd); /* its start unreadable now (descriptors): as above */
+		return false;
+	}
+	if (pidfd < 0 || ticks != h.start_boottime / ns_per_tick) {
 		bpf_map_delete_elem(held_fd, &key); /* gone: nothing to let go */
 		if (pidfd >= 0)
 			close(pidfd);

@@ -233,8 +233,9 @@ static void *reap(void *arg)
 		close_links(order.first);
 		close_links(order.then);
 		pthread_mutex_lock(&r->lock);
-		if (--r->closing == 0 && r->nr == 0)
-			pthread_cond_broadcast(&r->done);
+		r->closing--;
+		/* A flush waits for none left, a queuer for room (link_reaper__close). */
+		pthread_cond_broadcast(&r->done);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
@@ -270,9 +271,19 @@ struct link_reaper *link_reaper__new(unsigned int threads)
 	return r;
 }
 
+/*
+ * Processes whose links wait to be closed, at most: each holds a few descriptors until its
+ * links are gone, and processes that end faster than the kernel removes their probes
+ * would otherwise take every descriptor heaptap may have (a launcher's 300 short-lived
+ * children under ulimit -n 256 did), and the next process could not be traced.
+ */
+#define REAP_BACKLOG 48
+
 void link_reaper__close(struct link_reaper *r, int first, int then)
 {
 	pthread_mutex_lock(&r->lock);
+	while (r->nr + r->closing >= REAP_BACKLOG && !r->stopping)
+		pthread_cond_wait(&r->done, &r->lock);
 	if (r->nr == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 64;
 		struct reap_order *grown = realloc(r->queue, cap * sizeof(*grown));
