@@ -37,7 +37,6 @@ done </modules/order
 opts=trans=virtio,version=9p2000.L,msize=512000,cache=loose
 mkdir -p /newroot
 mount -t 9p -o "$opts,ro" root /newroot || fail "cannot mount the host's / over 9p"
-mount -t 9p -o "$opts" work "/newroot$work" || fail "cannot mount $work over 9p"
 
 # What a booted system has, and what heaptap needs: bpffs, tracefs, debugfs.
 mount -t proc proc /newroot/proc
@@ -54,6 +53,10 @@ mount -t tmpfs tmpfs /newroot/tmp
 mount -t tmpfs tmpfs /newroot/run
 mount -t tmpfs tmpfs /newroot/var/tmp
 mount -t tmpfs tmpfs /newroot/root
+# After those: a work tree under /tmp or /root would be hidden by their tmpfs (a clean
+# checkout in /tmp was), and its directory is made in the tmpfs.
+mkdir -p "/newroot$work" 2>/dev/null
+mount -t 9p -o "$opts" work "/newroot$work" || fail "cannot mount $work over 9p"
 mount -t bpf bpf /newroot/sys/fs/bpf
 mount -t tracefs tracefs /newroot/sys/kernel/tracing
 mount -t debugfs debugfs /newroot/sys/kernel/debug
