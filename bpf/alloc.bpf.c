@@ -84,8 +84,7 @@ static __always_inline void send_call(struct ht_call_event *ev)
 		nr = HT_MAX_FRAMES;
 	if (ht_call_carries_frames(ev))
 		size += HT_STACK_HEADER_SIZE + nr * sizeof(__u64);
-	if (bpf_ringbuf_output(&events, ev, size, batched_wakeup()))
-		count_loss(ev->pid, LOSS_RINGBUF_FULL);
+	send_batched(ev->pid, ev, size);
 }
 
 /*

@@ -369,6 +369,24 @@ struct ht_process_mappings {
 	struct ht_mapping maps[HT_MAX_MAPPINGS];
 };
 
+/*
+ * Events go to one of several rings (shards), each drained by its own consumer thread: a
+ * process's events always to the same ring, so that their order is kept. The shard of a
+ * process is its pid modulo the number of rings; BPF and userspace compute it alike.
+ * HT_MAX_SHARDS bounds the rings (the BPF array of them).
+ */
+#define HT_MAX_SHARDS 64
+
+static inline __u32 ht_shard_of(__u32 pid, __u32 nr_shards)
+{
+	/*
+	 * The pid itself: the ranks a launcher starts in a row have consecutive pids, and so
+	 * take the rings in turn, an even share in each. A hash that scatters them left 10 of
+	 * 16 ranks in one of two rings, which overflowed while the other was half empty.
+	 */
+	return nr_shards > 1 ? pid % nr_shards : 0;
+}
+
 /* Per-process losses, kept in the BPF map `losses` keyed by pid. */
 struct ht_losses {
 	__u64 ringbuf_full;

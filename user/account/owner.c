@@ -55,11 +55,13 @@ void owner__end(struct owner *o)
 	live_blocks__retire(o->live);
 	/* Its blocks leave the node's sum: each site's value at the node's peak is kept. */
 	if (o->node && !o->off_node) {
+		node_total__lock(o->node);
 		for (uint32_t i = 0; i < o->nr_sites; i++)
 			save_node_value(o, &o->sites[i]);
 		o->node->bytes -= o->bytes;
 		o->node->blocks -= o->blocks;
 		o->off_node = true;
+		node_total__unlock(o->node);
 	}
 }
 
@@ -189,7 +191,20 @@ static void leave(struct owner *o, uint32_t thread, const struct live_block *b)
 	}
 }
 
+static void allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
+		      struct live_block b);
+
 void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
+		      struct live_block b)
+{
+	struct node_total *node = o->off_node ? NULL : o->node;
+
+	node_total__lock(node);
+	allocated(o, rec, addr, b);
+	node_total__unlock(node);
+}
+
+static void allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 		      struct live_block b)
 {
 	struct owner_site *s;
@@ -243,6 +258,7 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 			o->node->peak_bytes = o->node->bytes;
 			o->node->peak_blocks = o->node->blocks;
 			o->node->generation++;
+			o->node_peak_gen = o->node->generation;
 		}
 	}
 }
@@ -258,7 +274,9 @@ bool owner__released(struct owner *o, uint64_t addr, uint64_t header_bytes, bool
 		o->freed_before_tracing.bytes_known &= bytes_known;
 		return false;
 	}
+	node_total__lock(o->off_node ? NULL : o->node);
 	leave(o, out->site, out);
+	node_total__unlock(o->off_node ? NULL : o->node);
 	return true;
 }
 

@@ -71,6 +71,7 @@ struct owner {
 	bool sites_dropped; /* ended, its sites freed to keep ended processes within budget */
 	struct node_total *node; /* the node's sum this process counts in (NULL: none) */
 	bool off_node;		 /* ended: its blocks no longer count in the node's sum */
+	uint64_t node_peak_gen;	 /* the node's generation when this process last raised it */
 };
 
 /* 0 or -ENOMEM. live_limit: blocks kept at most (0: the default). */

@@ -96,6 +96,11 @@ json_object *report_node_json(struct session *s, struct target **targets, size_t
 	json_object_object_add(peak, "sites", sites_json(targets, n));
 	json_object_object_add(o, "peak", peak);
 	json_object_object_add(o, "sum_of_process_peaks", json_object_new_uint64(sum_of_peaks));
+	/*
+	 * Several consumers add to the sum as each reads its own ring: across rings that is
+	 * not the order of the calls, and the peak may be above or below the true one.
+	 */
+	json_object_object_add(o, "consumers", json_object_new_uint64(session__consumers(s)));
 	json_object_object_add(o, "samples", samples(series));
 	return o;
 }
