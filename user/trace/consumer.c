@@ -377,13 +377,18 @@ int consumers__start(struct session *s)
 
 	if (err)
 		return -err;
+	/* Named, so that top -H and perf tell heaptap's threads apart. */
+	pthread_setname_np(s->holds_thread, "heaptap-holds");
 	s->holds_running = true;
 	for (unsigned i = 0; i < s->nr_consumers; i++) {
 		struct consumer *c = &s->consumers[i];
+		char name[16];
 
 		err = pthread_create(&c->thread, NULL, consume, c);
 		if (err)
 			return -err;
+		snprintf(name, sizeof(name), "heaptap-cons%u", i % 1000);
+		pthread_setname_np(c->thread, name);
 		c->running = true;
 	}
 	return 0;
