@@ -313,6 +313,7 @@ int BPF_PROG(thread_exit)
 		.type = HT_EV_EXIT,
 		.pid = id >> 32,
 		.tid = (__u32)id,
+		.time_ns = bpf_ktime_get_ns(),
 	};
 
 	if (!bpf_map_lookup_elem(&targets, &ev.pid))

@@ -175,11 +175,12 @@ struct ht_call_event {
 	__u32 flags;
 	__u32 pad;
 	__u64 stack_id;	     /* key in the stacks map; 0: the stack is inline */
+	__u64 time_ns;	     /* CLOCK_MONOTONIC as it was sent: a free's entry, else its return */
 	char comm[HT_COMM_LEN];
 	struct ht_stack stack; /* sent only with stack_id 0 or HT_F_STACK_NEW */
 };
 
-#define HT_CALL_EVENT_HEADER_SIZE 104
+#define HT_CALL_EVENT_HEADER_SIZE 112
 #define HT_STACK_HEADER_SIZE 8
 
 /* Do the event's stack frames follow its header? */
@@ -258,6 +259,7 @@ struct ht_exit_event {
 	 * most ever resident (VmHWM); 0 when not read.
 	 */
 	__u64 rss_pages, rss_peak_pages;
+	__u64 time_ns; /* CLOCK_MONOTONIC of the exit */
 };
 
 /*

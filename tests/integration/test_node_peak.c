@@ -47,9 +47,7 @@ Test(node_peak, the_sum_at_once_not_the_sum_of_peaks)
 
 	require_bpf();
 	{
-		/* One consumer: the sum in the calls' order (see the_sum_with_two_consumers). */
-		char *argv[] = { (char *)heaptap_path(), "run", "--follow", "--consumers", "1",
-				 "--json",
+		char *argv[] = { (char *)heaptap_path(), "run", "--follow", "--json",
 				 (char *)scratch_file("report.json", json, sizeof(json)), "-o",
 				 (char *)scratch_file("report.txt", text, sizeof(text)), "--",
 				 (char *)target_path("node_phases", target, sizeof(target)),
@@ -140,52 +138,6 @@ Test(node_peak, the_sum_at_once_not_the_sum_of_peaks)
 		cr_expect(strstr(d, "data-nodes=\"1\"") != NULL, "no line of the node's sum");
 		free(d);
 	}
-}
-
-/*
- * Two consumers read the three ranks' rings: each adds its ring's calls as it reads them,
- * not in the calls' order across rings, so the node's sum is said to be approximate: in the
- * JSON ("consumers": 2) and in the summary's text.
- */
-Test(node_peak, the_sum_with_two_consumers_is_said_approximate)
-{
-	char json[256], summary[256], err[256], target[512];
-	json_object *report, *sum, *n;
-	char *out;
-
-	require_bpf();
-	{
-		char *argv[] = { (char *)heaptap_path(), "run", "--follow", "--consumers", "2",
-				 "--json",
-				 (char *)scratch_file("report.json", json, sizeof(json)), "-o",
-				 "/dev/null", "--",
-				 (char *)target_path("node_phases", target, sizeof(target)),
-				 (char *)scratch_dir(), NULL };
-
-		cr_assert(eq(int, wait_status(spawn(argv, NULL, scratch_file("run.err", err,
-									       sizeof(err))),
-					      90), 0), "%s", slurp(err));
-	}
-	report = load_json(json);
-	cr_expect(eq(i64, json_object_get_int64(get(get(report, "node"), "consumers")), 2));
-	json_object_put(report);
-	{
-		char *argv[] = { (char *)heaptap_path(), "report", json, "--json",
-				 (char *)scratch_file("summary.json", summary, sizeof(summary)),
-				 NULL };
-
-		cr_assert(eq(int, wait_status(spawn(argv, scratch_file("summary.txt", err,
-									       sizeof(err)),
-						    NULL),
-					      60), 0));
-	}
-	sum = load_json(summary);
-	n = json_object_array_get_idx(get(sum, "nodes"), 0);
-	cr_expect(eq(i64, json_object_get_int64(get(n, "consumers")), 2));
-	json_object_put(sum);
-	out = slurp(err);
-	cr_expect(out && strstr(out, "read by 2 consumers") != NULL, "%s", out);
-	free(out);
 }
 
 /*

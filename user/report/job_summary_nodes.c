@@ -210,8 +210,6 @@ json_object *job_nodes_json(const struct job *j, size_t max_sites)
 		json_object_object_add(o, "sum_of_rank_peaks",
 				       json_object_new_int64(sum_of_rank_peaks));
 		json_object_object_add(o, "resolution", json_object_new_string("events"));
-		json_object_object_add(o, "consumers",
-				       json_object_get(json_object_object_get(n->node, "consumers")));
 		json_object_array_add(list, o);
 		if (n->reports > 1 || !json_object_object_get_ex(n->node, "peak", &peak)) {
 			json_object_object_add(o, "peak", NULL);

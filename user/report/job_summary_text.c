@@ -271,11 +271,6 @@ static void print_nodes(FILE *out, json_object *nodes)
 				json_object_get_double(get(peak, "seconds")),
 				bytes(num(n, "sum_of_rank_peaks"), sum, sizeof(sum)),
 				json_object_array_length(sites) ? "; held by:" : "");
-		if (get(n, "consumers") && num(n, "consumers") > 1)
-			fprintf(out, "    (read by %" PRId64 " consumers, each adding its ring's "
-				     "calls as it read them: not their order across rings, so the "
-				     "sum at once is approximate; --consumers 1 for the exact one)\n",
-				num(n, "consumers"));
 		for (size_t s = 0; s < json_object_array_length(sites) && s < PEAK_SITES; s++) {
 			json_object *site = json_object_array_get_idx(sites, s);
 

@@ -76,6 +76,7 @@ static void on_call(struct session *s, struct consumer *c, const struct ht_call_
 	struct movement moved;
 	char comm[HT_COMM_LEN + 1];
 
+	c->last_call_ns = ev->time_ns;
 	if (!t)
 		return;
 	/* The stacks map is full (or nearly): make room, by the ids no program uses. */
@@ -121,7 +122,7 @@ static void on_call(struct session *s, struct consumer *c, const struct ht_call_
 	if (!call.complete && (ev->flags & HT_F_STACK_UNSUPPORTED))
 		t->unsupported_unwinds++;
 	moved = movement_of(ev, call.func, t->alloc.glibc);
-	track_owner(t, ev, call.func, call.record, &moved, c->clock, c->clock - s->started);
+	track_owner(t, ev, call.func, call.record, &moved, c->clock);
 	memcpy(comm, ev->comm, HT_COMM_LEN);
 	comm[HT_COMM_LEN] = '\0';
 	if (call.record && call.record->tree_path)
@@ -224,6 +225,7 @@ static void on_process_event(struct session *s, __u32 type, const void *data, si
 	case HT_EV_EXIT:
 		if (size >= sizeof(struct ht_exit_event) && exit->group_dead &&
 		    (t = target_of(s, exit->pid))) {
+			t->owner.event_ns = exit->time_ns; /* its blocks leave the node's sum */
 			record_exit_rss(s, t, exit);
 			target_exited(s, t, exit->exit_code, true);
 		}
@@ -326,14 +328,26 @@ static void sample_owners(struct session *s, struct consumer *c)
 		c->next_sample = c->clock + s->sample_interval;
 }
 
+/*
+ * How long a call may take to reach its ring after BPF stamped its time (the program can
+ * be preempted between the two): the node's merge waits for calls this much older than
+ * what a consumer has read.
+ */
+#define NODE_ORDER_SLACK_NS 20000000ull
+
 /* One batch: whatever the ring holds, then the samples due. Under c's lock. */
 int consumer_batch(struct consumer *c)
 {
 	struct session *s = c->s;
+	uint64_t start_ns = monotonic_ns(), read_to;
 	int n;
 
 	c->yield = false;
 	n = tracer__consume(s->tracer, c->idx);
+	/* A ring left with nothing read every call made before the batch began. */
+	read_to = n >= 0 && n < TRACER_BATCH_EVENTS && !c->yield ? start_ns : c->last_call_ns;
+	node_total__publish(&s->node, c->idx, &c->node_log,
+			    read_to > NODE_ORDER_SLACK_NS ? read_to - NODE_ORDER_SLACK_NS : 0);
 	c->clock = monotonic_ns() / 1e9;
 	sample_owners(s, c);
 	sample_rss_when_due(s, c);

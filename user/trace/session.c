@@ -78,13 +78,14 @@ int session__new(const struct session_opts *opts, struct session **out)
 	s->mpi_only = opts->mpi_only;
 	s->live_blocks_limit = opts->live_blocks;
 	s->sample_bytes = opts->sample_bytes;
-	pthread_mutex_init(&s->node.lock, NULL);
 	s->sample_interval = opts->sample_interval > 0 ? opts->sample_interval : 1.0;
 	s->clock = monotonic_ns() / 1e9;
 	s->started = s->clock;
 	s->rss_started = s->clock;
 	s->watched_fd = -1;
 	err = make_consumers(s, opts->consumers);
+	if (!err)
+		err = node_total__init(&s->node, s->nr_consumers, (uint64_t)(s->started * 1e9));
 	if (err)
 		goto cleanup;
 	if (opts->nr_allocators) {
@@ -158,6 +159,7 @@ void session__free(struct session *s)
 			HASH_DEL(c->targets, t);
 			free_target(t);
 		}
+		node_log__clear(&c->node_log);
 		pthread_mutex_destroy(&c->lock);
 	}
 	while ((t = s->ended)) {
@@ -175,7 +177,7 @@ void session__free(struct session *s)
 	symcache__free(s->cache);
 	unwind_maps__free(s->unwind);
 	total_series__clear(&s->node_samples);
-	pthread_mutex_destroy(&s->node.lock);
+	node_total__clear(&s->node);
 	free(s->sorted);
 	free(s->allocators);
 	free(s->consumers);
@@ -265,6 +267,12 @@ void session__stop(struct session *s)
 		s->consumers[i].clock = s->clock;
 		HASH_ITER(hh, s->consumers[i].targets, t, tmp)
 			sample_final_total(s, t);
+	}
+	/* Every call is read: the node's sum takes the rest of each consumer's changes. */
+	for (unsigned i = 0; i < s->nr_consumers; i++) {
+		node_total__publish(&s->node, i, &s->consumers[i].node_log, UINT64_MAX);
+		if (s->consumers[i].node_log.out_of_memory)
+			log_info("warning: out of memory: the node's sum misses calls");
 	}
 	total_series__add(&s->node_samples, s->clock - s->started, (int64_t)s->node.bytes,
 			  (int64_t)s->node.peak_bytes, true);

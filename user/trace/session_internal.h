@@ -31,6 +31,8 @@ struct consumer {
 	uint64_t events;	/* delivered, of every kind */
 	uint64_t inline_stacks; /* calls whose stack came without an id (the map was full) */
 	double clock;		/* monotonic seconds, as of its last batch */
+	uint64_t last_call_ns;	/* the time of the last call event it read */
+	struct node_log node_log; /* its batch's changes to the node's sum */
 	double next_sample, rss_next;
 	int err;		/* what stopped it (-errno), or 0 */
 	bool yield;		/* a reader waits: this batch ends at the next event */

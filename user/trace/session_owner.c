@@ -84,34 +84,18 @@ static void track_sampled(struct target *t, const struct ht_call_event *ev, enum
 	moved->requested = requested;
 }
 
-/*
- * t raised the node's peak (owner.c noted the generation): to its consumer's clock, unless
- * another consumer's process has raised it since and said its own "when".
- */
-static void note_node_peak(struct target *t, uint64_t node_peak_gen, double since_start)
-{
-	struct node_total *node = t->owner.node;
-
-	if (!node || t->owner.node_peak_gen == node_peak_gen)
-		return;
-	node_total__lock(node);
-	if (node->generation == t->owner.node_peak_gen)
-		node->peak_seconds = since_start;
-	node_total__unlock(node);
-}
-
 void track_owner(struct target *t, const struct ht_call_event *ev, enum ht_func func,
-		 struct stack_record *site, struct movement *moved, double now, double since_start)
+		 struct stack_record *site, struct movement *moved, double now)
 {
 	bool glibc = t->alloc.glibc, taken = false;
-	uint64_t generation = t->owner.generation, node_peak_gen = t->owner.node_peak_gen;
+	uint64_t generation = t->owner.generation;
 	struct live_block old;
 
 	if (!t->owner.live)
 		return; /* no memory for its table when it was found */
+	t->owner.event_ns = ev->time_ns; /* the node's sum takes its change at this time */
 	if (t->owner.sample_bytes) {
 		track_sampled(t, ev, func, site, moved, now);
-		note_node_peak(t, node_peak_gen, since_start);
 		return;
 	}
 	if (moved->released &&
@@ -134,7 +118,6 @@ void track_owner(struct target *t, const struct ht_call_event *ev, enum ht_func 
 		/* A new maximum: to the consumer's clock, what the report's "when" can say. */
 		if (t->owner.generation != generation)
 			t->peak_seconds = now - t->owner_since;
-		note_node_peak(t, node_peak_gen, since_start);
 	}
 }
 

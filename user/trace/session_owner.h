@@ -10,10 +10,10 @@
  * The blocks a call released and returned, into t's owner figures; moved->delta gains
  * what only the live-block table knows (sizes under allocators other than glibc), or,
  * under --sample-bytes, becomes the estimate. now: its consumer's clock (monotonic
- * seconds); since_start: the same, since tracing started (the node's peak's "when").
+ * seconds). Its change to the node's sum is logged at the event's time.
  */
 void track_owner(struct target *t, const struct ht_call_event *ev, enum ht_func func,
-		 struct stack_record *site, struct movement *moved, double now, double since_start);
+		 struct stack_record *site, struct movement *moved, double now);
 /*
  * Every interval: t's sites' outstanding bytes, for the leak test, and its total
  * (processes[].samples) at since_start seconds.

@@ -57,7 +57,7 @@ struct target *new_target(struct session *s, pid_t pid)
 	/* Without memory for its table, its blocks go unowned: the balances still count. */
 	owner__init(&t->owner, s->live_blocks_limit, s->sample_interval);
 	owner__set_sampling(&t->owner, s->sample_bytes);
-	owner__join_node(&t->owner, &s->node);
+	owner__join_node(&t->owner, &s->node, &c->node_log);
 	t->owner_since = c->clock ? c->clock : s->clock;
 	/* Now, while it is alive: the OOM killer's victim may be gone when its event is read. */
 	cgroup_memory__find(pid, &t->oom.cgroup);
