@@ -84,8 +84,9 @@ static __always_inline void send_call(struct ht_call_event *ev)
 		nr = HT_MAX_FRAMES;
 	if (ht_call_carries_frames(ev))
 		size += HT_STACK_HEADER_SIZE + nr * sizeof(__u64);
-	if (bpf_ringbuf_output(&events, ev, size, batched_wakeup()))
-		count_loss(ev->pid, LOSS_RINGBUF_FULL);
+	/* The node's sum adds processes' calls in this order (user/account/node_total.h). */
+	ev->time_ns = bpf_ktime_get_ns();
+	send_batched(ev->pid, ev, size);
 }
 
 /*

@@ -40,8 +40,7 @@ static __always_inline void send_custom(struct ht_custom_event *ev)
 	if (!ev->stack_id || (ev->flags & HT_F_STACK_NEW))
 		size += HT_STACK_HEADER_SIZE + nr * sizeof(__u64);
 	/* These APIs are called less often than malloc: no batching of wakeups here. */
-	if (bpf_ringbuf_output(&events, ev, size, 0))
-		count_loss(ev->pid, LOSS_RINGBUF_FULL);
+	send_event(ev->pid, ev, size, 0);
 }
 
 SEC("uprobe")

@@ -7,11 +7,33 @@
 #include <bpf/bpf_helpers.h>
 #include "heaptap.h"
 
-/* Ordered stream of events to userspace; userspace sizes it before load. */
-struct {
+/*
+ * Ordered streams of events to userspace, one per shard of processes (ht_shard_of): a
+ * process's events always go to the same ring, drained by one consumer thread, so that
+ * their order is kept. Userspace creates the rings, sizes them and fills the array
+ * before load; nr_shards of them are in use.
+ */
+struct event_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);
-} events SEC(".maps") __weak;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, HT_MAX_SHARDS);
+	__type(key, __u32);
+	__array(values, struct event_ring);
+} event_rings SEC(".maps") __weak;
+
+const volatile __u32 nr_shards __weak = 1;
+
+/* The ring of pid's shard (NULL only if userspace left it out: counted as a loss). */
+static __always_inline void *ring_of(__u32 pid)
+{
+	__u32 shard = ht_shard_of(pid, nr_shards);
+
+	return bpf_map_lookup_elem(&event_rings, &shard);
+}
 
 /* Processes being traced (pid -> unused); the exit tracepoint reports only these. */
 struct {
@@ -41,14 +63,18 @@ struct return_slot {
 
 /*
  * The wakeup flag for an event: none until the ring holds a backlog (the consumer also
- * polls on a short timer). A wakeup per event costs the traced thread more than the rest
- * of a program: batch them.
+ * polls on a short timer), then one each time the backlog grows past another multiple of
+ * WAKEUP_BACKLOG. A wakeup costs the traced thread more than the rest of a program (an
+ * interrupt it raises on itself), and a consumer that is behind is awake anyway: waking it
+ * at every event of a backlog took 16% of sixteen ranks' time at MPI_Init.
  */
 #define WAKEUP_BACKLOG (2 << 20)
 
-static __always_inline __u64 batched_wakeup(void)
+static __always_inline __u64 batched_wakeup(void *ring, __u64 size)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > WAKEUP_BACKLOG ?
+	__u64 avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
+
+	return avail / WAKEUP_BACKLOG != (avail + size) / WAKEUP_BACKLOG ?
 		       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
@@ -71,6 +97,24 @@ static __always_inline void count_loss(__u32 pid, enum loss_kind kind)
 		__sync_fetch_and_add(&l->inflight_full, 1);
 	else
 		__sync_fetch_and_add(&l->holds_skipped, 1);
+}
+
+/* Send an event to pid's ring; a full ring (or none) is counted against the process. */
+static __always_inline void send_event(__u32 pid, void *ev, __u64 size, __u64 flags)
+{
+	void *ring = ring_of(pid);
+
+	if (!ring || bpf_ringbuf_output(ring, ev, size, flags))
+		count_loss(pid, LOSS_RINGBUF_FULL);
+}
+
+/* The same, waking the consumer only once a backlog builds up. */
+static __always_inline void send_batched(__u32 pid, void *ev, __u64 size)
+{
+	void *ring = ring_of(pid);
+
+	if (!ring || bpf_ringbuf_output(ring, ev, size, batched_wakeup(ring, size)))
+		count_loss(pid, LOSS_RINGBUF_FULL);
 }
 
 #endif

@@ -96,8 +96,7 @@ static __always_inline void send_os_event(struct ht_os_event *ev)
 	barrier_var(nr); /* keep the clamped register: the verifier must see the bound */
 	if (!ev->stack_id || (ev->flags & HT_F_STACK_NEW))
 		size += HT_STACK_HEADER_SIZE + nr * sizeof(__u64);
-	if (bpf_ringbuf_output(&events, ev, size, batched_wakeup()))
-		count_loss(ev->pid, LOSS_RINGBUF_FULL);
+	send_batched(ev->pid, ev, size);
 }
 
 SEC("tp_btf/sys_exit")

@@ -41,11 +41,19 @@ struct {
  * Held loader events once more, ahead of the ordered stream: userspace places tables and
  * probes and lets the process run on at once, not after the calls queued before the event
  * (thousands, at an MPI rank's start, each a stack to name). Full, the ordered event does it.
+ * One per shard, read by the consumer that owns the process (before each of its events).
  */
-struct {
+struct hold_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 << 10);
-} hold_events SEC(".maps");
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, HT_MAX_SHARDS);
+	__type(key, __u32);
+	__array(values, struct hold_ring);
+} hold_rings SEC(".maps");
 
 /* Follow the processes traced processes start (run --follow). */
 const volatile bool follow_children;
@@ -156,10 +164,14 @@ static __always_inline void mappings_changed(__u32 type)
 	/* Stop before sending: the process must be held by the time userspace looks. */
 	ev.held = hold_current(ev.pid, type, &ev.same_code, &ev.hold_since);
 	/* First, so that userspace has seen it by the time it reads the ordered event. */
-	if (ev.held && type == HT_EV_LIBS_CHANGED)
-		bpf_ringbuf_output(&hold_events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP);
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
-		count_loss(ev.pid, LOSS_RINGBUF_FULL);
+	if (ev.held && type == HT_EV_LIBS_CHANGED) {
+		__u32 shard = ht_shard_of(ev.pid, nr_shards);
+		void *ring = bpf_map_lookup_elem(&hold_rings, &shard);
+
+		if (ring)
+			bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP);
+	}
+	send_event(ev.pid, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP);
 }
 
 /*
@@ -206,8 +218,7 @@ int BPF_PROG(program_exec)
 	if (!follow_launchers || !runs_as_own_user() || !bpf_map_lookup_elem(&launchers, comm) ||
 	    bpf_map_update_elem(&targets, &pid, &one, BPF_NOEXIST))
 		return 0;
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
-		count_loss(pid, LOSS_RINGBUF_FULL);
+	send_event(pid, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 
@@ -234,8 +245,11 @@ int BPF_PROG(process_fork, struct task_struct *parent, struct task_struct *child
 		count_loss(ev.parent, LOSS_INFLIGHT_FULL);
 		return 0;
 	}
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
-		count_loss(ev.parent, LOSS_RINGBUF_FULL);
+	/*
+	 * Into the child's ring, not the parent's: the child's own events (its exec) follow
+	 * it there, in order, and its consumer owns it from here on.
+	 */
+	send_event(ev.pid, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 
@@ -299,6 +313,7 @@ int BPF_PROG(thread_exit)
 		.type = HT_EV_EXIT,
 		.pid = id >> 32,
 		.tid = (__u32)id,
+		.time_ns = bpf_ktime_get_ns(),
 	};
 
 	if (!bpf_map_lookup_elem(&targets, &ev.pid))
@@ -320,8 +335,7 @@ int BPF_PROG(thread_exit)
 		bpf_map_delete_elem(&held, &ev.pid);
 		exit_rss(task, &ev);
 	}
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
-		count_loss(ev.pid, LOSS_RINGBUF_FULL);
+	send_event(ev.pid, &ev, sizeof(ev), 0);
 	return 0;
 }
 
@@ -363,8 +377,7 @@ int BPF_PROG(oom_victim, struct task_struct *task)
 			ev.memcg_known = 1;
 		}
 	}
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
-		count_loss(ev.pid, LOSS_RINGBUF_FULL);
+	send_event(ev.pid, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 

@@ -18,8 +18,8 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* memory as stacks appear, not 128 MiB at once */
-	__uint(max_entries, 1 << 17);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* memory as stacks appear, not 256 MiB at once */
+	__uint(max_entries, 1 << 18);
 	__type(key, __u64);
 	__type(value, struct ht_stack);
 } stacks SEC(".maps") __weak; /* shared with custom_alloc.bpf.c and os_view.bpf.c */

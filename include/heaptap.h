@@ -175,11 +175,12 @@ struct ht_call_event {
 	__u32 flags;
 	__u32 pad;
 	__u64 stack_id;	     /* key in the stacks map; 0: the stack is inline */
+	__u64 time_ns;	     /* CLOCK_MONOTONIC as it was sent: a free's entry, else its return */
 	char comm[HT_COMM_LEN];
 	struct ht_stack stack; /* sent only with stack_id 0 or HT_F_STACK_NEW */
 };
 
-#define HT_CALL_EVENT_HEADER_SIZE 104
+#define HT_CALL_EVENT_HEADER_SIZE 112
 #define HT_STACK_HEADER_SIZE 8
 
 /* Do the event's stack frames follow its header? */
@@ -258,6 +259,7 @@ struct ht_exit_event {
 	 * most ever resident (VmHWM); 0 when not read.
 	 */
 	__u64 rss_pages, rss_peak_pages;
+	__u64 time_ns; /* CLOCK_MONOTONIC of the exit */
 };
 
 /*
@@ -368,6 +370,24 @@ struct ht_process_mappings {
 	__u32 pad;
 	struct ht_mapping maps[HT_MAX_MAPPINGS];
 };
+
+/*
+ * Events go to one of several rings (shards), each drained by its own consumer thread: a
+ * process's events always to the same ring, so that their order is kept. The shard of a
+ * process is its pid modulo the number of rings; BPF and userspace compute it alike.
+ * HT_MAX_SHARDS bounds the rings (the BPF array of them).
+ */
+#define HT_MAX_SHARDS 64
+
+static inline __u32 ht_shard_of(__u32 pid, __u32 nr_shards)
+{
+	/*
+	 * The pid itself: the ranks a launcher starts in a row have consecutive pids, and so
+	 * take the rings in turn, an even share in each. A hash that scatters them left 10 of
+	 * 16 ranks in one of two rings, which overflowed while the other was half empty.
+	 */
+	return nr_shards > 1 ? pid % nr_shards : 0;
+}
 
 /* Per-process losses, kept in the BPF map `losses` keyed by pid. */
 struct ht_losses {

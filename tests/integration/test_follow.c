@@ -52,13 +52,13 @@ Test(follow, a_program_started_by_a_shell)
 	json_object_put(report);
 }
 
-/* mpirun -np 3 under heaptap; returns the report's processes[] (report in *report). */
-static json_object *trace_mpirun(const char *mode, json_object **report)
+/* mpirun -np N under heaptap; returns the report's processes[] (report in *report). */
+static json_object *trace_mpirun_np(const char *mode, const char *np, json_object **report)
 {
 	char target[4096], json[256], err[256];
 	char *argv[] = { (char *)heaptap_path(), "run", (char *)mode, "--json",
 			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
-			 "--", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
+			 "--", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", (char *)np,
 			 (char *)target_path("mpi_rank", target, sizeof(target)), "--truth-dir",
 			 (char *)scratch_dir(), NULL };
 	int status = wait_status(spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err))),
@@ -69,10 +69,40 @@ static json_object *trace_mpirun(const char *mode, json_object **report)
 	return get(*report, "processes");
 }
 
-/* Every rank 0..2 appears once, and its libgt functions equal its own truth. */
-static void expect_ranks_match_truth(json_object *processes)
+static json_object *trace_mpirun(const char *mode, json_object **report)
 {
-	bool seen[3] = { false, false, false };
+	return trace_mpirun_np(mode, "3", report);
+}
+
+#define MAX_RANKS 16
+
+/*
+ * Every rank 0..ranks-1 appears once, whole (nothing lost, every stack complete), and its
+ * libgt functions equal its own truth.
+ */
+/* The files incomplete stacks ended in, for a failure's message. */
+static const char *cut_files(json_object *report)
+{
+	static char list[1024];
+	json_object *tables = get(report, "unwind_tables");
+	size_t len = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < json_object_array_length(tables) && len < sizeof(list) - 1; i++) {
+		json_object *t = json_object_array_get_idx(tables, i);
+
+		if (json_object_get_int64(get(t, "cut_stacks")))
+			len += snprintf(list + len, sizeof(list) - len, "%s (%lld) ",
+					json_object_get_string(get(t, "file")),
+					(long long)json_object_get_int64(get(t, "cut_stacks")));
+	}
+	return list;
+}
+
+static void expect_n_ranks_match_truth(json_object *report, int ranks)
+{
+	json_object *processes = get(report, "processes");
+	bool seen[MAX_RANKS] = {};
 
 	for (size_t i = 0; i < json_object_array_length(processes); i++) {
 		json_object *p = json_object_array_get_idx(processes, i), *truth;
@@ -82,11 +112,15 @@ static void expect_ranks_match_truth(json_object *processes)
 		if (json_object_is_type(get(p, "rank"), json_type_null))
 			continue;
 		rank = json_object_get_int(get(p, "rank"));
-		cr_assert(rank >= 0 && rank < 3 && !seen[rank], "rank %d unexpected", rank);
+		cr_assert(rank >= 0 && rank < ranks && !seen[rank], "rank %d unexpected", rank);
 		seen[rank] = true;
-		cr_expect(eq(i64, json_object_get_int64(get(p, "lost_events")), 0));
-		/* Open MPI on one node: a world of 3, local ranks equal to ranks, one job. */
-		cr_expect(eq(int, json_object_get_int(get(p, "world_size")), 3));
+		cr_expect(eq(i64, json_object_get_int64(get(p, "lost_events")), 0), "rank %d lost",
+			  rank);
+		cr_expect(eq(i64, json_object_get_int64(get(p, "incomplete_stacks")), 0),
+			  "rank %d: incomplete stacks (holds skipped: %lld; cut in: %s)", rank,
+			  (long long)json_object_get_int64(get(p, "holds_skipped")), cut_files(report));
+		/* Open MPI on one node: a world of all ranks, local ranks equal to ranks, one job. */
+		cr_expect(eq(int, json_object_get_int(get(p, "world_size")), ranks));
 		cr_expect(eq(int, json_object_get_int(get(p, "local_rank")), rank));
 		cr_expect(json_object_is_type(get(p, "job"), json_type_string));
 		snprintf(name, sizeof(name), "truth-%d.json", rank);
@@ -95,7 +129,13 @@ static void expect_ranks_match_truth(json_object *processes)
 		assert_libgt_functions(get(p, "functions"), get(truth, "entry_functions"), what);
 		json_object_put(truth);
 	}
-	cr_expect(seen[0] && seen[1] && seen[2], "ranks seen: %d %d %d", seen[0], seen[1], seen[2]);
+	for (int rank = 0; rank < ranks; rank++)
+		cr_expect(seen[rank], "rank %d not seen", rank);
+}
+
+static void expect_ranks_match_truth(json_object *report)
+{
+	expect_n_ranks_match_truth(report, 3);
 }
 
 Test(follow, every_rank_of_an_mpirun_job)
@@ -105,7 +145,7 @@ Test(follow, every_rank_of_an_mpirun_job)
 
 	require_bpf();
 	processes = trace_mpirun("--follow", &report);
-	expect_ranks_match_truth(processes);
+	expect_ranks_match_truth(report);
 	for (size_t i = 0; i < json_object_array_length(processes); i++) {
 		json_object *p = json_object_array_get_idx(processes, i);
 
@@ -127,7 +167,7 @@ Test(follow, mpi_keeps_only_the_ranks)
 	require_bpf();
 	processes = trace_mpirun("--mpi", &report);
 	cr_expect(eq(sz, json_object_array_length(processes), 3));
-	expect_ranks_match_truth(processes);
+	expect_ranks_match_truth(report);
 	json_object_put(report);
 }
 
@@ -160,6 +200,31 @@ Test(follow, attach_mpi_picks_up_ranks_as_they_start)
 	report = load_json(json);
 	processes = get(report, "processes");
 	cr_expect(eq(sz, json_object_array_length(processes), 3), "only the ranks are reported");
-	expect_ranks_match_truth(processes);
+	expect_ranks_match_truth(report);
+	json_object_put(report);
+}
+
+/*
+ * A node's ranks start together: 16 ranks' MPI_Init at once, each exact, none losing an
+ * event or a stack's end, whether heaptap follows every process or only the ranks.
+ */
+Test(follow, sixteen_ranks_at_once_all_exact)
+{
+	json_object *report;
+
+	require_bpf();
+	trace_mpirun_np("--follow", "16", &report);
+	expect_n_ranks_match_truth(report, 16);
+	json_object_put(report);
+}
+
+Test(follow, sixteen_ranks_at_once_mpi_all_exact)
+{
+	json_object *report, *processes;
+
+	require_bpf();
+	processes = trace_mpirun_np("--mpi", "16", &report);
+	cr_expect(eq(sz, json_object_array_length(processes), 16));
+	expect_n_ranks_match_truth(report, 16);
 	json_object_put(report);
 }

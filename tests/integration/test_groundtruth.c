@@ -47,11 +47,16 @@ static void check_report(const char *report_path, const char *truth_path, const 
 	json_object_put(truth);
 }
 
-static void run_mode(const char *program, const char *rule)
+/*
+ * consumers: NULL for heaptap's default (one thread for one process), else --consumers
+ * with it: a single process is exact whatever the threads that read the events.
+ */
+static void run_mode(const char *program, const char *rule, const char *consumers)
 {
 	char target[4096], json[256], truth[256], text[256];
-	char *argv[] = { (char *)heaptap_path(), "run", "--dmatp", "-a", (char *)rule, "--json",
-			 (char *)scratch_file("report.json", json, sizeof(json)), "-o",
+	char *argv[] = { (char *)heaptap_path(), "run", "--dmatp", "-a", (char *)rule,
+			 consumers ? "--consumers" : "-a", consumers ? (char *)consumers : (char *)rule,
+			 "--json", (char *)scratch_file("report.json", json, sizeof(json)), "-o",
 			 (char *)scratch_file("report.txt", text, sizeof(text)), "--",
 			 (char *)target_path(program, target, sizeof(target)), "--truth",
 			 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
@@ -74,20 +79,27 @@ static void run_mode(const char *program, const char *rule)
 
 Test(groundtruth, run_entry_rule)
 {
-	run_mode("groundtruth", "entry");
+	run_mode("groundtruth", "entry", NULL);
 }
 
 Test(groundtruth, run_caller_rule)
 {
-	run_mode("groundtruth", "caller");
+	run_mode("groundtruth", "caller", NULL);
 }
 
 Test(groundtruth, run_without_frame_pointers)
 {
-	run_mode("groundtruth_nofp", "entry");
+	run_mode("groundtruth_nofp", "entry", NULL);
 }
 
-static void attach_mode(const char *program, const char *rule)
+Test(groundtruth, run_with_four_consumers)
+{
+	run_mode("groundtruth", "entry", "4");
+	run_mode("groundtruth", "caller", "4");
+	run_mode("groundtruth_nofp", "entry", "4");
+}
+
+static void attach_mode(const char *program, const char *rule, const char *consumers)
 {
 	char target_bin[4096], json[256], truth[256], out[256], err[256], pid_arg[32];
 	char *target_argv[] = { (char *)target_path(program, target_bin, sizeof(target_bin)),
@@ -101,7 +113,9 @@ static void attach_mode(const char *program, const char *rule)
 	snprintf(pid_arg, sizeof(pid_arg), "%d", target);
 	{
 		char *argv[] = { (char *)heaptap_path(), "attach", "-a", (char *)rule, "-p", pid_arg,
-				 "--json", (char *)scratch_file("report.json", json, sizeof(json)),
+				 consumers ? "--consumers" : "-a",
+				 consumers ? (char *)consumers : (char *)rule, "--json",
+				 (char *)scratch_file("report.json", json, sizeof(json)),
 				 NULL };
 
 		tracer = spawn(argv, scratch_file("out.txt", out, sizeof(out)),
@@ -122,27 +136,34 @@ static void attach_mode(const char *program, const char *rule)
 
 Test(groundtruth, attach_entry_rule)
 {
-	attach_mode("groundtruth", "entry");
+	attach_mode("groundtruth", "entry", NULL);
 }
 
 Test(groundtruth, attach_caller_rule)
 {
-	attach_mode("groundtruth", "caller");
+	attach_mode("groundtruth", "caller", NULL);
 }
 
 Test(groundtruth, attach_without_frame_pointers)
 {
-	attach_mode("groundtruth_nofp", "entry");
+	attach_mode("groundtruth_nofp", "entry", NULL);
+}
+
+Test(groundtruth, attach_with_four_consumers)
+{
+	attach_mode("groundtruth", "entry", "4");
+	attach_mode("groundtruth_nofp", "caller", "4");
 }
 
 /*
  * A static program carries its own malloc. Every thread must match, except that direct
  * calls cannot tell memalign from aligned_alloc (one address, no PLT): their sum must.
  */
-Test(groundtruth, a_static_program)
+static void static_program(const char *consumers)
 {
 	char target[4096], json[256], truth[256];
-	char *argv[] = { (char *)heaptap_path(), "run", "--json",
+	char *argv[] = { (char *)heaptap_path(), "run", consumers ? "--consumers" : "-a",
+			 consumers ? (char *)consumers : "entry", "--json",
 			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
 			 "--", (char *)target_path("groundtruth_static", target, sizeof(target)),
 			 "--truth", (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
@@ -187,15 +208,26 @@ Test(groundtruth, a_static_program)
 	json_object_put(report);
 }
 
+Test(groundtruth, a_static_program)
+{
+	static_program(NULL);
+}
+
+Test(groundtruth, a_static_program_with_four_consumers)
+{
+	static_program("4");
+}
+
 /*
  * Workers that exit run glibc's thread-exit cleanup, which frees the thread's cache of
  * blocks the program had already freed: that must not be charged again. Balances stay
  * exact; only free calls may exceed the truth, by glibc's own free(NULL)s.
  */
-Test(groundtruth, threads_that_exit)
+static void threads_that_exit(const char *consumers)
 {
 	char target[4096], json[256], truth[256];
-	char *argv[] = { (char *)heaptap_path(), "run", "--json",
+	char *argv[] = { (char *)heaptap_path(), "run", consumers ? "--consumers" : "-a",
+			 consumers ? (char *)consumers : "entry", "--json",
 			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
 			 "--", (char *)target_path("groundtruth", target, sizeof(target)),
 			 "--exit-workers", "--truth",
@@ -225,4 +257,14 @@ Test(groundtruth, threads_that_exit)
 			  "exited thread %lld: %lld frees, truth %lld", tid, frees, truth_frees);
 	}
 	json_object_put(report);
+}
+
+Test(groundtruth, threads_that_exit)
+{
+	threads_that_exit(NULL);
+}
+
+Test(groundtruth, threads_that_exit_with_four_consumers)
+{
+	threads_that_exit("4");
 }

@@ -248,38 +248,58 @@ Test(owner, a_long_series_keeps_its_spacing)
 }
 
 /*
- * Processes on one node: a holds 100 throughout, b 300 and then, that freed, 200. The node
- * peaked at 400 (a's 100 and b's first 300); its sites keep what they held then (b's second
- * site none), an ended process's none after a new peak (c's 400 beside a's 100).
+ * Processes on one node, read by two consumers: b's calls by one (300 allocated at 2 ns,
+ * freed at 3, 200 allocated at 4), a's by the other (100 allocated at 3.5 ns), read after
+ * all of b's. Taken in the order they were read, the sum would reach 400; in the calls'
+ * order it peaks at 300 (b's first block alone), and its sites keep what they held then.
+ * An ended process holds nothing at a later peak (c's 400 beside a's 100).
  */
-Test(owner, the_node_peaks_at_the_sum_at_once)
+Test(owner, the_node_peaks_at_the_sum_at_once_in_the_calls_order)
 {
 	struct stack_record a_site = {}, b_first = {}, b_second = {}, c_site = {};
-	struct node_total node = {};
+	struct node_log first_consumer = {}, second_consumer = {};
+	struct node_total node;
 	struct owner a, b, c;
 	struct live_block out;
 
+	cr_assert(eq(int, node_total__init(&node, 2, 0), 0));
 	cr_assert(eq(int, owner__init(&a, 0, 1.0), 0));
 	cr_assert(eq(int, owner__init(&b, 0, 1.0), 0));
 	cr_assert(eq(int, owner__init(&c, 0, 1.0), 0));
-	owner__join_node(&a, &node);
-	owner__join_node(&b, &node);
-	owner__join_node(&c, &node);
-	owner__allocated(&a, &a_site, 0x1000, block(100, 100));
+	owner__join_node(&a, &node, &first_consumer);
+	owner__join_node(&b, &node, &second_consumer);
+	owner__join_node(&c, &node, &first_consumer);
+	b.event_ns = 2000;
 	owner__allocated(&b, &b_first, 0x2000, block(300, 300));
+	b.event_ns = 3000;
 	cr_assert(owner__released(&b, 0x2000, 300, true, &out));
+	b.event_ns = 4000;
 	owner__allocated(&b, &b_second, 0x3000, block(200, 200));
-	cr_expect(eq(u64, node.peak_bytes, 400));
+	node_total__publish(&node, 1, &second_consumer, 10000);
+	/* The first consumer has read nothing past 0: nothing can be merged yet. */
+	node_total__publish(&node, 0, &first_consumer, 0);
+	cr_expect(eq(u64, node.bytes, 0));
+	a.event_ns = 3500;
+	owner__allocated(&a, &a_site, 0x1000, block(100, 100));
+	node_total__publish(&node, 0, &first_consumer, 10000);
+	cr_expect(eq(u64, node.peak_bytes, 300));
 	cr_expect(eq(u64, node.bytes, 300));
-	cr_expect(eq(u64, owner_site__node_bytes(&a, &a.sites[a_site.site]), 100));
+	cr_expect(eq(u64, owner_site__node_bytes(&a, &a.sites[a_site.site]), 0));
 	cr_expect(eq(u64, owner_site__node_bytes(&b, &b.sites[b_first.site]), 300));
 	cr_expect(eq(u64, owner_site__node_bytes(&b, &b.sites[b_second.site]), 0));
+	cr_expect(eq(dbl, node.peak_seconds, 2e-6));
 	/* b ends: it leaves the sum, its sites keep their values at the peak. */
+	b.event_ns = 6000;
 	owner__end(&b);
+	node_total__publish(&node, 1, &second_consumer, 20000);
+	node_total__publish(&node, 0, &first_consumer, 20000);
 	cr_expect(eq(u64, node.bytes, 100));
 	cr_expect(eq(u64, owner_site__node_bytes(&b, &b.sites[b_first.site]), 300));
 	/* A new peak of 500 without b: b's sites held nothing then. */
+	c.event_ns = 7000;
 	owner__allocated(&c, &c_site, 0x4000, block(400, 400));
+	node_total__publish(&node, 0, &first_consumer, UINT64_MAX);
+	node_total__publish(&node, 1, &second_consumer, UINT64_MAX);
 	cr_expect(eq(u64, node.peak_bytes, 500));
 	cr_expect(eq(u64, node.peak_blocks, 2));
 	cr_expect(eq(u64, owner_site__node_bytes(&b, &b.sites[b_first.site]), 0));
@@ -288,4 +308,7 @@ Test(owner, the_node_peaks_at_the_sum_at_once)
 	owner__clear(&a);
 	owner__clear(&b);
 	owner__clear(&c);
+	node_log__clear(&first_consumer);
+	node_log__clear(&second_consumer);
+	node_total__clear(&node);
 }

@@ -45,22 +45,27 @@ void owner__clear(struct owner *o)
 {
 	owner__drop_sites(o);
 	live_blocks__free(o->live);
+	free(o->node_sites);
 	memset(o, 0, sizeof(*o));
 }
 
-static void save_node_value(const struct owner *o, struct owner_site *s);
+/* A change to the node's sum, at the time of the call being counted. */
+static void node_note(struct owner *o, uint32_t site, int64_t bytes, int64_t blocks)
+{
+	if (o->node_log)
+		node_log__add(o->node_log, &(struct node_change){ .time_ns = o->event_ns,
+								   .owner = o,
+								   .bytes = bytes,
+								   .blocks = blocks,
+								   .site = site });
+}
 
 void owner__end(struct owner *o)
 {
 	live_blocks__retire(o->live);
-	/* Its blocks leave the node's sum: each site's value at the node's peak is kept. */
-	if (o->node && !o->off_node) {
-		for (uint32_t i = 0; i < o->nr_sites; i++)
-			save_node_value(o, &o->sites[i]);
-		o->node->bytes -= o->bytes;
-		o->node->blocks -= o->blocks;
-		o->off_node = true;
-	}
+	/* Its blocks leave the node's sum (at o->event_ns: its end, or its last call). */
+	node_note(o, NODE_OWNER_ENDS, 0, 0);
+	o->node_log = NULL;
 }
 
 size_t owner__sites_bytes(const struct owner *o)
@@ -143,16 +148,6 @@ static void save_peak_value(const struct owner *o, struct owner_site *s)
 	s->peak_blocks = s->blocks;
 }
 
-/* The same for the node's sum: the site's value when the node last peaked. */
-static void save_node_value(const struct owner *o, struct owner_site *s)
-{
-	if (!o->node || s->node_gen == o->node->generation)
-		return;
-	s->node_gen = o->node->generation;
-	s->node_bytes = o->off_node ? 0 : s->bytes;
-	s->node_blocks = o->off_node ? 0 : s->blocks;
-}
-
 static void save_thread_peak_value(const struct owner *o, struct owner_thread *t)
 {
 	if (t->peak_gen == o->generation)
@@ -171,7 +166,6 @@ static void leave(struct owner *o, uint32_t thread, const struct live_block *b)
 
 	save_peak_value(o, s);
 	save_thread_peak_value(o, t);
-	save_node_value(o, s);
 	s->blocks -= blocks;
 	s->bytes -= usable;
 	s->requested -= live_block__requested(b);
@@ -183,10 +177,7 @@ static void leave(struct owner *o, uint32_t thread, const struct live_block *b)
 	t->bytes -= usable;
 	o->blocks -= blocks;
 	o->bytes -= usable;
-	if (o->node && !o->off_node) {
-		o->node->blocks -= blocks;
-		o->node->bytes -= usable;
-	}
+	node_note(o, t->site, -(int64_t)usable, -(int64_t)blocks);
 }
 
 void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
@@ -218,7 +209,6 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 		leave(o, replaced.site, &replaced); /* its release was lost: it left then */
 	save_peak_value(o, s);
 	save_thread_peak_value(o, t);
-	save_node_value(o, s);
 	s->blocks += blocks;
 	s->bytes += usable;
 	s->requested += live_block__requested(&b);
@@ -236,15 +226,7 @@ void owner__allocated(struct owner *o, struct stack_record *rec, uint64_t addr,
 		o->peak_blocks = o->blocks;
 		o->generation++;
 	}
-	if (o->node && !o->off_node) {
-		o->node->blocks += blocks;
-		o->node->bytes += usable;
-		if (o->node->bytes > o->node->peak_bytes) {
-			o->node->peak_bytes = o->node->bytes;
-			o->node->peak_blocks = o->node->blocks;
-			o->node->generation++;
-		}
-	}
+	node_note(o, site, (int64_t)usable, (int64_t)blocks);
 }
 
 bool owner__released(struct owner *o, uint64_t addr, uint64_t header_bytes, bool bytes_known,

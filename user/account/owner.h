@@ -31,7 +31,6 @@ struct owner_site {
 	uint64_t blocks, bytes, requested;	    /* outstanding now */
 	uint64_t peak_blocks, peak_bytes;	    /* saved at the generation peak_gen */
 	uint64_t peak_gen;
-	uint64_t node_blocks, node_bytes, node_gen; /* saved at the node's generation node_gen */
 	/* --sample-bytes: the samples outstanding, and the variance of bytes' estimate */
 	uint64_t samples;
 	double variance;
@@ -69,8 +68,14 @@ struct owner {
 	double interval;
 	uint64_t sample_bytes; /* --sample-bytes R: its figures are estimates (0: exact) */
 	bool sites_dropped; /* ended, its sites freed to keep ended processes within budget */
-	struct node_total *node; /* the node's sum this process counts in (NULL: none) */
-	bool off_node;		 /* ended: its blocks no longer count in the node's sum */
+	struct node_total *node;   /* the node's sum this process counts in (NULL: none) */
+	struct node_log *node_log; /* where its changes to that sum go: its consumer's */
+	uint64_t event_ns;	   /* the time of the call being counted, its event's */
+	/* Its part of the node's sum in the calls' order: the node's merge's (node_total.c). */
+	struct node_site_value *node_sites; /* by site index */
+	uint32_t nr_node_sites;
+	uint64_t node_bytes, node_blocks;
+	bool node_ended;
 };
 
 /* 0 or -ENOMEM. live_limit: blocks kept at most (0: the default). */
@@ -127,26 +132,32 @@ static inline uint64_t owner_thread__peak_blocks(const struct owner *o,
 	return t->peak_gen == o->generation ? t->peak_blocks : t->blocks;
 }
 
-/* Count o in node's sum from now on (o holds nothing yet). */
-static inline void owner__join_node(struct owner *o, struct node_total *node)
+/*
+ * Count o in node's sum from now on (o holds nothing yet), its changes logged in log with
+ * the time the caller sets in o->event_ns before each call it counts.
+ */
+static inline void owner__join_node(struct owner *o, struct node_total *node,
+				    struct node_log *log)
 {
 	o->node = node;
+	o->node_log = log;
 }
 
-/* What the site held when the node's sum last peaked (0: the process had ended). */
+/*
+ * What the site held when the node's sum last peaked (0: nothing, or the process had
+ * ended), once the node's journals are merged.
+ */
 static inline uint64_t owner_site__node_bytes(const struct owner *o, const struct owner_site *s)
 {
-	if (o->node && s->node_gen == o->node->generation)
-		return s->node_bytes;
-	return o->off_node ? 0 : s->bytes;
+	return o->node ? node_total__site_at_peak(o->node, o, (uint32_t)(s - o->sites)).peak_bytes
+		       : 0;
 }
 
 static inline uint64_t owner_site__node_blocks(const struct owner *o,
 					       const struct owner_site *s)
 {
-	if (o->node && s->node_gen == o->node->generation)
-		return s->node_blocks;
-	return o->off_node ? 0 : s->blocks;
+	return o->node ? node_total__site_at_peak(o->node, o, (uint32_t)(s - o->sites)).peak_blocks
+		       : 0;
 }
 
 /* Site indexes sorted by outstanding bytes, largest first (then by allocated bytes). */

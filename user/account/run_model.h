@@ -17,6 +17,7 @@ struct target;
 /* What a report says of a process beyond its target: counted by a session, or stored. */
 struct process_facts {
 	uint64_t lost_events, holds_skipped;
+	uint64_t lost_ring_full; /* of lost_events: dropped with its ring full (heaptap behind) */
 	const char *host;  /* NULL: a process of this machine, traced here (not said) */
 	const char *state; /* NULL, or how it ended but by exit: "agent lost", "detached" */
 	uint64_t dropped_messages; /* its agent's updates that never reached the collector */

@@ -98,6 +98,14 @@ error_t cli_parse_trace(struct cli_state *c, struct trace_options *t, int key, c
 			return cli_usage_error(c->sub, "--live-blocks wants a number of blocks (1 "
 					       "to 4294967296), not '%s'", arg);
 		return 0;
+	case CLI_OPT_CONSUMERS:
+		errno = 0;
+		t->consumers = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' || !t->consumers ||
+		    t->consumers > CLI_MAX_CONSUMERS)
+			return cli_usage_error(c->sub, "--consumers wants a number of threads (1 "
+					       "to %d), not '%s'", CLI_MAX_CONSUMERS, arg);
+		return 0;
 	case CLI_OPT_ALLOCATOR:
 		return parse_allocator(c, t, arg);
 	case CLI_OPT_SAMPLE_BYTES:

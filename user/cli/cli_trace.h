@@ -27,6 +27,7 @@ enum {
 	CLI_OPT_LIVE_BLOCKS,
 	CLI_OPT_ALLOCATOR,
 	CLI_OPT_SAMPLE_BYTES,
+	CLI_OPT_CONSUMERS,
 };
 
 struct trace_options {
@@ -42,6 +43,7 @@ struct trace_options {
 	uint64_t tree_budget;		    /* --tree-budget */
 	uint64_t live_blocks;		    /* --live-blocks: per process (0: the default) */
 	uint64_t sample_bytes; /* --sample-bytes R: sample calls by bytes (0: every call) */
+	unsigned consumers;    /* --consumers: event threads (0: from the node) */
 	struct alloc_spec *allocators;	    /* --allocator, in order */
 	size_t nr_allocators;
 	double interval; /* -i, seconds */
@@ -75,6 +77,15 @@ struct trace_options {
 							  "(scalable_*), or a spec FILE of "   \
 							  "'FUNCTION KIND ROLE=argN' lines; "  \
 							  "repeatable" }
+
+/* The threads that read the events, each the processes of its own ring (session.h). */
+#define CLI_OPTION_CONSUMERS                                                                 \
+	{ "consumers", CLI_OPT_CONSUMERS, "N", 0, "read the events with N threads, each "      \
+						  "owning a share of the processes (default: " \
+						  "one for a single process, else the online " \
+						  "CPUs, at most 8)" }
+/* --consumers at most: one ring per consumer, HT_MAX_SHARDS of them. */
+#define CLI_MAX_CONSUMERS 64
 
 /* Who holds the memory (owner.h): its table's limit; -i, its samples. */
 #define CLI_OPTION_LIVE_BLOCKS                                                               \

@@ -161,7 +161,7 @@ static int cmd_agent(const void *options)
 			goto cleanup;
 		}
 	}
-	status = open_session(t, false, &s);
+	status = open_session(t, false, true, &s);
 	if (status != EXIT_OK)
 		goto cleanup;
 	catch_stop_signals(forward_signal);
@@ -185,10 +185,13 @@ static int cmd_agent(const void *options)
 		if (t->mpi_only && !t->command && now() >= next)
 			discovery_rescan(s);
 		if (now() >= next) {
+			/* The consumers go on delivering events: the accounts are read between batches. */
+			session__read_lock(s);
 			agent__snapshot(a, s, false);
-			agent__pump(a);
 			if (m)
 				agent_metrics__update(m, s, agent__host(a));
+			session__read_unlock(s);
+			agent__pump(a);
 			next += t->interval;
 			if (next < now())
 				next = now() + t->interval;
@@ -225,6 +228,7 @@ static const struct argp_option options[] = {
 					   "not acknowledged (default 64M; K, M, G)" },
 	CLI_OPTION_ATTRIBUTION,
 	CLI_OPTION_UNWIND,
+	CLI_OPTION_CONSUMERS,
 	{ "metrics", OPT_METRICS, "ADDR:PORT", 0, "also serve the traced processes' figures "
 						  "at http://ADDR:PORT/metrics (Prometheus)" },
 	CLI_OPTION_LIVE_BLOCKS,

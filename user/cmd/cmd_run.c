@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cmd_run.h"
@@ -195,7 +196,7 @@ static int cmd_run(const void *options)
 {
 	char path[PATH_MAX], image[PATH_MAX];
 	struct session *s = NULL;
-	int status, err, wstatus = 0;
+	int status, err, wstatus = 0, pidfd = -1;
 	const struct run_options *o = options;
 	struct outputs out;
 	pid_t pid;
@@ -211,7 +212,7 @@ static int cmd_run(const void *options)
 	if (status != EXIT_OK)
 		goto cleanup;
 	/* pprof's locations carry source lines and inlined functions. */
-	status = open_session(&o->trace, o->out.stacks_path || o->out.pprof_path, &s);
+	status = open_session(&o->trace, o->out.stacks_path || o->out.pprof_path, false, &s);
 	if (status != EXIT_OK)
 		goto cleanup;
 	status = launch_command(s, path, image, o->trace.command, -1 /* its own output */, &pid);
@@ -219,6 +220,8 @@ static int cmd_run(const void *options)
 		goto cleanup;
 	child = pid;
 	catch_stop_signals(forward_signal);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	session__watch(s, pidfd);
 
 	for (;;) {
 		err = session__poll(s, 50 /* ms */);
@@ -234,6 +237,7 @@ static int cmd_run(const void *options)
 		if (waitpid(pid, &wstatus, WNOHANG) == pid)
 			break;
 	}
+	session__watch(s, -1); /* readable from now on */
 	session__mark_exited(s, pid, wstatus);
 	/* Processes it started may outlive the command a moment (--follow): let them finish. */
 	for (int waits = 0; waits < 40 && session__live_targets(s) > 0; waits++)
@@ -245,6 +249,8 @@ static int cmd_run(const void *options)
 		status = err;
 cleanup:
 	close_outputs_and_session(&out, s);
+	if (pidfd >= 0)
+		close(pidfd);
 	return status;
 }
 
@@ -261,6 +267,7 @@ static const struct argp_option options[] = {
 	{ "mpi", CLI_OPT_MPI, NULL, 0, "like --follow, but trace only the processes with an MPI "
 				       "rank" },
 	CLI_OPTION_UNWIND,
+	CLI_OPTION_CONSUMERS,
 	CLI_OPTIONS_BUDGETS,
 	CLI_OPTION_LIVE_BLOCKS,
 	CLI_OPTION_SAMPLE_BYTES("0"),

@@ -143,8 +143,15 @@ static int cmd_top(const void *options)
 			break;
 		}
 		check_exits(s, &w);
-		if (view && !top_view__keys(view, s))
-			break;
+		if (view) {
+			bool go_on;
+
+			session__read_lock(s); /* a key may open a process: its accounts are read */
+			go_on = top_view__keys(view, s);
+			session__read_unlock(s);
+			if (!go_on)
+				break;
+		}
 		if (now() < next && !(view && top_view__wants_redraw(view)))
 			continue;
 		if (now() >= next) {
@@ -153,10 +160,13 @@ static int cmd_top(const void *options)
 		}
 		/* Batch mode ends by itself, after a snapshot taken once all have exited. */
 		done = session__live_targets(s) == 0 && w.command <= 0 && !w.discover;
+		/* The consumers go on delivering events: the accounts are read between batches. */
+		session__read_lock(s);
 		if (view)
 			top_view__draw(view, s);
 		else
 			print_snapshot(s, opts, rows);
+		session__read_unlock(s);
 		if ((opts->count && refreshes >= opts->count) || (batch && done))
 			break;
 	}
@@ -192,6 +202,7 @@ static const struct argp_option options[] = {
 	CLI_OPTIONS_EXPORTS,
 	CLI_OPTION_ATTRIBUTION,
 	CLI_OPTION_UNWIND,
+	CLI_OPTION_CONSUMERS,
 	CLI_OPTIONS_BUDGETS,
 	CLI_OPTION_LIVE_BLOCKS,
 	CLI_OPTION_SAMPLE_BYTES("0"),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include "commands.h"
 #include "log.h"
 #include "own_heap.h"
@@ -28,7 +29,44 @@ int setup_tracing(void)
 	return status;
 }
 
-int open_session(const struct trace_options *t, bool detailed_stacks, struct session **s)
+/*
+ * Consumer threads unless --consumers says: one for a single process (nothing to share
+ * out), else one per online CPU up to 8. Each drains its own ring; a node's ranks spread
+ * over them by pid, so a rank's burst at MPI_Init waits behind its ring's share only.
+ * Past 8, the threads would mostly contend for the shared symbol cache.
+ */
+static bool many_processes(const struct trace_options *t, bool node)
+{
+	return t->follow || t->mpi_only || t->nr_pids > 1 || node;
+}
+
+static unsigned default_consumers(bool many)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!many || cpus < 1)
+		return 1;
+	return cpus > 8 ? 8 : (unsigned)cpus;
+}
+
+/*
+ * Each ring's bytes: a single process keeps 16 MiB; a node's processes share 256 MiB of
+ * rings (32 MiB each at least), enough for the MPI_Init of 16 ranks (~13 MiB of events
+ * each) on a node whose consumers fall behind, as a 2-CPU one does.
+ */
+static uint64_t ring_bytes(unsigned consumers, bool many)
+{
+	uint64_t each = (256ull << 20) / (consumers ? consumers : 1), bytes = 32ull << 20;
+
+	if (!many)
+		return 16ull << 20;
+	while (bytes * 2 <= each)
+		bytes *= 2;
+	return bytes;
+}
+
+int open_session(const struct trace_options *t, bool detailed_stacks, bool node,
+		 struct session **s)
 {
 	struct session_opts so = {
 		.rule = t->rule,
@@ -47,8 +85,12 @@ int open_session(const struct trace_options *t, bool detailed_stacks, struct ses
 		/* What heaptap launches maps, in all likelihood, the C library it runs with. */
 		.warm_own_libraries = t->command != NULL,
 	};
-	int err = session__new(&so, s);
+	bool many = many_processes(t, node);
+	int err;
 
+	so.consumers = t->consumers ? t->consumers : default_consumers(many);
+	so.ring_bytes = ring_bytes(so.consumers, many || so.consumers > 1);
+	err = session__new(&so, s);
 	if (!err) {
 		privilege_setup_done();
 		return EXIT_OK;
@@ -111,7 +153,7 @@ int open_outputs_and_session(const struct output_options *o, const struct trace_
 	if (status != EXIT_OK)
 		return status;
 	/* pprof's locations carry source lines and inlined functions. */
-	status = open_session(t, o->stacks_path || o->pprof_path, s);
+	status = open_session(t, o->stacks_path || o->pprof_path, false, s);
 	if (status != EXIT_OK) {
 		close_outputs(out);
 		return status;

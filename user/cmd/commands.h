@@ -36,9 +36,12 @@ int attach_all(struct session *s, const pid_t *pids, size_t nr);
 
 /*
  * Shared by both: start a session, or say in one line why not. detailed_stacks: --stacks
- * or --pprof, whose stacks carry source lines and inlined functions.
+ * or --pprof, whose stacks carry source lines and inlined functions. node: it traces a
+ * node's processes whatever the options say (the agent): consumer threads and rings for
+ * many, unless --consumers says.
  */
-int open_session(const struct trace_options *t, bool detailed_stacks, struct session **s);
+int open_session(const struct trace_options *t, bool detailed_stacks, bool node,
+		 struct session **s);
 
 /* The report files the options name: -o, --json, --stacks, --pprof, --folded; and what
  * --tree, --folded-weight and the text's layout options add. */

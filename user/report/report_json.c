@@ -62,6 +62,7 @@ static json_object *process_json(const struct target *t, const struct process_fa
 					json_object_new_int(WTERMSIG(t->exit_code)) : NULL);
 	json_object_object_add(p, "holds_skipped", json_object_new_uint64(pf->holds_skipped));
 	json_object_object_add(p, "lost_events", json_object_new_uint64(pf->lost_events));
+	json_object_object_add(p, "lost_ring_full", json_object_new_uint64(pf->lost_ring_full));
 	json_object_object_add(p, "incomplete_stacks", json_object_new_uint64(t->incomplete_stacks));
 	json_object_object_add(p, "unsupported_unwinds",
 			       json_object_new_uint64(t->unsupported_unwinds));
@@ -195,6 +196,40 @@ static json_object *budgets_json(struct session *s)
 	return o;
 }
 
+/*
+ * The consumers: their rings and how full each came, the holds they served, the stack
+ * map's fill, heaptap's own CPU. What tells whether a node's burst fitted.
+ */
+static json_object *consumers_json(struct session *s)
+{
+	struct session_figures f = session__figures(s);
+	json_object *o = json_object_new_object(), *rings = json_object_new_array();
+	json_object *holds = json_object_new_object(), *stacks = json_object_new_object();
+
+	json_object_object_add(o, "threads", json_object_new_int(f.consumers));
+	for (unsigned i = 0; i < f.consumers; i++) {
+		struct consumer_figures c = session__consumer_figures(s, i);
+		json_object *ring = json_object_new_object();
+
+		json_object_object_add(ring, "events", json_object_new_uint64(c.events));
+		json_object_object_add(ring, "bytes", json_object_new_uint64(c.ring.bytes));
+		json_object_object_add(ring, "peak", json_object_new_uint64(c.ring.peak));
+		json_object_array_add(rings, ring);
+	}
+	json_object_object_add(o, "rings", rings);
+	json_object_object_add(holds, "count", json_object_new_uint64(f.holds.nr));
+	json_object_object_add(holds, "total_ms", json_object_new_double(f.holds.total_ns / 1e6));
+	json_object_object_add(holds, "longest_ms",
+			       json_object_new_double(f.holds.longest_ns / 1e6));
+	json_object_object_add(o, "holds", holds);
+	json_object_object_add(stacks, "entries", json_object_new_uint64(f.stack_map_entries));
+	json_object_object_add(stacks, "peak", json_object_new_uint64(f.stack_map_peak));
+	json_object_object_add(stacks, "inline_calls", json_object_new_uint64(f.inline_stacks));
+	json_object_object_add(o, "stack_map", stacks);
+	json_object_object_add(o, "cpu_seconds", json_object_new_double(f.cpu_seconds));
+	return o;
+}
+
 static json_object *untraced_json(struct session *s)
 {
 	json_object *list = json_object_new_array();
@@ -238,6 +273,7 @@ static json_object *report_object(struct session *s, struct frame_table *names)
 		struct process_facts pf = {
 			.lost_events = session__lost_events(s, targets[i]),
 			.holds_skipped = session__holds_skipped(s, targets[i]),
+			.lost_ring_full = session__kernel_losses(s, targets[i]).ringbuf_full,
 		};
 
 		json_object_array_add(processes, process_json(targets[i], &pf, names));
@@ -248,6 +284,7 @@ static json_object *report_object(struct session *s, struct frame_table *names)
 	json_object_object_add(root, "unwind_tables", unwind_tables_json(s));
 	json_object_object_add(root, "budgets", budgets_json(s));
 	json_object_object_add(root, "stack_cache", stack_cache_json(s));
+	json_object_object_add(root, "consumers", consumers_json(s));
 	return root;
 }
 

@@ -91,7 +91,7 @@ json_object *report_node_json(struct session *s, struct target **targets, size_t
 	json_object_object_add(o, "blocks", json_object_new_uint64(node->blocks));
 	json_object_object_add(peak, "bytes", json_object_new_uint64(node->peak_bytes));
 	json_object_object_add(peak, "blocks", json_object_new_uint64(node->peak_blocks));
-	/* When the event that made it was read: the reading loop's clock, about 0.05 s. */
+	/* The time of the call that made it, since tracing began. */
 	json_object_object_add(peak, "seconds", json_object_new_double(node->peak_seconds));
 	json_object_object_add(peak, "sites", sites_json(targets, n));
 	json_object_object_add(o, "peak", peak);

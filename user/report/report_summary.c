@@ -257,6 +257,12 @@ static void print_calls(FILE *out, const struct target *t, const struct process_
 		fprintf(out, " (%" PRIu64 " cut at an unwind rule heaptap cannot follow)",
 			t->unsupported_unwinds);
 	fputc('\n', out);
+	if (pf->lost_ring_full)
+		fprintf(out, "Of those, %" PRIu64 " dropped with its ring full (heaptap fell behind; "
+			     "the process ran on): its calls, balances and call tree are short by "
+			     "them, and a block whose allocation was lost counts as freed before "
+			     "tracing when it is freed\n",
+			pf->lost_ring_full);
 }
 
 /* The blocks past --live-blocks: counted in the balances, not in the sites above. */

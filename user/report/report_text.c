@@ -37,6 +37,7 @@ void report_text(FILE *out, struct session *s, const struct text_opts *o)
 		struct process_facts pf = {
 			.lost_events = session__lost_events(s, targets[i]),
 			.holds_skipped = session__holds_skipped(s, targets[i]),
+			.lost_ring_full = session__kernel_losses(s, targets[i]).ringbuf_full,
 		};
 
 		report_summary_text(out, targets[i], &pf, o);

@@ -479,6 +479,22 @@ bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 	return true;
 }
 
+bool symbolizer__cached_frames(struct symbolizer *s, enum ht_func func, const __u64 *frames,
+			       __u32 nr_frames, struct resolved_call *out)
+{
+	__u64 key[HT_MAX_FRAMES + 1];
+	struct cached_stack *c;
+
+	if (nr_frames > HT_MAX_FRAMES)
+		return false;
+	key[0] = func;
+	memcpy(key + 1, frames, nr_frames * sizeof(__u64));
+	HASH_FIND(hh, s->by_frames, key, (nr_frames + 1) * sizeof(__u64), c);
+	if (c)
+		*out = c->call;
+	return c != NULL;
+}
+
 /* func: the cache's key for the entry point, HT_NR_FUNCS + entry->key for another API's. */
 static int resolve(struct symbolizer *s, __u64 func, const struct symbolizer_entry *entry,
 		   __u64 stack_id, const __u64 *frames, __u32 nr_frames, struct resolved_call *out)

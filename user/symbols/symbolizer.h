@@ -52,6 +52,12 @@ void symbolizer__mappings_changed(struct symbolizer *s, struct procmaps *fresh);
 bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 			struct resolved_call *out);
 /*
+ * The same for a stack that came without an id (its frames inline), met before. Reads
+ * only this symbolizer's own table: no shared cache is touched.
+ */
+bool symbolizer__cached_frames(struct symbolizer *s, enum ht_func func, const __u64 *frames,
+			       __u32 nr_frames, struct resolved_call *out);
+/*
  * Resolve one call: its stack's frames, and the id they came under (0: none; else an id
  * symbolizer__cached has no answer for). The strings stay valid as long as the
  * symbolizer. 0 or -errno.

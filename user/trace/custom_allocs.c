@@ -5,7 +5,9 @@
 #include <string.h>
 #include "custom_allocs.h"
 #include "probe_site.h"
-#include "session_internal.h"
+#include "session.h"
+#include "symcache.h"
+#include "tracer.h"
 
 /* Where one entry point is probed in a process. */
 struct probed_entry {
@@ -53,21 +55,21 @@ static uint64_t block_key(size_t api, uint64_t addr)
 	return addr | (uint64_t)(api + 1) << 56;
 }
 
-static struct custom_allocs *custom_of(struct session *s, struct target *t)
+static struct custom_allocs *custom_of(const struct custom_apis *s, struct target *t)
 {
-	if (!t->custom && s->nr_allocators) {
+	if (!t->custom && s->nr) {
 		t->custom = calloc(1, sizeof(*t->custom));
 		if (!t->custom)
 			return NULL;
-		t->custom->nr = s->nr_allocators;
-		for (size_t i = 0; i < s->nr_allocators; i++)
-			t->custom->accounts[i].spec = &s->allocators[i];
+		t->custom->nr = s->nr;
+		for (size_t i = 0; i < s->nr; i++)
+			t->custom->accounts[i].spec = &s->specs[i];
 	}
 	return t->custom;
 }
 
 /* Probe, in the object at m, the entry points it defines that are not probed yet. */
-static int probe_object(struct session *s, struct target *t, struct custom_allocs *c,
+static int probe_object(const struct custom_apis *s, struct target *t, struct custom_allocs *c,
 			const struct mapping *m, struct object_file *obj)
 {
 	uint64_t offsets[CUSTOM_ALLOCS_MAX * ALLOC_SPEC_MAX_ENTRIES];
@@ -126,14 +128,14 @@ static int probe_object(struct session *s, struct target *t, struct custom_alloc
 	return 0;
 }
 
-int custom_allocs__probe(struct session *s, struct target *t, const struct procmaps *maps,
-			 char *problem, size_t problem_len)
+int custom_allocs__probe(const struct custom_apis *s, struct target *t,
+			 const struct procmaps *maps, char *problem, size_t problem_len)
 {
 	struct custom_allocs *c = custom_of(s, t);
 	bool first;
 	int err;
 
-	if (!s->nr_allocators)
+	if (!s->nr)
 		return 0;
 	if (!c)
 		return -ENOMEM;

@@ -18,8 +18,17 @@
 
 #define CUSTOM_ALLOCS_MAX 8 /* --allocator options */
 
-struct session;
+struct symcache;
 struct target;
+struct tracer;
+
+/* The --allocator APIs, and where their probes and names come from. */
+struct custom_apis {
+	struct tracer *tracer;
+	struct symcache *cache;
+	const struct alloc_spec *specs;
+	size_t nr;
+};
 
 /* One API's account in one process. */
 struct custom_account {
@@ -36,8 +45,8 @@ struct custom_allocs; /* a process's */
  * probed yet. The first time, every function must be found: otherwise *problem gets one
  * line ("FILE:LINE: FUNCTION: ...") and -ENOENT is returned. 0 or -errno.
  */
-int custom_allocs__probe(struct session *s, struct target *t, const struct procmaps *maps,
-			 char *problem, size_t problem_len);
+int custom_allocs__probe(const struct custom_apis *s, struct target *t,
+			 const struct procmaps *maps, char *problem, size_t problem_len);
 /* One call event of t's. */
 void custom_allocs__on_call(struct target *t, const struct ht_custom_event *ev);
 void custom_allocs__free(struct custom_allocs *c);

@@ -161,10 +161,6 @@ static void sample_rss(struct session *s, struct target *t, double now)
 {
 	uint64_t rss;
 
-	if (!s->rss_started) {
-		s->rss_started = now;
-		s->rss_next = now;
-	}
 	if (t->untraced || t->exited || read_rss(t->pid, &rss))
 		return;
 	if (mapping_stats__add_rss(&t->mappings, now - s->rss_started, rss))
@@ -178,10 +174,6 @@ void record_exit_rss(struct session *s, struct target *t, const struct ht_exit_e
 
 	if (!ev->rss_peak_pages)
 		return; /* not read: the kernel's exit tracepoint comes after the memory is gone */
-	if (!s->rss_started) {
-		s->rss_started = now;
-		s->rss_next = now;
-	}
 	if (mapping_stats__add_rss(&t->mappings, now - s->rss_started, ev->rss_pages * page))
 		t->lost_events++;
 	if (peak > t->mappings.rss_peak)
@@ -228,18 +220,18 @@ static void follow_rss_peak(struct target *t, double now)
 		t->mappings.rss_peak = peak;
 }
 
-void sample_rss_when_due(struct session *s)
+void sample_rss_when_due(struct session *s, struct consumer *c)
 {
 	double now = monotonic_seconds();
 	struct target *t, *tmp;
 
-	HASH_ITER(hh, s->targets, t, tmp)
+	HASH_ITER(hh, c->targets, t, tmp)
 		follow_rss_peak(t, now);
-	if (s->rss_started && now < s->rss_next)
+	if (now < c->rss_next)
 		return;
-	HASH_ITER(hh, s->targets, t, tmp)
+	HASH_ITER(hh, c->targets, t, tmp)
 		sample_rss(s, t, now);
-	s->rss_next += s->sample_interval;
-	if (s->rss_next < now)
-		s->rss_next = now + s->sample_interval;
+	c->rss_next += s->sample_interval;
+	if (c->rss_next < now)
+		c->rss_next = now + s->sample_interval;
 }

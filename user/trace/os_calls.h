@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "heaptap_types.h"
 
+struct consumer;
 struct session;
 struct target;
 
@@ -18,8 +19,8 @@ void seed_mapped_ranges(struct session *s, struct target *t);
 
 /* An HT_EV_OS_CALL event of size bytes (checked here). */
 void handle_os_call(struct session *s, const struct ht_os_event *ev, size_t size);
-/* Every interval, each live target's resident set size, from /proc/PID/statm. */
-void sample_rss_when_due(struct session *s);
+/* Every interval, each of c's live targets' resident set size, from /proc/PID/statm. */
+void sample_rss_when_due(struct session *s, struct consumer *c);
 /*
  * The process's last resident set and its high-water mark, read by BPF as it exited
  * (HT_EV_EXIT): its last RSS sample, and its peak.

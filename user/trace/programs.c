@@ -86,7 +86,9 @@ static void probe_custom(struct session *s, struct target *t, const struct procm
 
 	if (!s->nr_allocators || !t->probed)
 		return;
-	err = custom_allocs__probe(s, t, maps, problem, sizeof(problem));
+	err = custom_allocs__probe(&(struct custom_apis){ s->tracer, s->cache, s->allocators,
+							  s->nr_allocators },
+				   t, maps, problem, sizeof(problem));
 	if (err == -ENOENT && !s->problem[0])
 		snprintf(s->problem, sizeof(s->problem), "%s", problem);
 	else if (err)
@@ -121,26 +123,7 @@ static void give_tables_now(struct session *s, struct target *t)
 	procmaps__clear(&maps);
 }
 
-void forget_program(struct session *s, struct target *t)
-{
-	if (s->unwind)
-		unwind_maps__forget(s->unwind, t->pid);
-	held_maps__clear(&t->held_maps);
-	stack_ids__bury(&t->stack_ids, &s->dead_ids);
-	tracer__stacks_changed(s->tracer);
-	symbolizer__free(t->symbolizer);
-	t->symbolizer = NULL;
-	/*
-	 * Its stacks only told which path each charges; the tree keeps the figures. With
-	 * --stacks they are the report, and stay.
-	 */
-	if (!t->stacks.detailed) {
-		stack_records__keep_sites(&t->stacks); /* they name the owner's figures */
-		calltree__drop_paths(&t->tree);
-	}
-}
-
-int session__attach(struct session *s, pid_t pid)
+static int attach(struct session *s, pid_t pid)
 {
 	struct procmaps maps = {};
 	struct object_file *loader;
@@ -188,13 +171,7 @@ forget:
 	/* Nothing half-attached stays behind: it could be tried again later. */
 	tracer__detach(s->tracer, pid);
 	forget_program(s, t);
-	HASH_DEL(s->targets, t);
-	accountant__clear(&t->stats);
-	owner__clear(&t->owner);
-	mapping_stats__clear(&t->mappings);
-	total_series__clear(&t->samples);
-	stack_records__clear(&t->stacks);
-	free(t);
+	drop_target(s, t);
 cleanup:
 	procmaps__clear(&maps);
 	return err;
@@ -210,7 +187,7 @@ static int check_program(struct object_file *exe)
 	return 0;
 }
 
-int session__expect_exec(struct session *s, pid_t pid, const char *path)
+static int expect_exec(struct session *s, pid_t pid, const char *path)
 {
 	struct object_file *exe;
 	struct target *t;
@@ -350,7 +327,7 @@ void handle_exec(struct session *s, const struct ht_libs_event *ev)
 		tracer__resume(s->tracer, ev->pid, ev->hold_since);
 }
 
-int session__follow(struct session *s, pid_t pid)
+static int follow(struct session *s, pid_t pid)
 {
 	struct target *t;
 
@@ -416,25 +393,23 @@ void handle_fork(struct session *s, const struct ht_fork_event *ev)
  * wait for the event's place in the stream, for the symbolizer. Anything else (an error
  * to report) is left to the ordered event, as is the event if these maps cannot be kept.
  */
-void handle_hold_early(struct session *s, const struct ht_libs_event *ev)
+void handle_hold_early(struct session *s, const struct ht_libs_event *ev,
+		       struct procmaps *maps)
 {
 	struct target *t = target_of(s, ev->pid);
-	struct procmaps maps = {};
 	int err = 0;
 
-	if (!t || t->untraced || !ev->held || procmaps__read(t->pid, &maps))
-		goto cleanup;
-	give_tables(s, t, &maps);
+	if (!t || t->untraced || !ev->held)
+		return;
+	give_tables(s, t, maps);
 	if (!t->probed)
-		err = probe_allocator(s, t, &maps);
-	probe_custom(s, t, &maps);
-	if ((err && err != -ENOENT) || held_maps__push(&t->held_maps, ev->hold_since, &maps))
-		goto cleanup;
+		err = probe_allocator(s, t, maps);
+	probe_custom(s, t, maps);
+	if ((err && err != -ENOENT) || held_maps__push(&t->held_maps, ev->hold_since, maps))
+		return;
 	if (t->held && t->probed && t->symbolizer)
 		release(s, t);
 	tracer__resume(s->tracer, ev->pid, ev->hold_since);
-cleanup:
-	procmaps__clear(&maps);
 }
 
 void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
@@ -480,4 +455,47 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 		release(s, t);
 	if (ev->held && !early)
 		tracer__resume(s->tracer, ev->pid, ev->hold_since);
+}
+
+/*
+ * The commands' ways in, from the main thread: with the lock of the consumer that will own
+ * pid (which may be delivering its events now), then the shared one.
+ */
+int session__attach(struct session *s, pid_t pid)
+{
+	struct consumer *c = consumer_of(s, pid);
+	int err;
+
+	consumer_lock(c);
+	shared_lock(s);
+	err = attach(s, pid);
+	shared_unlock(s);
+	consumer_unlock(c);
+	return err;
+}
+
+int session__expect_exec(struct session *s, pid_t pid, const char *path)
+{
+	struct consumer *c = consumer_of(s, pid);
+	int err;
+
+	consumer_lock(c);
+	shared_lock(s);
+	err = expect_exec(s, pid, path);
+	shared_unlock(s);
+	consumer_unlock(c);
+	return err;
+}
+
+int session__follow(struct session *s, pid_t pid)
+{
+	struct consumer *c = consumer_of(s, pid);
+	int err;
+
+	consumer_lock(c);
+	shared_lock(s);
+	err = follow(s, pid);
+	shared_unlock(s);
+	consumer_unlock(c);
+	return err;
 }

@@ -25,6 +25,7 @@
 #include "stack_ids.h"
 #include "stack_records.h"
 #include "symbolizer.h"
+#include "tracer.h"
 #include "total_series.h"
 #include "unwind_maps.h"
 
@@ -100,6 +101,8 @@ struct session_opts {
 	const struct alloc_spec *allocators; /* --allocator APIs (alloc_spec.h), copied */
 	size_t nr_allocators;
 	bool warm_own_libraries; /* targets start here: read heaptap's libc and loader early */
+	unsigned consumers;  /* consumer threads, one ring each (--consumers); 0: one */
+	uint64_t ring_bytes; /* each ring's size; 0: the tracer's default */
 };
 
 /*
@@ -141,12 +144,18 @@ void session__follow_launchers(struct session *s);
 /* Is pid a target, traced or followed? */
 bool session__knows(struct session *s, pid_t pid);
 
-/* Deliver events for up to timeout_ms. 0 or -errno. */
+/*
+ * The consumer threads deliver events: wait up to timeout_ms, or until the watched
+ * descriptor polls readable (a pidfd: the command exited). 0, or what stopped a consumer
+ * (-errno).
+ */
 int session__poll(struct session *s, int timeout_ms);
+/* The descriptor session__poll also waits on (-1: none); the caller keeps it open. */
+void session__watch(struct session *s, int fd);
 /* Remove every probe and deliver what is queued. */
 void session__stop(struct session *s);
 /* Traced targets still running (not seen to exit). */
-size_t session__live_targets(const struct session *s);
+size_t session__live_targets(struct session *s);
 /* A target is gone (reaped with wstatus, or -1 when unknown), its exit event maybe lost. */
 void session__mark_exited(struct session *s, pid_t pid, int wstatus);
 
@@ -154,6 +163,11 @@ void session__mark_exited(struct session *s, pid_t pid, int wstatus);
 size_t session__targets(struct session *s, struct target ***out);
 /* Events lost for t, in the kernel and here. */
 uint64_t session__lost_events(struct session *s, const struct target *t);
+/*
+ * Of those, what the kernel dropped: with t's ring full (its consumer behind), without a
+ * per-thread slot, and the holds skipped. The process is never stopped for any of them.
+ */
+struct ht_losses session__kernel_losses(struct session *s, const struct target *t);
 /* Times t was not stopped at an exec or loader event because heaptap was too slow. */
 uint64_t session__holds_skipped(struct session *s, const struct target *t);
 /* The processes heaptap could not trace, newest first. */
@@ -174,5 +188,30 @@ const struct symcache *session__symcache(const struct session *s);
 const struct budget *session__table_budget(const struct session *s);
 /* Events delivered so far. */
 uint64_t session__events(const struct session *s);
+/*
+ * The consumers deliver events on threads of their own: a reader of the targets' accounts
+ * while tracing goes on (top, the agent) holds this around its reading. The report after
+ * session__stop needs none.
+ */
+void session__read_lock(struct session *s);
+void session__read_unlock(struct session *s);
+/* The consumer threads, and each one's ring (-v, the JSON report). */
+unsigned session__consumers(const struct session *s);
+struct ring_fill session__ring_fill(const struct session *s, unsigned consumer);
+/* What the consumers did and what their tables held (the JSON report's "consumers"). */
+struct consumer_figures {
+	uint64_t events;	/* this consumer's */
+	struct ring_fill ring;
+};
+struct session_figures {
+	unsigned consumers;
+	struct tracer_holds holds; /* the stops heaptap ended itself */
+	uint32_t stack_map_entries;
+	uint64_t stack_map_peak;   /* ids held at once, at most */
+	uint64_t inline_stacks;	   /* calls whose stack came without an id (the map full) */
+	double cpu_seconds;	   /* heaptap's own, all its threads, so far */
+};
+struct session_figures session__figures(struct session *s);
+struct consumer_figures session__consumer_figures(const struct session *s, unsigned consumer);
 
 #endif

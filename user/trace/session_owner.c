@@ -2,7 +2,7 @@
 /* Each call's blocks into its process's owner figures (owner.h), and their samples. */
 #include <unistd.h>
 #include "sample_weights.h"
-#include "session_internal.h"
+#include "session_owner.h"
 
 /* The alignment a call asked for, for the allocator's usable size. */
 static uint64_t alignment_of(const struct ht_call_event *ev, enum ht_func func)
@@ -48,8 +48,8 @@ static uint64_t usable_from_classes(struct target *t, const struct ht_call_event
  * --sample-bytes: only sampled blocks enter and leave the owner figures, each weighed by
  * 1/p; the call's movement becomes the estimate the balances are charged with.
  */
-static void track_sampled(struct session *s, struct target *t, const struct ht_call_event *ev,
-			  enum ht_func func, struct stack_record *site, struct movement *moved)
+static void track_sampled(struct target *t, const struct ht_call_event *ev, enum ht_func func,
+			  struct stack_record *site, struct movement *moved, double now)
 {
 	bool glibc = t->alloc.glibc, taken = false;
 	uint64_t generation = t->owner.generation;
@@ -70,31 +70,32 @@ static void track_sampled(struct session *s, struct target *t, const struct ht_c
 					  usable_from_classes(t, ev, func, moved, resized ? &old : NULL),
 			.requested = moved->requested,
 			.tid = ev->tid,
-			.when = (uint32_t)(s->clock - t->owner_since),
-			.weight = (float)sample_weight(s->sample_bytes, moved->requested),
+			.when = (uint32_t)(now - t->owner_since),
+			.weight = (float)sample_weight(t->owner.sample_bytes, moved->requested),
 		};
 		owner__allocated(&t->owner, site, moved->returned, b);
 		delta += (int64_t)live_block__usable(&b);
 		requested = live_block__requested(&b);
 		moved->calls = live_block__blocks(&b);
 		if (t->owner.generation != generation)
-			t->peak_seconds = s->clock - t->owner_since;
+			t->peak_seconds = now - t->owner_since;
 	}
 	moved->delta = delta;
 	moved->requested = requested;
 }
 
-void track_owner(struct session *s, struct target *t, const struct ht_call_event *ev,
-		 enum ht_func func, struct stack_record *site, struct movement *moved)
+void track_owner(struct target *t, const struct ht_call_event *ev, enum ht_func func,
+		 struct stack_record *site, struct movement *moved, double now)
 {
 	bool glibc = t->alloc.glibc, taken = false;
-	uint64_t generation = t->owner.generation, node_generation = s->node.generation;
+	uint64_t generation = t->owner.generation;
 	struct live_block old;
 
 	if (!t->owner.live)
 		return; /* no memory for its table when it was found */
-	if (s->sample_bytes) {
-		track_sampled(s, t, ev, func, site, moved);
+	t->owner.event_ns = ev->time_ns; /* the node's sum takes its change at this time */
+	if (t->owner.sample_bytes) {
+		track_sampled(t, ev, func, site, moved, now);
 		return;
 	}
 	if (moved->released &&
@@ -112,39 +113,26 @@ void track_owner(struct session *s, struct target *t, const struct ht_call_event
 			.usable = usable,
 			.requested = moved->requested,
 			.tid = ev->tid,
-			.when = (uint32_t)(s->clock - t->owner_since),
+			.when = (uint32_t)(now - t->owner_since),
 		});
-		/* A new maximum: to the poll's clock, what the report's "when" can say. */
+		/* A new maximum: to the consumer's clock, what the report's "when" can say. */
 		if (t->owner.generation != generation)
-			t->peak_seconds = s->clock - t->owner_since;
-		if (s->node.generation != node_generation)
-			s->node.peak_seconds = s->clock - s->started;
+			t->peak_seconds = now - t->owner_since;
 	}
 }
 
-void sample_total_now(struct session *s, struct target *t)
+void sample_total_now(struct target *t, double since_start)
 {
 	if (!t->untraced)
-		total_series__add(&t->samples, s->clock - s->started, t->stats.total.current,
+		total_series__add(&t->samples, since_start, t->stats.total.current,
 				  t->stats.total.max, true);
 }
 
-void sample_owners(struct session *s)
+void sample_target(struct target *t, double now, double since_start)
 {
-	struct target *t, *tmp;
-
-	if (s->clock < s->next_sample)
-		return;
-	total_series__add(&s->node_samples, s->clock - s->started, (int64_t)s->node.bytes,
-			  (int64_t)s->node.peak_bytes, false);
-	HASH_ITER(hh, s->targets, t, tmp) {
-		if (t->owner.live)
-			owner__sample(&t->owner, s->clock - t->owner_since);
-		if (!t->untraced)
-			total_series__add(&t->samples, s->clock - s->started, t->stats.total.current,
-					  t->stats.total.max, false);
-	}
-	s->next_sample += s->sample_interval;
-	if (s->next_sample < s->clock) /* heaptap was stopped: start the beat again */
-		s->next_sample = s->clock + s->sample_interval;
+	if (t->owner.live)
+		owner__sample(&t->owner, now - t->owner_since);
+	if (!t->untraced)
+		total_series__add(&t->samples, since_start, t->stats.total.current,
+				  t->stats.total.max, false);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 #include "rank.h"
 #include "sampling.h"
 #include "tracer.h"
+#include "rings.h"
 #include "uprobe_links.h"
 
 /*
@@ -43,8 +45,11 @@ struct target_links {
 
 struct tracer {
 	struct heaptap_bpf *skel;
-	struct ring_buffer *rb;
-	struct ring_buffer *hold_rb; /* held loader events, ahead of rb's order */
+	struct rings *rings;
+	unsigned nr_shards;
+	uint64_t ring_bytes;
+	pthread_mutex_t heartbeat_lock; /* consumers beat in turn */
+	uint64_t last_beat_ns;
 	struct target_links *targets;
 	struct link_reaper *reaper;
 	struct guardian *guardian;
@@ -52,40 +57,32 @@ struct tracer {
 	bool holds_disabled;
 	bool session_uprobes; /* the allocator's probes are session uprobes (sampling.h) */
 	struct tracer_holds holds;
-	uint64_t delivered;
 	tracer_event_fn on_event, on_hold;
 	void *ctx;
 };
 
 static void heartbeat(struct tracer *t);
+static void beat(struct tracer *t);
 
-/* Events between heartbeats while a backlog is read: heaptap is busy, not stalled. */
-#define HEARTBEAT_EVENTS 256
 
-static int deliver_hold(void *ctx, void *data, size_t size)
+static int deliver(void *ctx, unsigned shard, const void *data, size_t size)
 {
 	struct tracer *t = ctx;
 
-	return t->on_hold ? t->on_hold(t->ctx, data, size) : 0;
+	return t->on_event(t->ctx, shard, data, size);
 }
 
-/*
- * A process held at a loader event waits for nothing but its tables and probes: before
- * each event of the ordered stream, the stops made since it was written.
- */
-static void take_holds(struct tracer *t)
-{
-	ring_buffer__consume(t->hold_rb);
-}
-
-static int deliver(void *ctx, void *data, size_t size)
+static int deliver_hold(void *ctx, unsigned shard, const void *data, size_t size)
 {
 	struct tracer *t = ctx;
 
-	if (++t->delivered % HEARTBEAT_EVENTS == 0)
-		heartbeat(t);
-	take_holds(t);
-	return t->on_event(t->ctx, data, size);
+	return t->on_hold ? t->on_hold(t->ctx, shard, data, size) : 0;
+}
+
+/* heaptap is reading its events (a backlog, maybe): it is busy, not stalled. */
+static void tick(void *ctx)
+{
+	heartbeat(ctx);
 }
 
 /* Launchers are known from the start: they are never stopped (they relay SIGCONT). */
@@ -197,6 +194,11 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 		return -ENOMEM;
 	t->on_event = on_event;
 	t->ctx = ctx;
+	pthread_mutex_init(&t->heartbeat_lock, NULL);
+	t->nr_shards = opts->nr_shards ? opts->nr_shards : 1;
+	if (t->nr_shards > HT_MAX_SHARDS)
+		t->nr_shards = HT_MAX_SHARDS;
+	t->ring_bytes = opts->ring_bytes ? opts->ring_bytes : TRACER_RING_BYTES;
 
 	t->skel = heaptap_bpf__open();
 	if (!t->skel) {
@@ -204,6 +206,7 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 		goto cleanup;
 	}
 	t->skel->rodata->follow_children = opts->follow_children;
+	t->skel->rodata->nr_shards = t->nr_shards;
 	/* Preallocated kernel memory: the total unwind table budget (--table-budget). */
 	bpf_map__set_max_entries(t->skel->maps.unwind_rows, opts->unwind_rows);
 	/* A test hook: few hash bits make stacks collide, which must not merge them. */
@@ -241,20 +244,15 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	/* Before the tracepoints: no event finds its ring missing. */
+	err = rings__new(bpf_map__fd(t->skel->maps.event_rings),
+			 bpf_map__fd(t->skel->maps.hold_rings), t->nr_shards, t->ring_bytes,
+			 &(struct rings_callbacks){ deliver, deliver_hold, tick, t }, &t->rings);
+	if (err)
+		goto cleanup;
 	err = heaptap_bpf__attach(t->skel); /* the tracepoints; uprobes go per process */
 	if (err)
 		goto cleanup;
-	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), deliver, t, NULL);
-	if (!t->rb) {
-		err = -errno;
-		goto cleanup;
-	}
-	t->hold_rb = ring_buffer__new(bpf_map__fd(t->skel->maps.hold_events), deliver_hold, t,
-				      NULL);
-	if (!t->hold_rb) {
-		err = -errno;
-		goto cleanup;
-	}
 	*out = t;
 	return 0;
 cleanup:
@@ -274,9 +272,9 @@ void tracer__free(struct tracer *t)
 		tracer__detach(t, tl->pid);
 	link_reaper__free(t->reaper); /* waits until every probe is gone */
 	guardian__free(t->guardian);
-	ring_buffer__free(t->rb);
-	ring_buffer__free(t->hold_rb);
+	rings__free(t->rings);
 	heaptap_bpf__destroy(t->skel);
+	pthread_mutex_destroy(&t->heartbeat_lock);
 	free(t);
 }
 
@@ -537,8 +535,28 @@ void tracer__detach(struct tracer *t, pid_t pid)
 	free(tl);
 }
 
+/*
+ * Beats this far apart at most: a beat is a map update, and checking the guardian a
+ * wait4(); the BPF side lets stops go on for half the guardian's bound after one.
+ */
+#define HEARTBEAT_NS (10 * 1000000ull)
+
 /* heaptap is reading its events: stops may go on. Unless its guardian died. */
 static void heartbeat(struct tracer *t)
+{
+	uint64_t now = monotonic_ns();
+
+	if (t->holds_disabled || now - __atomic_load_n(&t->last_beat_ns, __ATOMIC_RELAXED) <
+					 HEARTBEAT_NS)
+		return;
+	if (pthread_mutex_trylock(&t->heartbeat_lock))
+		return; /* another consumer beats now */
+	__atomic_store_n(&t->last_beat_ns, now, __ATOMIC_RELAXED);
+	beat(t);
+	pthread_mutex_unlock(&t->heartbeat_lock);
+}
+
+static void beat(struct tracer *t)
 {
 	if (t->holds_disabled)
 		return;
@@ -551,23 +569,47 @@ static void heartbeat(struct tracer *t)
 	hold_control_set(t->hold_control_fd, false, monotonic_ns());
 }
 
-int tracer__poll(struct tracer *t, int timeout_ms)
+unsigned tracer__shards(const struct tracer *t)
 {
-	int n;
+	return t->nr_shards;
+}
 
-	heartbeat(t);
-	take_holds(t);
-	n = ring_buffer__poll(t->rb, timeout_ms);
+int tracer__wait(struct tracer *t, unsigned shard, int timeout_ms)
+{
+	return rings__wait(t->rings, shard, timeout_ms);
+}
 
-	if (n < 0 && n != -EINTR)
-		return n;
-	/* Call events do not wake us until a backlog builds up: collect them now. */
-	return ring_buffer__consume(t->rb);
+int tracer__consume(struct tracer *t, unsigned shard)
+{
+	return rings__consume(t->rings, shard);
 }
 
 int tracer__drain(struct tracer *t)
 {
-	return ring_buffer__consume(t->rb);
+	return rings__drain(t->rings);
+}
+
+int tracer__wait_holds(struct tracer *t, int timeout_ms)
+{
+	return rings__wait_holds(t->rings, timeout_ms);
+}
+
+int tracer__consume_holds(struct tracer *t)
+{
+	return rings__consume_holds(t->rings);
+}
+
+bool tracer__held(struct tracer *t, pid_t pid, uint64_t since_ns)
+{
+	struct ht_hold h;
+	__u32 key = pid;
+
+	return !bpf_map_lookup_elem(t->held_fd, &key, &h) && h.since_ns == since_ns;
+}
+
+struct ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard)
+{
+	return rings__fill(t->rings, shard);
 }
 
 void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
@@ -576,6 +618,11 @@ void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
 	*rows_fd = bpf_map__fd(t->skel->maps.unwind_rows);
 	*capacity = bpf_map__max_entries(t->skel->maps.unwind_rows);
 	*processes_fd = bpf_map__fd(t->skel->maps.unwind_processes);
+}
+
+uint32_t tracer__stacks_capacity(const struct tracer *t)
+{
+	return bpf_map__max_entries(t->skel->maps.stacks);
 }
 
 int tracer__stacks_fd(struct tracer *t)

@@ -11,13 +11,22 @@
 #include <sys/types.h>
 #include "allocator.h"
 #include "heaptap_types.h"
+#include "rings.h"
 
 struct tracer;
 
-/* Called for every event, in ring-buffer order; a non-zero return stops the poll. */
-typedef int (*tracer_event_fn)(void *ctx, const void *data, size_t size);
+/*
+ * Called for every event of a shard, in its ring's order, on the thread that consumes the
+ * shard; a non-zero return stops the consume.
+ */
+typedef int (*tracer_event_fn)(void *ctx, unsigned shard, const void *data, size_t size);
+
+/* Bytes of each shard's ring by default: a rank's MPI_Init burst, several ranks a shard. */
+#define TRACER_RING_BYTES (32ull << 20)
 
 struct tracer_options {
+	unsigned nr_shards;  /* rings, one per consumer (ht_shard_of); 0: one */
+	uint64_t ring_bytes; /* each ring's size, a power of two pages; 0: the default */
 	bool follow_children; /* processes that targets start become targets */
 	bool custom_apis;     /* --allocator APIs will be probed (tracer__attach_custom) */
 	uint32_t unwind_rows; /* rows the unwind row map holds */
@@ -42,8 +51,9 @@ int tracer__release_hold(struct tracer *t, pid_t pid);
  */
 void tracer__resume(struct tracer *t, pid_t pid, uint64_t since_ns);
 /*
- * Called with each held loader event (an ht_libs_event) as soon as it is polled, ahead of
- * the ordered stream, where the same event comes again in its place.
+ * Called with each held loader event (an ht_libs_event) as soon as it is read
+ * (tracer__consume_holds), ahead of the ordered stream, where the same event comes again
+ * in its place.
  */
 void tracer__on_holds(struct tracer *t, tracer_event_fn on_hold);
 
@@ -80,20 +90,40 @@ void tracer__stop_calls(struct tracer *t);
 /* Remove every probe placed for pid. */
 void tracer__detach(struct tracer *t, pid_t pid);
 
+/* The shards: events of a process go to shard ht_shard_of(pid, tracer__shards()). */
+unsigned tracer__shards(const struct tracer *t);
 /*
- * Wait up to timeout_ms for events and deliver them. Call events are batched, so poll
- * with short timeouts (tens of ms). Events delivered, or -errno.
+ * Wait up to timeout_ms for the shard's rings to wake their consumer: a backlog of calls,
+ * a process event, a held loader event (calls alone do not wake it). >= 0, or -errno.
  */
-int tracer__poll(struct tracer *t, int timeout_ms);
-/* Deliver whatever is already queued, without waiting. */
+int tracer__wait(struct tracer *t, unsigned shard, int timeout_ms);
+/* Events delivered by one tracer__consume at most. */
+#define TRACER_BATCH_EVENTS RINGS_BATCH_EVENTS
+/*
+ * Deliver what the shard's ring holds now, up to TRACER_BATCH_EVENTS, without waiting (its
+ * held loader events first). One thread at a time per shard. Events delivered, or -errno.
+ */
+int tracer__consume(struct tracer *t, unsigned shard);
+/* Deliver whatever every ring holds (once nothing else consumes them). */
 int tracer__drain(struct tracer *t);
+/*
+ * The held loader events (tracer__on_holds), on one thread of their own: wait up to
+ * timeout_ms for any, deliver every one queued. >= 0, or -errno.
+ */
+int tracer__wait_holds(struct tracer *t, int timeout_ms);
+int tracer__consume_holds(struct tracer *t);
+/* Is pid still stopped by the stop made at since_ns (not let go since)? */
+bool tracer__held(struct tracer *t, pid_t pid, uint64_t since_ns);
+/* A shard's ring: its size, its fill now, and the most it held while it was read. */
+struct ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard);
 
 /* The unwind maps (see unwind_maps.h): the row array, its capacity, pid -> mappings. */
 void tracer__unwind_maps(struct tracer *t, int *rows_fd, uint32_t *capacity,
 			 int *processes_fd);
 
-/* The map of stacks that call events name by id (see stack_ids.h). */
+/* The map of stacks that call events name by id (see stack_ids.h), and its entries. */
 int tracer__stacks_fd(struct tracer *t);
+uint32_t tracer__stacks_capacity(const struct tracer *t);
 /*
  * Any process's unwind tables or stack ids changed: the BPF side's cached stacks are no
  * longer to be trusted (bpf/stack_cache.bpf.h). Call after the change.
