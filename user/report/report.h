@@ -97,7 +97,12 @@ json_object *report_node_json(struct session *s, struct target **targets, size_t
  * freed_before_tracing, live_blocks) added to its JSON object p; and as text sections,
  * each site with --site-depth frames (owner_text.h).
  */
-void report_owner_json(json_object *p, const struct target *t);
+/*
+ * lists: with its sites' outstanding and allocated lists. names: the report's frame table
+ * the sites' stacks go in (NULL: their frames in place).
+ */
+void report_owner_json(json_object *p, const struct target *t, bool lists,
+		       struct frame_table *names);
 void report_owner_text(FILE *out, const struct target *t);
 /* report_allocators.c: processes[].allocators, and a text section per --allocator API. */
 json_object *report_allocators_json(const struct target *t);
