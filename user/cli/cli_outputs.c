@@ -94,3 +94,8 @@ int cli_check_exports(const struct cli_command *sub, const struct output_options
 					     "FILE: add it");
 	return 0;
 }
+
+error_t cli_check_outputs(const struct cli_command *sub, const struct output_options *o)
+{
+	return cli_check_tree(sub, o) || cli_check_exports(sub, o) ? EINVAL : 0;
+}

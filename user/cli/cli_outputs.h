@@ -106,5 +106,7 @@ error_t cli_parse_outputs(struct cli_state *c, struct output_options *o, int key
 /* The checks of the whole: --depth and --under need --tree; --folded-weight, --folded. */
 int cli_check_tree(const struct cli_command *sub, const struct output_options *o);
 int cli_check_exports(const struct cli_command *sub, const struct output_options *o);
+/* Both: 0, or EINVAL once one has said why. */
+error_t cli_check_outputs(const struct cli_command *sub, const struct output_options *o);
 
 #endif

@@ -200,9 +200,7 @@ static error_t parse(struct cli_state *c, int key, char *arg)
 	case ARGP_KEY_END:
 		if (!o->trace.nr_pids && !o->trace.mpi_only)
 			return cli_usage_error(c->sub, "%s", "attach needs -p PID or --mpi");
-		return cli_check_tree(c->sub, &o->out) || cli_check_exports(c->sub, &o->out) ?
-			       EINVAL :
-			       0;
+		return cli_check_outputs(c->sub, &o->out);
 	}
 	err = cli_parse_trace(c, &o->trace, key, arg);
 	return err == ARGP_ERR_UNKNOWN ? cli_parse_outputs(c, &o->out, key, arg) : err;

@@ -244,7 +244,7 @@ static int check(const struct cli_command *sub, const struct report_options *o)
 			       out->folded_path || o->list_runs))
 		return cli_usage_error(sub, "%s", "--html writes the job's page: drop --tree, "
 					     "--full, --rank, --pprof, --folded and --list");
-	return cli_check_tree(sub, out) || cli_check_exports(sub, out) ? EINVAL : 0;
+	return cli_check_outputs(sub, out);
 }
 
 static error_t parse(struct cli_state *c, int key, char *arg)

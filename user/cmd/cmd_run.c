@@ -295,9 +295,7 @@ static error_t parse(struct cli_state *c, int key, char *arg)
 		if (!o->trace.command)
 			return cli_usage_error(c->sub, "%s", "run needs a command: heaptap run "
 					       "[OPTION...] -- COMMAND");
-		return cli_check_tree(c->sub, &o->out) || cli_check_exports(c->sub, &o->out) ?
-			       EINVAL :
-			       0;
+		return cli_check_outputs(c->sub, &o->out);
 	}
 	err = cli_parse_trace(c, &o->trace, key, arg);
 	return err == ARGP_ERR_UNKNOWN ? cli_parse_outputs(c, &o->out, key, arg) : err;

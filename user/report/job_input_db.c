@@ -67,7 +67,7 @@ static int peak_of(const struct target *t, const struct process_facts *pf, json_
 	if (!p)
 		return -ENOMEM;
 	if (t->owner.live)
-		report_owner_json(p, t);
+		report_owner_json(p, t, true, NULL);
 	if (pf->owner)
 		stored_owner__json(p, pf->owner);
 	if (json_object_object_get_ex(p, "peak", &peak) &&

@@ -38,6 +38,15 @@ void report_text_processes(FILE *out, struct session *s);
 /* report_summary.c: a process's heading and at most a dozen lines that answer first. */
 void report_summary_text(FILE *out, const struct target *t, const struct process_facts *pf,
 			 const struct text_opts *o);
+/*
+ * report_notes.c: ", exited with status 0" and the like, after a process's heading (false:
+ * nothing, it still runs; oom: say the OOM killer's choice); the lines on holds skipped and
+ * updates dropped, and on an allocator whose block sizes are unknown, each when it applies.
+ */
+bool report_ending_text(FILE *out, const struct target *t, const struct process_facts *pf,
+			bool oom);
+void report_tracing_notes(FILE *out, const struct process_facts *pf);
+void report_allocator_note(FILE *out, const struct target *t);
 /* report_tables.c: its threads, libraries and functions, and its mappings by kind. */
 void report_tables_text(FILE *out, const struct target *t, const struct process_facts *pf,
 			const struct text_opts *o);
@@ -97,7 +106,12 @@ json_object *report_node_json(struct session *s, struct target **targets, size_t
  * freed_before_tracing, live_blocks) added to its JSON object p; and as text sections,
  * each site with --site-depth frames (owner_text.h).
  */
-void report_owner_json(json_object *p, const struct target *t);
+/*
+ * lists: with its sites' outstanding and allocated lists. names: the report's frame table
+ * the sites' stacks go in (NULL: their frames in place).
+ */
+void report_owner_json(json_object *p, const struct target *t, bool lists,
+		       struct frame_table *names);
 void report_owner_text(FILE *out, const struct target *t);
 /* report_allocators.c: processes[].allocators, and a text section per --allocator API. */
 json_object *report_allocators_json(const struct target *t);

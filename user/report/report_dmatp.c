@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
-#include <sys/wait.h>
 #include "report.h"
 #include "printable.h"
 
@@ -44,36 +43,16 @@ static void print_process(FILE *out, const struct target *t, const struct proces
 		fprintf(out, ", job: %s", t->mpi.job);
 	if (pf->host)
 		fprintf(out, ", host: %s", pf->host);
-	if (pf->state)
-		fprintf(out, ", %s", pf->state);
-	else if (t->exec)
-		fprintf(out, ", then exec'd another program");
-	else if (t->exited && t->exit_known && WIFSIGNALED(t->exit_code))
-		fprintf(out, ", killed by signal %d (%s)", WTERMSIG(t->exit_code),
-			strsignal(WTERMSIG(t->exit_code)));
-	else if (t->exited && t->exit_known)
-		fprintf(out, ", exited with status %d", WEXITSTATUS(t->exit_code));
-	else if (t->exited)
-		fprintf(out, ", exited");
+	report_ending_text(out, t, pf, false);
 	fputc('\n', out);
-	if (pf->holds_skipped)
-		fprintf(out, "Not held at %" PRIu64 " exec or loader events (heaptap was slow): "
-			     "stacks through what they loaded may be cut\n",
-			pf->holds_skipped);
-	if (pf->dropped_messages)
-		fprintf(out, "Updates its agent dropped (collector unreachable, buffer full): %"
-			     PRIu64 "; the balances are whole, its time series has gaps\n",
-			pf->dropped_messages);
+	report_tracing_notes(out, pf);
 	fprintf(out, "Lost events: %" PRIu64 ", incomplete stacks: %" PRIu64, pf->lost_events,
 		t->incomplete_stacks);
 	if (t->unsupported_unwinds)
 		fprintf(out, " (%" PRIu64 " cut at an unwind rule heaptap cannot follow)",
 			t->unsupported_unwinds);
 	fputc('\n', out);
-	if (!report_usable_known(t) && t->probed)
-		fprintf(out, "Allocator: %s (block sizes unknown: usable = requested for %" PRIu64
-			     " blocks)\n",
-			t->alloc.path, t->usable_unknown);
+	report_allocator_note(out, t);
 	print_balance(out, "", &t->stats.total);
 
 	fprintf(out, "----- Statistics of individual thread memory usage -----\n");

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <uthash.h>
 #include "log.h"
+#include "report.h"
 #include "report_frames.h"
 
 struct table_entry {
@@ -20,8 +21,16 @@ struct stack_entry {
 	UT_hash_handle hh;
 };
 
+/* A recorded stack already interned in this report: its node. */
+struct record_entry {
+	const struct stack_record *record;
+	int64_t node;
+	UT_hash_handle hh;
+};
+
 struct frame_table {
 	struct table_entry *by_key;
+	struct record_entry *records;
 	json_object *list;
 	char *scratch;
 	size_t scratch_cap;
@@ -46,6 +55,7 @@ void frame_table__free(struct frame_table *t)
 {
 	struct table_entry *e, *tmp;
 	struct stack_entry *s, *stmp;
+	struct record_entry *r, *rtmp;
 
 	if (!t)
 		return;
@@ -61,6 +71,10 @@ void frame_table__free(struct frame_table *t)
 		free(s);
 	}
 	json_object_put(t->stack_list);
+	HASH_ITER(hh, t->records, r, rtmp) {
+		HASH_DEL(t->records, r);
+		free(r);
+	}
 	free(t);
 }
 
@@ -129,24 +143,36 @@ static int64_t lookup(struct frame_table *t, const char *key, size_t len, json_o
 	return e->index;
 }
 
-static int64_t name_key(struct frame_table *t, const char *function, const char *library,
-			json_object *frame)
+/* t->scratch made function\0library\0: the key of a frame that says only those. */
+static int name_scratch(struct frame_table *t, const char *function, const char *library,
+			size_t *len)
 {
-	size_t flen = strlen(function), llen = strlen(library), len = flen + llen + 2;
-	json_object *made = NULL;
+	size_t flen = strlen(function), llen = strlen(library);
 
-	if (len > t->scratch_cap) {
-		char *grown = realloc(t->scratch, len);
+	*len = flen + llen + 2;
+	if (*len > t->scratch_cap) {
+		char *grown = realloc(t->scratch, *len);
 
-		if (!grown) {
-			json_object_put(frame);
-			return -1;
-		}
+		if (!grown)
+			return -ENOMEM;
 		t->scratch = grown;
-		t->scratch_cap = len;
+		t->scratch_cap = *len;
 	}
 	memcpy(t->scratch, function, flen + 1);
 	memcpy(t->scratch + flen + 1, library, llen + 1);
+	return 0;
+}
+
+static int64_t name_key(struct frame_table *t, const char *function, const char *library,
+			json_object *frame)
+{
+	json_object *made = NULL;
+	size_t len;
+
+	if (name_scratch(t, function, library, &len)) {
+		json_object_put(frame);
+		return -1;
+	}
 	if (!frame) {
 		struct table_entry *e;
 
@@ -183,6 +209,54 @@ static int64_t frame_index(struct frame_table *t, json_object *frame)
 	}
 	return name_key(t, json_object_get_string(fn), json_object_get_string(lib),
 			json_object_get(frame));
+}
+
+/* A frame's index, its JSON made only the first time it is seen. */
+static int64_t frame_of(struct frame_table *t, const struct stack_frame *fr, bool detailed)
+{
+	json_object *frame;
+	int64_t index;
+	size_t len;
+
+	if (!detailed && !fr->file && !fr->line && !fr->inlined && !fr->tail_called &&
+	    !name_scratch(t, fr->function, fr->library, &len)) {
+		struct table_entry *e;
+
+		HASH_FIND(hh, t->by_key, t->scratch, len, e);
+		if (e)
+			return e->index;
+	}
+	frame = report_frame_json(fr, detailed);
+	index = frame ? frame_index(t, frame) : -1;
+	json_object_put(frame);
+	return index;
+}
+
+int frame_table__record(struct frame_table *t, const struct stack_record *r, bool detailed,
+			int64_t *node)
+{
+	struct record_entry *e;
+
+	*node = -1;
+	if (!r)
+		return 0;
+	HASH_FIND_PTR(t->records, &r, e);
+	if (e) {
+		*node = e->node;
+		return 0;
+	}
+	for (size_t i = r->nr; i-- > 0;) {
+		int64_t frame = frame_of(t, &r->frames[i], detailed);
+
+		if (frame < 0 || (*node = stack_node(t, *node, frame)) < 0)
+			return -ENOMEM;
+	}
+	if (!(e = malloc(sizeof(*e))))
+		return -ENOMEM;
+	e->record = r;
+	e->node = *node;
+	HASH_ADD_PTR(t->records, record, e);
+	return 0;
 }
 
 /* An entry's frames (innermost first) replaced by its stack: the node of its innermost. */

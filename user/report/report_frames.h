@@ -25,6 +25,14 @@ struct frame_table *frame_table__new(void);
 void frame_table__free(struct frame_table *t);
 /* The index of the frame (function, library); -1 when out of memory. */
 int64_t frame_table__name(struct frame_table *t, const char *function, const char *library);
+struct stack_record;
+/*
+ * The stack of a recorded stack (r, NULL: none): the node of its innermost frame, -1 for
+ * none, into *node; its frames named once a report whatever the number of sites that name
+ * it (and without building their JSON when they are in the table already). 0 or -ENOMEM.
+ */
+int frame_table__record(struct frame_table *t, const struct stack_record *r, bool detailed,
+			int64_t *node);
 /*
  * A process's sites (outstanding, allocated, peak.sites) and mapping stacks, their frames
  * each replaced by their stack. 0 or -ENOMEM.

@@ -25,8 +25,9 @@ static json_object *samples_json(const struct total_series *s)
 }
 
 /* names: schema 2, each frame its index in names. */
+/* summary: without what a job's summary does not read (trees, site lists, mappings). */
 static json_object *process_json(const struct target *t, const struct process_facts *pf,
-				 struct frame_table *names)
+				 struct frame_table *names, bool summary)
 {
 	json_object *p = json_object_new_object(), *total = json_object_new_object();
 	json_object *threads = json_object_new_array(), *libraries = json_object_new_array();
@@ -100,17 +101,19 @@ static json_object *process_json(const struct target *t, const struct process_fa
 	json_object_object_add(p, "threads", threads);
 	json_object_object_add(p, "libraries", libraries);
 	json_object_object_add(p, "functions", functions);
-	json_object_object_add(p, "calltree", report_calltree_json(&t->tree, 0, names));
+	if (!summary)
+		json_object_object_add(p, "calltree", report_calltree_json(&t->tree, 0, names));
 	json_object_object_add(p, "calltree_lost", json_object_new_uint64(t->tree_lost));
 	json_object_object_add(p, "calltree_dropped", json_object_new_boolean(t->tree_dropped));
 	/* What the tree costs heaptap: its nodes, and their bytes with the stacks' paths. */
 	json_object_object_add(p, "calltree_nodes", json_object_new_uint64(t->tree.nr_nodes));
 	json_object_object_add(p, "calltree_bytes", json_object_new_uint64(t->tree.bytes));
 	if (t->owner.live)
-		report_owner_json(p, t);
+		report_owner_json(p, t, !summary, names);
 	if (pf->owner) /* a stored run's process */
 		stored_owner__json(p, pf->owner);
-	json_object_object_add(p, "mappings", report_mappings_json(&t->mappings));
+	if (!summary)
+		json_object_object_add(p, "mappings", report_mappings_json(&t->mappings));
 	if (names && frame_table__intern_process(names, p)) {
 		json_object_put(p);
 		return NULL;
@@ -257,7 +260,7 @@ static json_object *this_host(void)
 	return json_object_new_string(name);
 }
 
-static json_object *report_object(struct session *s, struct frame_table *names)
+static json_object *report_object(struct session *s, struct frame_table *names, bool summary)
 {
 	json_object *root = json_object_new_object(), *processes = json_object_new_array();
 	struct target **targets;
@@ -276,7 +279,7 @@ static json_object *report_object(struct session *s, struct frame_table *names)
 			.lost_ring_full = session__kernel_losses(s, targets[i]).ringbuf_full,
 		};
 
-		json_object_array_add(processes, process_json(targets[i], &pf, names));
+		json_object_array_add(processes, process_json(targets[i], &pf, names, summary));
 	}
 	json_object_object_add(root, "processes", processes);
 	json_object_object_add(root, "node", report_node_json(s, targets, n, samples_json));
@@ -306,28 +309,22 @@ void report_json(FILE *out, struct session *s)
 {
 	struct frame_table *names = frame_table__new();
 
-	write_report(out, names ? report_object(s, names) : NULL, names, JSON_C_TO_STRING_PLAIN);
+	write_report(out, names ? report_object(s, names, false) : NULL, names, JSON_C_TO_STRING_PLAIN);
 }
 
 void report_json_for_summary(FILE *out, struct session *s)
 {
-	/* What the job's summary does not read: most of a report's objects and its time. */
-	static const char *const unread[] = { "calltree", "allocated", "outstanding", "mappings" };
+	/* Not built: what the job's summary does not read, most of a report's objects and time. */
 	struct frame_table *names = frame_table__new();
-	json_object *root = names ? report_object(s, names) : NULL;
-	json_object *processes = root ? json_object_object_get(root, "processes") : NULL;
 
-	for (size_t i = 0; processes && i < json_object_array_length(processes); i++) {
-		for (size_t k = 0; k < sizeof(unread) / sizeof(unread[0]); k++)
-			json_object_object_del(json_object_array_get_idx(processes, i), unread[k]);
-	}
-	write_report(out, root, names, JSON_C_TO_STRING_PLAIN);
+	write_report(out, names ? report_object(s, names, true) : NULL, names,
+		     JSON_C_TO_STRING_PLAIN);
 }
 
 void report_json_line(FILE *out, struct session *s)
 {
 	struct frame_table *names = frame_table__new();
-	json_object *root = names ? report_object(s, names) : NULL;
+	json_object *root = names ? report_object(s, names, false) : NULL;
 	struct timespec now;
 	char text[32];
 
@@ -354,7 +351,7 @@ static json_object *run_object(const struct report_run *run, struct frame_table 
 	json_object_object_add(root, "job", run->job ? json_object_new_string(run->job) : NULL);
 	for (size_t i = 0; i < run->nr; i++)
 		json_object_array_add(processes, process_json(run->targets[i], &run->facts[i],
-							      names));
+							      names, false));
 	json_object_object_add(root, "processes", processes);
 	return root;
 }

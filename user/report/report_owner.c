@@ -21,12 +21,20 @@ static json_object *frames_json(const struct owner_site *s, bool detailed)
 	return frames;
 }
 
+/*
+ * A site: its stack, as its node in names (schema 2), or its frames (names NULL: interned
+ * later, or not at all).
+ */
 static json_object *site_json(const struct target *t, const struct owner_site *s,
-			      uint64_t blocks, uint64_t bytes)
+			      uint64_t blocks, uint64_t bytes, struct frame_table *names)
 {
 	json_object *o = json_object_new_object();
+	int64_t node;
 
-	json_object_object_add(o, "frames", frames_json(s, t->stacks.detailed));
+	if (names && !frame_table__record(names, s->record, t->stacks.detailed, &node))
+		json_object_object_add(o, "stack", json_object_new_int64(node));
+	else
+		json_object_object_add(o, "frames", frames_json(s, t->stacks.detailed));
 	json_object_object_add(o, "blocks", json_object_new_uint64(blocks));
 	json_object_object_add(o, "bytes", json_object_new_uint64(bytes));
 	return o;
@@ -57,7 +65,7 @@ void report_sampled_json(json_object *p, const struct target *t)
 	json_object_object_add(p, "sampled", sampled);
 }
 
-static json_object *outstanding_json(const struct target *t)
+static json_object *outstanding_json(const struct target *t, struct frame_table *names)
 {
 	const struct owner *o = &t->owner;
 	json_object *list = json_object_new_array();
@@ -70,7 +78,7 @@ static json_object *outstanding_json(const struct target *t)
 
 		if (!s->blocks)
 			break;
-		site = site_json(t, s, s->blocks, s->bytes);
+		site = site_json(t, s, s->blocks, s->bytes, names);
 		if (o->sample_bytes) {
 			/* Estimates: the samples they stand on, and the bytes' standard error. */
 			json_object_object_add(site, "samples", json_object_new_uint64(s->samples));
@@ -87,7 +95,7 @@ static json_object *outstanding_json(const struct target *t)
 	return list;
 }
 
-static json_object *peak_json(const struct target *t)
+static json_object *peak_json(const struct target *t, struct frame_table *names)
 {
 	const struct owner *o = &t->owner;
 	json_object *peak = json_object_new_object(), *sites = json_object_new_array();
@@ -103,14 +111,15 @@ static json_object *peak_json(const struct target *t)
 
 		if (!blocks)
 			continue; /* sorted by bytes: a site of empty blocks may follow */
-		json_object_array_add(sites, site_json(t, s, blocks, owner_site__peak_bytes(o, s)));
+		json_object_array_add(sites, site_json(t, s, blocks, owner_site__peak_bytes(o, s),
+						      names));
 	}
 	free(order);
 	json_object_object_add(peak, "sites", sites);
 	return peak;
 }
 
-static json_object *allocated_json(const struct target *t)
+static json_object *allocated_json(const struct target *t, struct frame_table *names)
 {
 	const struct owner *o = &t->owner;
 	json_object *list = json_object_new_array();
@@ -120,13 +129,13 @@ static json_object *allocated_json(const struct target *t)
 
 		if (s->allocated_blocks)
 			json_object_array_add(list, site_json(t, s, s->allocated_blocks,
-							      s->allocated_bytes));
+							      s->allocated_bytes, names));
 	}
 	return list;
 }
 
 /* The OOM killer chose it: who held its memory then, and its memory cgroup's figures. */
-static json_object *oom_json(const struct target *t)
+static json_object *oom_json(const struct target *t, struct frame_table *names)
 {
 	const struct oom_record *r = &t->oom;
 	const struct cgroup_memory *cg = &r->cgroup;
@@ -138,7 +147,7 @@ static json_object *oom_json(const struct target *t)
 	json_object_object_add(oom, "blocks", json_object_new_uint64(r->blocks));
 	for (uint32_t i = 0; !t->owner.sites_dropped && i < r->nr_sites; i++)
 		json_object_array_add(sites, site_json(t, &t->owner.sites[r->sites[i].site],
-						       r->sites[i].blocks, r->sites[i].bytes));
+						       r->sites[i].blocks, r->sites[i].bytes, names));
 	json_object_object_add(oom, "sites", sites);
 	if (cg->version) {
 		json_object *c = json_object_new_object();
@@ -156,7 +165,8 @@ static json_object *oom_json(const struct target *t)
 	return oom;
 }
 
-void report_owner_json(json_object *p, const struct target *t)
+void report_owner_json(json_object *p, const struct target *t, bool lists,
+		       struct frame_table *names)
 {
 	const struct owner *o = &t->owner;
 	json_object *freed = json_object_new_object(), *live = json_object_new_object();
@@ -165,12 +175,12 @@ void report_owner_json(json_object *p, const struct target *t)
 
 	/* Dropped for --tree-budget: the totals stay, the sites are gone (not empty). */
 	json_object_object_add(p, "sites_dropped", json_object_new_boolean(o->sites_dropped));
-	if (!o->sites_dropped) {
-		json_object_object_add(p, "outstanding", outstanding_json(t));
-		json_object_object_add(p, "allocated", allocated_json(t));
+	if (!o->sites_dropped && lists) {
+		json_object_object_add(p, "outstanding", outstanding_json(t, names));
+		json_object_object_add(p, "allocated", allocated_json(t, names));
 	}
-	json_object_object_add(p, "peak", peak_json(t));
-	json_object_object_add(p, "oom", t->oom.killed ? oom_json(t) : NULL);
+	json_object_object_add(p, "peak", peak_json(t, names));
+	json_object_object_add(p, "oom", t->oom.killed ? oom_json(t, names) : NULL);
 	json_object_object_add(freed, "calls", json_object_new_uint64(o->freed_before_tracing.calls));
 	json_object_object_add(freed, "bytes", json_object_new_uint64(o->freed_before_tracing.bytes));
 	json_object_object_add(freed, "bytes_known",

@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include "attribution.h"
 #include "human_bytes.h"
 #include "report.h"
@@ -97,20 +96,7 @@ static void print_heading(FILE *out, const struct target *t, const struct proces
 	if (t->mpi.rank >= 0 && t->mpi.world_size >= 0)
 		fprintf(out, " of %d", t->mpi.world_size);
 	fprintf(out, ": %s", printable(t->command, command, sizeof(command)));
-	if (pf->state)
-		fprintf(out, ", %s", pf->state);
-	else if (t->oom.killed)
-		fprintf(out, ", killed by the OOM killer at %.2f s", t->oom.seconds);
-	else if (t->exec)
-		fprintf(out, ", then exec'd another program");
-	else if (t->exited && t->exit_known && WIFSIGNALED(t->exit_code))
-		fprintf(out, ", killed by signal %d (%s)", WTERMSIG(t->exit_code),
-			strsignal(WTERMSIG(t->exit_code)));
-	else if (t->exited && t->exit_known)
-		fprintf(out, ", exited with status %d", WEXITSTATUS(t->exit_code));
-	else if (t->exited)
-		fprintf(out, ", exited");
-	else
+	if (!report_ending_text(out, t, pf, true))
 		fprintf(out, ", still running");
 	fprintf(out, " ====\n");
 }

@@ -135,23 +135,6 @@ static void print_apis(FILE *out, const struct target *t, const struct text_opts
 	}
 }
 
-/* The rare facts that qualify the figures: said only when they apply. */
-static void print_notes(FILE *out, const struct target *t, const struct process_facts *pf)
-{
-	if (pf->holds_skipped)
-		fprintf(out, "Not held at %" PRIu64 " exec or loader events (heaptap was slow): "
-			     "stacks through what they loaded may be cut\n",
-			pf->holds_skipped);
-	if (pf->dropped_messages)
-		fprintf(out, "Updates its agent dropped (collector unreachable, buffer full): %"
-			     PRIu64 "; the balances are whole, its time series has gaps\n",
-			pf->dropped_messages);
-	if (!report_usable_known(t) && t->probed)
-		fprintf(out, "Allocator: %s (block sizes unknown: usable = requested for %" PRIu64
-			     " blocks)\n",
-			t->alloc.path, t->usable_unknown);
-}
-
 static void print_map_calls(FILE *out, const struct map_balance *b, const struct text_opts *o)
 {
 	char n[32], size[32];
@@ -236,7 +219,8 @@ static void print_mappings(FILE *out, const struct mapping_stats *ms, const stru
 void report_tables_text(FILE *out, const struct target *t, const struct process_facts *pf,
 			const struct text_opts *o)
 {
-	print_notes(out, t, pf);
+	report_tracing_notes(out, pf);
+	report_allocator_note(out, t);
 	print_threads(out, &t->stats, o);
 	print_libraries(out, &t->stats, o);
 	print_apis(out, t, o);
