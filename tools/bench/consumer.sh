@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The consumer's CPU per event: heaptap's own CPU time (perf stat --no-inherit -e
-# task-clock on heaptap's process: its threads, not the program it runs) over a steady
+# task-clock on heaptap's process, every thread of it, not the program it runs) over a steady
 # malloc+free loop, divided by the calls it charged (its JSON report). Every event there
 # has a stack seen before: the figure is the per-event path (ring buffer, the stack's
 # cached answer, the balances, the live blocks), not naming. Median of several runs.
@@ -24,6 +24,12 @@ for ((r = 1; r <= rounds; r++)); do
 	"$heaptap" run -o /dev/null --json "$scratch/run.json" -- "$bench/malloc_loop" "$pairs" \
 		>"$scratch/out" 2>"$err" &
 	pid=$!
+	# Once its consumer thread is there: -p counts the threads it finds, and --no-inherit
+	# keeps the traced program out (the CPU of the first calls read is left out).
+	until ! kill -0 "$pid" 2>/dev/null ||
+		grep -qx heaptap-cons0 /proc/"$pid"/task/*/comm 2>/dev/null; do
+		sleep 0.01
+	done
 	perf stat --no-inherit -x, -e task-clock -o "$scratch/stat" -p "$pid" 2>/dev/null &
 	perf_pid=$!
 	status=0
