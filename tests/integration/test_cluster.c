@@ -97,7 +97,7 @@ Test(cluster, one_agent_per_rank)
 	{
 		char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
 				 (char *)heaptap_path(), "agent", "--sample-bytes", "0",
-				 		 "--collector", c.endpoint,
+				 "--collector", c.endpoint,
 				 "-i", "0.2", "--", (char *)target_path("mpi_workers", target,
 									 sizeof(target)),
 				 "--truth-dir", (char *)scratch_dir(), NULL };
@@ -141,8 +141,8 @@ Test(cluster, one_agent_around_sixteen_ranks)
 	{
 		char *argv[] = { (char *)heaptap_path(), "agent", "--sample-bytes", "0",
 				 "--collector", c.endpoint, "--mpi", "--", "mpirun",
-				 "--allow-run-as-root", "--oversubscribe", "-np", "16", (char *)target_path("mpi_workers", target,
-								  sizeof(target)),
+				 "--allow-run-as-root", "--oversubscribe", "-np", "16",
+				 (char *)target_path("mpi_workers", target, sizeof(target)),
 				 "--truth-dir", (char *)scratch_dir(), NULL };
 
 		run_mpirun(argv);
@@ -164,7 +164,7 @@ Test(cluster, collector_killed_and_restarted)
 	{
 		char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
 				 (char *)heaptap_path(), "agent", "--sample-bytes", "0",
-				 		 "--collector", c.endpoint,
+				 "--collector", c.endpoint,
 				 "-i", "0.2", "--", (char *)target_path("mpi_workers", target,
 									 sizeof(target)),
 				 "--truth-dir", (char *)scratch_dir(), "--hold", go, NULL };

@@ -100,7 +100,7 @@ static void run_job(struct collector_proc *c)
 	char target[512], err[256], go[256];
 	char *argv[] = { "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "3",
 			 (char *)heaptap_path(), "agent", "--sample-bytes", "0",
-			 		 "--collector", c->endpoint, "-i", "0.2",
+			 "--collector", c->endpoint, "-i", "0.2",
 			 "--", (char *)target_path("rank_sites", target, sizeof(target)),
 			 "--truth-dir", (char *)scratch_dir(), "--go",
 			 (char *)scratch_file("go", go, sizeof(go)), NULL };

@@ -142,7 +142,7 @@ static void agent_beside_an_srun_job(const char *program, const char *mpi)
 	{
 		char *argv[] = { "srun", jobid, "--ntasks-per-node=1", "--overlap", "-n", "1",
 				 (char *)heaptap_path(), "agent", "--sample-bytes", "0",
-				 		 "--collector", c.endpoint, "-i",
+				 "--collector", c.endpoint, "-i",
 				 "0.2", "--mpi", NULL };
 
 		agent = spawn(argv, NULL, scratch_file("agent.err", agent_err, sizeof(agent_err)));
