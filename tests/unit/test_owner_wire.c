@@ -225,32 +225,46 @@ static void expect_text(const struct stored_owner *got)
 	free(text);
 }
 
+/* path (a mkstemp template) made the name of a database file not there yet. */
+static void new_db_path(char *path)
+{
+	int fd = mkstemp(path);
+
+	cr_assert(fd >= 0);
+	close(fd);
+	unlink(path);
+}
+
+/* b, as one agent sends it, stored in a new store at path, left open in *st. */
+static void store_batch(const char *path, Heaptap__Batch *b, struct store **st)
+{
+	struct store_agent agent;
+	bool applied;
+
+	cr_assert(eq(int, store__open(path, false, st), 0));
+	cr_assert(eq(int, store__agent_hello(*st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
+	cr_assert(eq(int, store__begin(*st), 0));
+	cr_assert(eq(int, store__apply_batch(*st, agent.id, "node", b, &applied, NULL, NULL), 0));
+	cr_assert(eq(int, store__commit(*st), 0));
+}
+
 Test(owner_wire, stored_and_read_back)
 {
 	char path[] = "/tmp/heaptap-owner-XXXXXX";
-	int fd = mkstemp(path);
 	struct arena a = {};
 	Heaptap__Process p = HEAPTAP__PROCESS__INIT;
 	Heaptap__Batch b = batch_of(&p);
-	struct store_agent agent;
 	struct run_view v;
 	struct store *st;
 	struct owner o;
 	const struct stored_owner *got;
 	size_t bytes;
-	bool applied;
 
-	cr_assert(fd >= 0);
-	close(fd);
-	unlink(path);
+	new_db_path(path);
 	fill(&o);
 	p.has_key = true;
 	p.owner = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
-	cr_assert(eq(int, store__open(path, false, &st), 0));
-	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
-	cr_assert(eq(int, store__begin(st), 0));
-	cr_assert(eq(int, store__apply_batch(st, agent.id, "node", &b, &applied, NULL, NULL), 0));
-	cr_assert(eq(int, store__commit(st), 0));
+	store_batch(path, &b, &st);
 	cr_assert(eq(int, store__load_run(st, 0, 0, false, &v), 0));
 	cr_assert(eq(sz, v.nr, 1));
 	got = v.processes[0]->owner;
@@ -315,28 +329,19 @@ static void make_schema_2(const char *path)
 Test(owner_wire, a_schema_2_file_is_read_and_brought_up_to_date)
 {
 	char path[] = "/tmp/heaptap-owner-XXXXXX";
-	int fd = mkstemp(path);
 	struct arena a = {};
 	Heaptap__Process p = HEAPTAP__PROCESS__INIT;
 	Heaptap__Batch b = batch_of(&p);
-	struct store_agent agent;
 	struct run_view v;
 	struct store *st;
 	struct owner o;
 	size_t bytes;
-	bool applied;
 
-	cr_assert(fd >= 0);
-	close(fd);
-	unlink(path);
+	new_db_path(path);
 	fill(&o);
 	p.has_key = true;
 	p.owner = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
-	cr_assert(eq(int, store__open(path, false, &st), 0));
-	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
-	cr_assert(eq(int, store__begin(st), 0));
-	cr_assert(eq(int, store__apply_batch(st, agent.id, "node", &b, &applied, NULL, NULL), 0));
-	cr_assert(eq(int, store__commit(st), 0));
+	store_batch(path, &b, &st);
 	store__close(st);
 	make_schema_2(path);
 
@@ -372,23 +377,18 @@ Test(owner_wire, a_schema_2_file_is_read_and_brought_up_to_date)
 Test(owner_wire, an_oom_kill_stored_and_read_back)
 {
 	char path[] = "/tmp/heaptap-oom-XXXXXX";
-	int fd = mkstemp(path);
 	struct arena a = {};
 	Heaptap__Process p = HEAPTAP__PROCESS__INIT;
 	Heaptap__Batch b = batch_of(&p);
 	struct oom_record oom = {};
-	struct store_agent agent;
 	struct run_view v;
 	struct store *st;
 	struct owner o;
 	const struct stored_owner *got;
 	json_object *j;
 	size_t bytes;
-	bool applied;
 
-	cr_assert(fd >= 0);
-	close(fd);
-	unlink(path);
+	new_db_path(path);
 	fill(&o);
 	oom_record__take(&oom, &o, 12.5);
 	oom.cgroup = (struct cgroup_memory){ .version = 1, .path = "/job_7", .usage = 4096,
@@ -402,11 +402,7 @@ Test(owner_wire, an_oom_kill_stored_and_read_back)
 	p.owner->oom->time = NAN;
 	cr_expect(wire_check_batch(&b) != NULL, "a time that is not a number");
 	p.owner->oom->time = 12.5;
-	cr_assert(eq(int, store__open(path, false, &st), 0));
-	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
-	cr_assert(eq(int, store__begin(st), 0));
-	cr_assert(eq(int, store__apply_batch(st, agent.id, "node", &b, &applied, NULL, NULL), 0));
-	cr_assert(eq(int, store__commit(st), 0));
+	store_batch(path, &b, &st);
 	cr_assert(eq(int, store__load_run(st, 0, 0, false, &v), 0));
 	got = v.processes[0]->owner;
 	cr_assert(got != NULL && got->oom_killed);
@@ -433,29 +429,20 @@ Test(owner_wire, an_oom_kill_stored_and_read_back)
 Test(owner_wire, a_schema_5_file_gains_the_oom_columns)
 {
 	char path[] = "/tmp/heaptap-oom5-XXXXXX";
-	int fd = mkstemp(path);
 	struct arena a = {};
 	Heaptap__Process p = HEAPTAP__PROCESS__INIT;
 	Heaptap__Batch b = batch_of(&p);
-	struct store_agent agent;
 	struct run_view v;
 	struct store *st;
 	struct owner o;
 	sqlite3 *db;
 	size_t bytes;
-	bool applied;
 
-	cr_assert(fd >= 0);
-	close(fd);
-	unlink(path);
+	new_db_path(path);
 	fill(&o);
 	p.has_key = true;
 	p.owner = wire_owner(&a, &o, NULL, 1u << 20, &bytes);
-	cr_assert(eq(int, store__open(path, false, &st), 0));
-	cr_assert(eq(int, store__agent_hello(st, 0xabc, "node", "app", 1, "entry", 1, &agent), 0));
-	cr_assert(eq(int, store__begin(st), 0));
-	cr_assert(eq(int, store__apply_batch(st, agent.id, "node", &b, &applied, NULL, NULL), 0));
-	cr_assert(eq(int, store__commit(st), 0));
+	store_batch(path, &b, &st);
 	store__close(st);
 	cr_assert(eq(int, sqlite3_open(path, &db), SQLITE_OK));
 	cr_assert(eq(int, sqlite3_exec(db, "ALTER TABLE owner DROP COLUMN oom_time;"
