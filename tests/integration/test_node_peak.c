@@ -37,9 +37,22 @@ static long long site_bytes(json_object *sites, long long pid, const char *funct
 	return -1;
 }
 
+/* The job summary of input (a report or a database): its one node, *sum to put. */
+static json_object *summary_node(const char *input, json_object **sum)
+{
+	char summary[256];
+	char *argv[] = { (char *)heaptap_path(), "report", (char *)input, "--json",
+			 (char *)scratch_file("summary.json", summary, sizeof(summary)), NULL };
+
+	cr_assert(eq(int, wait_status(spawn(argv, "/dev/null", NULL), 60), 0));
+	*sum = load_json(summary);
+	cr_assert(eq(sz, json_object_array_length(get(*sum, "nodes")), 1));
+	return json_object_array_get_idx(get(*sum, "nodes"), 0);
+}
+
 Test(node_peak, the_sum_at_once_not_the_sum_of_peaks)
 {
-	char json[256], text[256], err[256], target[512], summary[256], path[512];
+	char json[256], text[256], err[256], target[512], path[512];
 	long long base[RANKS], phase[RANKS], pid[RANKS], want = 0, sum_of_peaks = 0;
 	int largest = 0;
 	json_object *report, *node, *peak, *sum, *n;
@@ -94,16 +107,7 @@ Test(node_peak, the_sum_at_once_not_the_sum_of_peaks)
 	json_object_put(report);
 
 	/* The summary, from the report, and at the end of the run's text. */
-	{
-		char *argv[] = { (char *)heaptap_path(), "report", json, "--json",
-				 (char *)scratch_file("summary.json", summary, sizeof(summary)),
-				 NULL };
-
-		cr_assert(eq(int, wait_status(spawn(argv, "/dev/null", NULL), 60), 0));
-	}
-	sum = load_json(summary);
-	cr_assert(eq(sz, json_object_array_length(get(sum, "nodes")), 1));
-	n = json_object_array_get_idx(get(sum, "nodes"), 0);
+	n = summary_node(json, &sum);
 	cr_expect(eq(i64, json_object_get_int64(get(get(n, "peak"), "bytes")), want));
 	cr_expect(eq(i64, json_object_get_int64(get(n, "sum_of_rank_peaks")), sum_of_peaks));
 	cr_expect(eq(i64, json_object_get_int64(get(json_object_array_get_idx(
@@ -147,7 +151,7 @@ Test(node_peak, the_sum_at_once_not_the_sum_of_peaks)
  */
 Test(node_peak, a_collectors_run_sums_the_samples)
 {
-	char db[256], err[256], target[512], summary[256], path[512];
+	char db[256], err[256], target[512], path[512];
 	long long bases = 0, sum_of_peaks = 0, got;
 	struct collector_proc c;
 	json_object *sum, *n;
@@ -176,16 +180,7 @@ Test(node_peak, a_collectors_run_sums_the_samples)
 				json_object_get_int64(get(truth, "phase_usable"));
 		json_object_put(truth);
 	}
-	{
-		char *argv[] = { (char *)heaptap_path(), "report", db, "--json",
-				 (char *)scratch_file("summary.json", summary, sizeof(summary)),
-				 NULL };
-
-		cr_assert(eq(int, wait_status(spawn(argv, "/dev/null", NULL), 60), 0));
-	}
-	sum = load_json(summary);
-	cr_assert(eq(sz, json_object_array_length(get(sum, "nodes")), 1));
-	n = json_object_array_get_idx(get(sum, "nodes"), 0);
+	n = summary_node(db, &sum);
 	cr_expect(eq(str, (char *)json_object_get_string(get(n, "resolution")), "samples"));
 	cr_expect(eq(i64, json_object_get_int64(get(n, "sum_of_rank_peaks")), sum_of_peaks));
 	got = json_object_get_int64(get(get(n, "peak"), "bytes"));
