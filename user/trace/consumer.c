@@ -82,7 +82,8 @@ static void on_call(struct session *s, struct consumer *c, const struct ht_call_
 	/* The stacks map is full (or nearly): make room, by the ids no program uses. */
 	if (!ev->stack_id) {
 		c->inline_stacks++;
-		if (__atomic_load_n(&s->dead_ids.nr, __ATOMIC_RELAXED))
+		/* Not once tracing ends: the map goes with heaptap. */
+		if (dead_ids__queued(&s->dead_ids) && !__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
 			delete_dead_ids(s);
 	}
 	/* Out of memory, the id would only stay in the map: the call still counts. */

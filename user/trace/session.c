@@ -119,7 +119,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 	if (err)
 		goto cleanup;
 	tracer__on_holds(s->tracer, consumer_on_hold);
-	s->dead_ids.map_fd = tracer__stacks_fd(s->tracer);
+	dead_ids__init(&s->dead_ids, tracer__stacks_fd(s->tracer));
 	if (opts->unwind_tables) {
 		int rows_fd, processes_fd;
 		uint32_t capacity;

@@ -117,7 +117,7 @@ static inline void consumer_unlock(struct consumer *c)
 /* target.c: a target's life in its consumer's table. */
 struct target *new_target(struct session *s, pid_t pid);
 void free_target(struct target *t);
-/* Delete the ids of ended programs from the BPF stacks map (takes the shared lock). */
+/* Delete the ids of ended programs from the BPF stacks map (their own lock, not the shared one). */
 void delete_dead_ids(struct session *s);
 /* A target that never got going (a failed attach): nothing of it stays. */
 void drop_target(struct session *s, struct target *t);

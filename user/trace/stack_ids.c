@@ -32,12 +32,20 @@ int stack_ids__frames(const struct stack_ids *ids, __u64 id, struct ht_stack *ou
 	return out->nr <= HT_MAX_FRAMES ? 0 : -EINVAL;
 }
 
+void dead_ids__init(struct dead_ids *dead, int map_fd)
+{
+	*dead = (struct dead_ids){ .map_fd = map_fd };
+	pthread_mutex_init(&dead->lock, NULL);
+}
+
 void stack_ids__bury(struct stack_ids *ids, struct dead_ids *dead)
 {
+	pthread_mutex_lock(&dead->lock);
 	for (size_t i = 0; i < ids->nr; i++) {
 		if (append(&dead->keys, &dead->nr, &dead->cap, ids->owned[i]))
 			bpf_map_delete_elem(dead->map_fd, &ids->owned[i]); /* slow, never leaked */
 	}
+	pthread_mutex_unlock(&dead->lock);
 	stack_ids__clear(ids);
 }
 
@@ -47,20 +55,27 @@ void stack_ids__clear(struct stack_ids *ids)
 	*ids = (struct stack_ids){ .map_fd = ids->map_fd };
 }
 
-void dead_ids__delete(struct dead_ids *dead)
+size_t dead_ids__delete(struct dead_ids *dead)
 {
-	__u32 done = dead->nr;
+	size_t nr;
+	__u32 done;
 
+	pthread_mutex_lock(&dead->lock);
+	nr = dead->nr;
+	done = nr;
 	/* One call for all: an MPI rank ends with tens of thousands of ids. */
-	if (dead->nr && bpf_map_delete_batch(dead->map_fd, dead->keys, &done, NULL)) {
-		for (size_t i = done; i < dead->nr; i++)
+	if (nr && bpf_map_delete_batch(dead->map_fd, dead->keys, &done, NULL)) {
+		for (size_t i = done; i < nr; i++)
 			bpf_map_delete_elem(dead->map_fd, &dead->keys[i]);
 	}
-	dead->nr = 0;
+	__atomic_store_n(&dead->nr, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&dead->lock);
+	return nr;
 }
 
 void dead_ids__free(struct dead_ids *dead)
 {
 	free(dead->keys);
+	pthread_mutex_destroy(&dead->lock);
 	*dead = (struct dead_ids){ .map_fd = dead->map_fd };
 }

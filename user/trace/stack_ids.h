@@ -8,6 +8,7 @@
 #ifndef HEAPTAP_STACK_IDS_H
 #define HEAPTAP_STACK_IDS_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include "heaptap_types.h"
 
@@ -31,16 +32,32 @@ int stack_ids__frames(const struct stack_ids *ids, __u64 id, struct ht_stack *ou
  */
 struct dead_ids {
 	int map_fd;
+	/*
+	 * Its own lock, not the session's: a rank's ids take milliseconds to delete, which
+	 * nobody else waiting for the session's lock (a held process) should wait. Taken
+	 * after the session's lock when both are.
+	 */
+	pthread_mutex_t lock;
 	__u64 *keys;
 	size_t nr, cap;
 };
+
+void dead_ids__init(struct dead_ids *dead, int map_fd);
 
 /* Hand every id over to dead, for deletion from the BPF map. */
 void stack_ids__bury(struct stack_ids *ids, struct dead_ids *dead);
 /* Forget every id here only: the map is about to go. */
 void stack_ids__clear(struct stack_ids *ids);
-/* Delete the queued ids from the BPF map now. */
-void dead_ids__delete(struct dead_ids *dead);
+/*
+ * Delete the queued ids from the BPF map now; a caller that finds them being deleted
+ * waits until they are. Returns how many it deleted.
+ */
+size_t dead_ids__delete(struct dead_ids *dead);
+/* Ids queued (a hint, without the lock). */
+static inline size_t dead_ids__queued(struct dead_ids *dead)
+{
+	return __atomic_load_n(&dead->nr, __ATOMIC_RELAXED);
+}
 /* Free the queue without deleting (the map goes with heaptap). */
 void dead_ids__free(struct dead_ids *dead);
 

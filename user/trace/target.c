@@ -29,10 +29,9 @@ void free_target(struct target *t)
 
 void delete_dead_ids(struct session *s)
 {
-	shared_lock(s);
-	__atomic_sub_fetch(&s->stack_ids_used, s->dead_ids.nr, __ATOMIC_RELAXED);
-	dead_ids__delete(&s->dead_ids);
-	shared_unlock(s);
+	size_t deleted = dead_ids__delete(&s->dead_ids);
+
+	__atomic_sub_fetch(&s->stack_ids_used, deleted, __ATOMIC_RELAXED);
 }
 
 /* Under the shared lock, on the thread of pid's consumer or with its lock. */
