@@ -23,6 +23,7 @@ bool sampling__configure(struct heaptap_bpf *skel, uint64_t sample_bytes)
 		skel->rodata->sample_threshold[b] = sample_threshold(sample_bytes, b);
 	bpf_program__set_expected_attach_type(skel->progs.alloc_session, HT_ATTACH_UPROBE_SESSION);
 	bpf_program__set_autoload(skel->progs.alloc_session, session);
+	bpf_program__set_autoload(skel->progs.sampled_free, session);
 	bpf_program__set_autoload(skel->progs.alloc_entry, !session);
 	bpf_program__set_autoload(skel->progs.alloc_return, !session);
 	if (sample_bytes)
