@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 #include "inflight.bpf.h"
 #include "sampling.bpf.h"
+#include "thread_calls.bpf.h"
 
 /*
  * Set by userspace when tracing ends: removing the probes takes a while, and what they
@@ -20,14 +21,25 @@
 bool tracing_stopped;
 
 /*
- * Sampled mode without session uprobes: the calls in flight whose returns are awaited (a
- * sampled call, an unsampled realloc), over all threads. While there are none, and nearly
- * always there are none, an unsampled call's entry has no depth to step and every return
- * program exits at once: neither looks up its thread's record (two helper calls, each
- * costing more than the rest of such a program). A thread that dies inside such a call
- * leaves it counted: its process's calls then take the longer way, as they did before.
+ * Sampled mode: the calls in flight whose returns are awaited (a sampled call, an unsampled
+ * realloc), over all threads. While there are none, and nearly always there are none, an
+ * unsampled call is not inside one of glibc's own (realloc(NULL, n) calling malloc), so it
+ * is counted without looking up its thread's record (two helper calls, each costing more
+ * than the rest of such a program); without session uprobes, it has no depth to step and
+ * every return program exits at once. A thread that dies inside such a call leaves it
+ * counted: calls then take the longer way, as they did before.
  */
 __u64 sampled_in_flight;
+
+/* Sampled mode: is the current thread inside a call in flight (glibc calling itself)? */
+static __always_inline struct inflight *inside_call(void)
+{
+	struct inflight *in;
+
+	if (!sampled_in_flight || !(in = current_inflight(false)) || in->depth == 0)
+		return NULL;
+	return in;
+}
 
 /*
  * glibc: the word before a block holds its chunk size; the low 3 bits are flags. Read for
@@ -122,7 +134,10 @@ static __always_inline bool trace_entry(struct pt_regs *ctx, __u64 cookie, __u32
 			in->depth++;
 		return false;
 	}
-	if (sample_bytes && !session && func != HT_FREE)
+	/* Sampled mode: the outermost calls are counted, the way exact mode reports them. */
+	if (sample_bytes)
+		thread_calls__count(func);
+	if (sample_bytes && func != HT_FREE)
 		__sync_fetch_and_add(&sampled_in_flight, 1);
 	if (sample_bytes && !sampled) {
 		/*
@@ -197,9 +212,13 @@ static __always_inline bool enter(struct pt_regs *ctx, bool session)
 		 * still runs without sessions: the depth must count it.
 		 */
 		if (!sampled && func != HT_REALLOC && func != HT_REALLOCARRAY) {
-			if (!session && func != HT_FREE && sampled_in_flight &&
-			    (in = current_inflight(false)) && in->depth > 0)
-				in->depth++;
+			if ((in = inside_call())) {
+				/* glibc calling itself: not a call of the program's */
+				if (!session && func != HT_FREE)
+					in->depth++;
+				return false;
+			}
+			thread_calls__count(func);
 			return false;
 		}
 	}
@@ -219,7 +238,7 @@ static __always_inline void leave(struct pt_regs *ctx, bool session)
 		return; /* its entry was lost, and counted there; or it was not sampled */
 	if (--in->depth > 0)
 		return;
-	if (sample_bytes && !session)
+	if (sample_bytes)
 		__sync_fetch_and_add(&sampled_in_flight, -1);
 	if (in->untraced) {
 		in->untraced = 0;
@@ -285,13 +304,19 @@ int BPF_KPROBE(alloc_session)
 /*
  * free in sampled mode with session uprobes: its own program on its own link (free has no
  * return to skip), so that the release of an unsampled block, nearly every one, costs one
- * load of the filter and no helper call; the function it sits on needs no cookie to tell.
+ * load of the filter, its count, and no helper call; the function it sits on needs no
+ * cookie to tell.
  */
 SEC("uprobe")
 int BPF_KPROBE(sampled_free)
 {
-	if (tracing_stopped || !sample__released(PT_REGS_PARM1(ctx)))
+	if (tracing_stopped)
 		return 0;
+	if (!sample__released(PT_REGS_PARM1(ctx))) {
+		if (!inside_call())
+			thread_calls__count(HT_FREE);
+		return 0;
+	}
 	trace_entry(ctx, bpf_get_attach_cookie(ctx), HT_FREE, HT_F_OLD_SAMPLED, true);
 	return 0;
 }

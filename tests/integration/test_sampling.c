@@ -12,6 +12,7 @@
  * said too small fails it.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,4 +145,64 @@ Test(sampling, zero_is_exact)
 	}
 	json_object_put(truth);
 	json_object_put(report);
+}
+
+/*
+ * Each thread's calls in sampled mode, counted in BPF, against the counts each of
+ * thread_calls' threads keeps of its own calls (realloc(NULL, n) among them: one call,
+ * though glibc's realloc calls malloc), with and without session uprobes.
+ */
+static void thread_calls_exact(bool session)
+{
+	char target[4096], json[256], truth_path[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "--sample-bytes", "64K", "--json",
+			 (char *)scratch_file("calls.json", json, sizeof(json)), "-o",
+			 "/dev/null", "--",
+			 (char *)target_path("thread_calls", target, sizeof(target)), "--truth",
+			 (char *)scratch_file("calls_truth.json", truth_path, sizeof(truth_path)),
+			 NULL };
+	json_object *report, *process, *truth, *exact;
+	int threads = 0;
+
+	require_bpf();
+	if (!session)
+		setenv("HEAPTAP_NO_SESSION_UPROBES", "1", 1);
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	report = load_json(json);
+	truth = load_json(truth_path);
+	process = json_object_array_get_idx(get(report, "processes"), 0);
+	cr_assert(eq(i64, json_object_get_int64(get(get(process, "sampled"), "bytes")), 65536));
+	exact = get(get(process, "sampled"), "exact");
+	cr_expect(eq(str, (char *)json_object_get_string(json_object_array_get_idx(exact, 0)),
+		     "threads.calls"));
+	json_object_object_foreach(get(truth, "threads"), tid, counts) {
+		json_object *list = get(process, "threads"), *calls = NULL;
+
+		for (size_t i = 0; i < json_object_array_length(list); i++) {
+			json_object *th = json_object_array_get_idx(list, i);
+
+			if (json_object_get_int64(get(th, "tid")) == atoll(tid))
+				calls = get(th, "calls");
+		}
+		cr_assert(calls != NULL, "thread %s is not in the report", tid);
+		json_object_object_foreach(counts, func, n) {
+			cr_expect(eq(i64, json_object_get_int64(get(calls, func)),
+				     json_object_get_int64(n)), "thread %s, %s", tid, func);
+			cr_assert(json_object_get_int64(n) > 0);
+		}
+		threads++;
+	}
+	cr_expect(eq(int, threads, 4));
+	json_object_put(truth);
+	json_object_put(report);
+}
+
+Test(sampling, thread_calls_exact_with_sessions)
+{
+	thread_calls_exact(true);
+}
+
+Test(sampling, thread_calls_exact_without_sessions)
+{
+	thread_calls_exact(false);
 }

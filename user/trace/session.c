@@ -343,8 +343,11 @@ static int on_event(void *ctx, const void *data, size_t size)
 			handle_launcher(s, data);
 		break;
 	case HT_EV_EXIT:
-		if (size >= sizeof(struct ht_exit_event) &&
-		    ((const struct ht_exit_event *)data)->group_dead)
+		if (size < sizeof(struct ht_exit_event))
+			break;
+		if (((const struct ht_exit_event *)data)->calls_known)
+			thread_calls_exited(s, data);
+		if (((const struct ht_exit_event *)data)->group_dead)
 			process_exited(s, data);
 		break;
 	case HT_EV_OOM:
@@ -388,6 +391,8 @@ void session__stop(struct session *s)
 	HASH_ITER(hh, s->targets, t, tmp)
 		tracer__detach(s->tracer, t->pid);
 	tracer__drain(s->tracer);
+	if (s->sample_bytes)
+		thread_calls_at_stop(s);
 	s->clock = monotonic_ns() / 1e9;
 	HASH_ITER(hh, s->targets, t, tmp)
 		sample_total_now(s, t);

@@ -68,6 +68,11 @@ void sample_owners(struct session *s);
 /* t's total now, as its series' last sample so far (it ended, or tracing stops). */
 void sample_total_now(struct session *s, struct target *t);
 
+/* --sample-bytes: an exiting thread's exact calls (its event's), in its process's figures. */
+void thread_calls_exited(struct session *s, const struct ht_exit_event *ev);
+/* --sample-bytes, once stopped and drained: the live threads' exact calls. */
+void thread_calls_at_stop(struct session *s);
+
 /* programs.c: a target's program changes (exec, loader events) and new processes. */
 void handle_exec(struct session *s, const struct ht_libs_event *ev);
 void handle_libs_changed(struct session *s, const struct ht_libs_event *ev);

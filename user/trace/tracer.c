@@ -623,6 +623,11 @@ void tracer__stack_cache_stats(struct tracer *t, uint64_t *hits, uint64_t *walks
 	free(values);
 }
 
+int tracer__thread_calls(struct tracer *t, thread_calls_fn fn, void *ctx)
+{
+	return sampling__thread_calls(t->skel, fn, ctx);
+}
+
 void tracer__losses(struct tracer *t, pid_t pid, struct ht_losses *out)
 {
 	__u32 key = pid;
