@@ -10,9 +10,15 @@
  * program did not make). The truth file gives each thread's tid and counts:
  *   {"threads": {"TID": {"malloc": N, "calloc": N, "realloc": N, "free": N}, ...}}
  *
- * thread_calls --truth FILE
+ * With --attach (for heaptap attach), it starts its threads at SIGUSR1 and stays, threads
+ * and all, once the truth is written, until it is killed: their calls are then read from
+ * a live process.
+ *
+ * thread_calls --truth FILE [--attach]
  */
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,13 +89,21 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
+	bool attach = argc == 4 && !strcmp(argv[3], "--attach");
 	pthread_t threads[THREADS];
+	sigset_t usr1;
+	int sig;
 	FILE *f;
 
-	if (argc != 3 || strcmp(argv[1], "--truth")) {
-		fprintf(stderr, "usage: thread_calls --truth FILE\n");
+	if ((argc != 3 && !attach) || strcmp(argv[1], "--truth")) {
+		fprintf(stderr, "usage: thread_calls --truth FILE [--attach]\n");
 		return 2;
 	}
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	if (attach && sigwait(&usr1, &sig))
+		return 1;
 	pthread_barrier_init(&done, NULL, THREADS + 1);
 	for (int i = 0; i < THREADS; i++) {
 		if (pthread_create(&threads[i], NULL, worker, &counts[i]))
@@ -109,5 +123,7 @@ int main(int argc, char **argv)
 	fprintf(f, "}}\n");
 	if (fclose(f))
 		return 1;
+	while (attach)
+		pause();
 	exit(0);
 }
