@@ -286,8 +286,8 @@ void report_summary_text(FILE *out, const struct target *t, const struct process
 		fprintf(out, "Sampled by bytes (--sample-bytes %s): bytes, blocks and calls are "
 			     "estimates%s\n",
 			size_text((int64_t)t->owner.sample_bytes, false, peak, sizeof(peak)),
-			report_thread_calls_exact(t) ? ", but for the calls of each thread and of "
-						       "the process: counted exactly" : "");
+			report_thread_calls_exact(t) ? ", but each thread's calls (and the process's) "
+						       "are counted exactly" : "");
 	if (t->owner.live && o->attached)
 		print_since_attaching(out, t, o);
 	if (t->oom.killed)
