@@ -12,12 +12,34 @@
 #include <bpf/bpf_tracing.h>
 #include "inflight.bpf.h"
 #include "sampling.bpf.h"
+#include "thread_calls.bpf.h"
 
 /*
  * Set by userspace when tracing ends: removing the probes takes a while, and what they
  * would report then is past the end of the run.
  */
 bool tracing_stopped;
+
+/*
+ * Sampled mode: the calls in flight whose returns are awaited (a sampled call, an unsampled
+ * realloc), over all threads. While there are none, and nearly always there are none, an
+ * unsampled call is not inside one of glibc's own (realloc(NULL, n) calling malloc), so it
+ * is counted without looking up its thread's record (two helper calls, each costing more
+ * than the rest of such a program); without session uprobes, it has no depth to step and
+ * every return program exits at once. A thread that dies inside such a call leaves it
+ * counted: calls then take the longer way, as they did before.
+ */
+__u64 sampled_in_flight;
+
+/* Sampled mode: is the current thread inside a call in flight (glibc calling itself)? */
+static __always_inline struct inflight *inside_call(void)
+{
+	struct inflight *in;
+
+	if (!sampled_in_flight || !(in = current_inflight(false)) || in->depth == 0)
+		return NULL;
+	return in;
+}
 
 /*
  * glibc: the word before a block holds its chunk size; the low 3 bits are flags. Read for
@@ -90,36 +112,17 @@ static __always_inline void send_call(struct ht_call_event *ev)
 }
 
 /*
- * A call's entry: true when its return must be seen. With session (a session uprobe) an
- * entry that needs no return says so and the kernel skips the return's trap; without, the
- * return program runs and exits at once (its thread's depth is 0).
+ * A traced call's entry (sampled: its HT_F_SAMPLED / HT_F_OLD_SAMPLED flags, 0 in exact
+ * mode): true when its return must be seen.
  */
-static __always_inline bool enter(struct pt_regs *ctx, bool session)
+static __always_inline bool trace_entry(struct pt_regs *ctx, __u64 cookie, __u32 func,
+					__u32 sampled, bool session)
 {
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 func = HT_COOKIE_FUNC(cookie);
 	struct ht_call_event *ev;
 	struct inflight *in;
 	bool fresh = false;
-	__u32 sampled = 0;
 	__u64 id;
 
-	if (tracing_stopped)
-		return false;
-	if (sample_bytes) {
-		sampled = sample__enter(func, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
-					PT_REGS_PARM3(ctx));
-		/*
-		 * Not traced. Inside a traced call (glibc calling itself), its return probe
-		 * still runs without sessions: the depth must count it.
-		 */
-		if (!sampled && func != HT_REALLOC && func != HT_REALLOCARRAY) {
-			if (!session && func != HT_FREE && (in = current_inflight(false)) &&
-			    in->depth > 0)
-				in->depth++;
-			return false;
-		}
-	}
 	id = bpf_get_current_pid_tgid();
 	in = current_inflight(true);
 	if (!in) {
@@ -132,6 +135,11 @@ static __always_inline bool enter(struct pt_regs *ctx, bool session)
 			in->depth++;
 		return false;
 	}
+	/* Sampled mode: the outermost calls are counted, the way exact mode reports them. */
+	if (sample_bytes)
+		thread_calls__count(func);
+	if (sample_bytes && func != HT_FREE)
+		__sync_fetch_and_add(&sampled_in_flight, 1);
 	if (sample_bytes && !sampled) {
 		/*
 		 * An unsampled realloc: glibc's realloc(NULL, n) calls malloc, reallocarray
@@ -182,19 +190,57 @@ static __always_inline bool enter(struct pt_regs *ctx, bool session)
 	return true;
 }
 
-static __always_inline void leave(struct pt_regs *ctx)
+/*
+ * A call's entry: true when its return must be seen. With session (a session uprobe) an
+ * entry that needs no return says so and the kernel skips the return's trap; without, the
+ * return program runs and exits at once (its thread's depth is 0).
+ */
+static __always_inline bool enter(struct pt_regs *ctx, bool session)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 func = HT_COOKIE_FUNC(cookie);
+	struct inflight *in;
+	__u32 sampled = 0;
+
+	if (tracing_stopped)
+		return false;
+	if (sample_bytes) {
+		/* The draw first: an unsampled call goes no further than this. */
+		sampled = sample__enter(func, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
+					PT_REGS_PARM3(ctx));
+		/*
+		 * Not traced. Inside a traced call (glibc calling itself), its return probe
+		 * still runs without sessions: the depth must count it.
+		 */
+		if (!sampled && func != HT_REALLOC && func != HT_REALLOCARRAY) {
+			if ((in = inside_call())) {
+				/* glibc calling itself: not a call of the program's */
+				if (!session && func != HT_FREE)
+					in->depth++;
+				return false;
+			}
+			thread_calls__count(func);
+			return false;
+		}
+	}
+	return trace_entry(ctx, cookie, func, sampled, session);
+}
+
+static __always_inline void leave(struct pt_regs *ctx, bool session)
 {
 	struct ht_call_event *ev;
 	struct inflight *in;
 	__u64 ptr;
 
-	if (tracing_stopped)
+	if (tracing_stopped || (sample_bytes && !session && !sampled_in_flight))
 		return;
 	in = current_inflight(false);
 	if (!in || in->depth == 0)
 		return; /* its entry was lost, and counted there; or it was not sampled */
 	if (--in->depth > 0)
 		return;
+	if (sample_bytes)
+		__sync_fetch_and_add(&sampled_in_flight, -1);
 	if (in->untraced) {
 		in->untraced = 0;
 		return;
@@ -234,7 +280,7 @@ int BPF_KPROBE(alloc_entry)
 SEC("uretprobe")
 int BPF_KRETPROBE(alloc_return)
 {
-	leave(ctx);
+	leave(ctx, false);
 	return 0;
 }
 
@@ -250,10 +296,30 @@ SEC("uprobe")
 int BPF_KPROBE(alloc_session)
 {
 	if (bpf_session_is_return()) {
-		leave(ctx);
+		leave(ctx, true);
 		return 0;
 	}
 	return enter(ctx, true) ? 0 : 1;
+}
+
+/*
+ * free in sampled mode with session uprobes: its own program on its own link (free has no
+ * return to skip), so that the release of an unsampled block, nearly every one, costs one
+ * load of the filter, its count, and no helper call; the function it sits on needs no
+ * cookie to tell.
+ */
+SEC("uprobe")
+int BPF_KPROBE(sampled_free)
+{
+	if (tracing_stopped)
+		return 0;
+	if (!sample__released(PT_REGS_PARM1(ctx))) {
+		if (!inside_call())
+			thread_calls__count(HT_FREE);
+		return 0;
+	}
+	trace_entry(ctx, bpf_get_attach_cookie(ctx), HT_FREE, HT_F_OLD_SAMPLED, true);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -6,6 +6,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "inflight.bpf.h"
+#include "thread_calls.bpf.h"
 
 #define SIGSTOP 19
 #define SIGNAL_GROUP_EXIT 0x4 /* signal_struct.flags: the group is exiting as one */
@@ -309,6 +310,7 @@ int BPF_PROG(thread_exit)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 id = bpf_get_current_pid_tgid();
+	struct ht_thread_calls *calls;
 	struct ht_exit_event ev = {
 		.type = HT_EV_EXIT,
 		.pid = id >> 32,
@@ -318,6 +320,20 @@ int BPF_PROG(thread_exit)
 
 	if (!bpf_map_lookup_elem(&targets, &ev.pid))
 		return 0;
+	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
+	/*
+	 * --sample-bytes: the thread's calls, exactly, those made since its last switch
+	 * included (this CPU's, preemption being off); its entry goes with it.
+	 */
+	thread_calls__flush(ev.pid, ev.tid);
+	calls = bpf_map_lookup_elem(&thread_calls, &id);
+	if (calls) {
+		__u64 key = id;
+
+		__builtin_memcpy(ev.calls, calls->calls, sizeof(ev.calls));
+		ev.calls_known = 1;
+		bpf_map_delete_elem(&thread_calls, &key);
+	}
 	/* do_exit() has already counted this thread out of the group's live threads. */
 	ev.group_dead = BPF_CORE_READ(task, signal, live.counter) == 0;
 	if (ev.group_dead) {
@@ -336,6 +352,28 @@ int BPF_PROG(thread_exit)
 		exit_rss(task, &ev);
 	}
 	send_event(ev.pid, &ev, sizeof(ev), 0);
+	return 0;
+}
+
+/*
+ * --sample-bytes: the calls counted on this CPU are those of the task leaving it
+ * (thread_calls.bpf.h); the task coming is the owner of those counted next. Loaded in
+ * sampled mode only: it runs at every task switch of the machine, and exits after a few
+ * loads when the task leaving made no traced process's calls.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(calls_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct ht_cpu_calls *c;
+	__u32 zero = 0;
+
+	/* BTF pointers: read directly, where a helper call costs more than the rest. */
+	thread_calls__flush(prev->tgid, prev->pid);
+	c = bpf_map_lookup_elem(&cpu_calls, &zero);
+	if (c) {
+		c->pid = next->tgid;
+		c->tid = next->pid;
+	}
 	return 0;
 }
 

@@ -41,19 +41,51 @@ struct {
 } sampled_blocks SEC(".maps");
 
 /*
- * A counting filter in front of sampled_blocks: per slot (a hash of pid and address), the
+ * A counting filter in front of sampled_blocks: per slot (a hash of the address), the
  * sampled blocks kept that hash there. A release whose slot counts none was not sampled:
- * one load of global data, where a hash map lookup hashes its key and walks a bucket.
- * With N sampled blocks outstanding, a release goes on to the map with probability
+ * one load of global data and no helper call, where a hash map lookup hashes its key and
+ * walks a bucket (and the pid it is keyed by costs a helper call: on this path, each call
+ * costs more than the rest of the path). Addresses, not pids: blocks of other processes
+ * at the same address only send a release on to the map, which is keyed by pid too. With
+ * N sampled blocks outstanding, a release goes on to the map with probability
  * N / FILTER_SLOTS at most.
  */
 #define FILTER_SLOTS (1u << 18)
 __u32 sampled_filter[FILTER_SLOTS];
 
-static __always_inline __u32 filter_slot(__u32 pid, __u64 ptr)
+static __always_inline __u32 filter_slot(__u64 ptr)
 {
-	return (__u32)(((ptr >> 4) ^ ((__u64)pid << 40)) * 0x9e3779b97f4a7c15ull >> 46) &
-	       (FILTER_SLOTS - 1);
+	return (__u32)((ptr >> 4) * 0x9e3779b97f4a7c15ull >> 46) & (FILTER_SLOTS - 1);
+}
+
+/*
+ * The draws' generator: splitmix64, one state per CPU, seeded from the kernel's
+ * bpf_get_prandom_u32 at its first use. A per-CPU array's lookup is inlined (Linux 6.10),
+ * where bpf_get_prandom_u32 is two calls deep: this costs a third of it. Two programs that
+ * preempt each other on one CPU may take the same draw; the draws stay independent of the
+ * sizes drawn, and so the estimates unbiased.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sample_rng SEC(".maps");
+
+static __always_inline __u32 sample__random(void)
+{
+	__u32 zero = 0;
+	__u64 *state = bpf_map_lookup_elem(&sample_rng, &zero), z;
+
+	if (!state)
+		return bpf_get_prandom_u32();
+	if (!*state)
+		*state = (__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+	z = *state + 0x9e3779b97f4a7c15ull;
+	*state = z;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (__u32)((z ^ (z >> 31)) >> 32);
 }
 
 /* Is a call that allocates drawn? One pseudo-random draw against its bucket's threshold. */
@@ -61,19 +93,22 @@ static __always_inline bool sample__draw(__u32 func, __u64 a0, __u64 a1, __u64 a
 {
 	__u32 bucket = ht_sample_bucket(ht_sample_size(func, a0, a1, a2));
 
-	return (__u64)bpf_get_prandom_u32() < sample_threshold[bucket & (HT_SAMPLE_BUCKETS - 1)];
+	return (__u64)sample__random() < sample_threshold[bucket & (HT_SAMPLE_BUCKETS - 1)];
 }
 
-/* The block at ptr is released: was it a sampled one? Then it is forgotten. */
-static __always_inline bool sample__released(__u32 pid, __u64 ptr)
+/*
+ * The block at ptr is released: was it a sampled one? Then it is forgotten. The pid only
+ * past the filter: an unsampled block's release calls no helper.
+ */
+static __always_inline bool sample__released(__u64 ptr)
 {
-	struct sampled_key key = { .pid = pid, .ptr = ptr };
-
-	__u32 slot = filter_slot(pid, ptr);
+	struct sampled_key key = { .ptr = ptr };
+	__u32 slot = filter_slot(ptr);
 
 	if (!ptr || !sampled_filter[slot])
 		return false;
 	/* Only a sampled block's release (or a collision in the filter) reaches the map. */
+	key.pid = bpf_get_current_pid_tgid() >> 32;
 	if (bpf_map_delete_elem(&sampled_blocks, &key))
 		return false;
 	__sync_fetch_and_add(&sampled_filter[slot], -1);
@@ -90,7 +125,7 @@ static __always_inline void sample__keep(__u32 pid, __u64 ptr)
 		return;
 	/* BPF_NOEXIST: a block kept already (its release lost) is counted once in the filter. */
 	if (!bpf_map_update_elem(&sampled_blocks, &key, &one, BPF_NOEXIST))
-		__sync_fetch_and_add(&sampled_filter[filter_slot(pid, ptr)], 1);
+		__sync_fetch_and_add(&sampled_filter[filter_slot(ptr)], 1);
 	else if (!bpf_map_lookup_elem(&sampled_blocks, &key))
 		count_loss(pid, LOSS_INFLIGHT_FULL);
 }
@@ -104,14 +139,11 @@ static __always_inline __u32 sample__enter(__u32 func, __u64 a0, __u64 a1, __u64
 {
 	__u32 flags = 0;
 
-	/* The pid only where a block is looked up: an unsampled malloc does without it. */
 	if (func == HT_FREE)
-		return sample__released(bpf_get_current_pid_tgid() >> 32, a0) ? HT_F_OLD_SAMPLED :
-										   0;
+		return sample__released(a0) ? HT_F_OLD_SAMPLED : 0;
 	if (sample__draw(func, a0, a1, a2))
 		flags |= HT_F_SAMPLED;
-	if ((func == HT_REALLOC || func == HT_REALLOCARRAY) &&
-	    sample__released(bpf_get_current_pid_tgid() >> 32, a0))
+	if ((func == HT_REALLOC || func == HT_REALLOCARRAY) && sample__released(a0))
 		flags |= HT_F_OLD_SAMPLED;
 	return flags;
 }

@@ -253,13 +253,29 @@ struct ht_exit_event {
 	__u32 tid;
 	__u32 group_dead; /* the last thread of the process */
 	__u32 exit_code;  /* with group_dead: the process's wait status (as waitpid's) */
-	__u32 pad;
+	__u32 calls_known; /* --sample-bytes: calls holds the thread's calls, exactly */
 	/*
 	 * With group_dead: resident pages as the last thread began to exit (VmRSS), and the
 	 * most ever resident (VmHWM); 0 when not read.
 	 */
 	__u64 rss_pages, rss_peak_pages;
 	__u64 time_ns; /* CLOCK_MONOTONIC of the exit */
+	__u64 calls[HT_NR_FUNCS]; /* with calls_known: the thread's calls of each function */
+	char comm[16];		  /* the thread's name */
+};
+
+/*
+ * --sample-bytes: a thread's calls, counted exactly though few are traced
+ * (bpf/thread_calls.bpf.h): as kept per thread, and as counted on a CPU since it last
+ * switched tasks, with the task it switched to (whose the counts are).
+ */
+struct ht_thread_calls {
+	__u64 calls[HT_NR_FUNCS];
+};
+
+struct ht_cpu_calls {
+	__u64 calls[HT_NR_FUNCS];
+	__u32 pid, tid;
 };
 
 /*

@@ -12,6 +12,8 @@
  * said too small fails it.
  */
 #include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,4 +146,103 @@ Test(sampling, zero_is_exact)
 	}
 	json_object_put(truth);
 	json_object_put(report);
+}
+
+/* Each of thread_calls' threads in the report (json) has the calls it counted (truth_path). */
+static void expect_thread_calls(const char *json, const char *truth_path)
+{
+	json_object *report = load_json(json), *truth = load_json(truth_path);
+	json_object *process = json_object_array_get_idx(get(report, "processes"), 0);
+	json_object *exact;
+	int threads = 0;
+
+	cr_assert(eq(i64, json_object_get_int64(get(get(process, "sampled"), "bytes")), 65536));
+	exact = get(get(process, "sampled"), "exact");
+	cr_expect(eq(str, (char *)json_object_get_string(json_object_array_get_idx(exact, 0)),
+		     "threads.calls"));
+	json_object_object_foreach(get(truth, "threads"), tid, counts) {
+		json_object *list = get(process, "threads"), *calls = NULL;
+
+		for (size_t i = 0; i < json_object_array_length(list); i++) {
+			json_object *th = json_object_array_get_idx(list, i);
+
+			if (json_object_get_int64(get(th, "tid")) == atoll(tid))
+				calls = get(th, "calls");
+		}
+		cr_assert(calls != NULL, "thread %s is not in the report", tid);
+		json_object_object_foreach(counts, func, n) {
+			cr_expect(eq(i64, json_object_get_int64(get(calls, func)),
+				     json_object_get_int64(n)), "thread %s, %s", tid, func);
+			cr_assert(json_object_get_int64(n) > 0);
+		}
+		threads++;
+	}
+	cr_expect(eq(int, threads, 4));
+	json_object_put(truth);
+	json_object_put(report);
+}
+
+/*
+ * Each thread's calls in sampled mode, counted in BPF, against the counts each of
+ * thread_calls' threads keeps of its own calls (realloc(NULL, n) among them: one call,
+ * though glibc's realloc calls malloc), with and without session uprobes: the threads'
+ * counts come in their exit events.
+ */
+static void thread_calls_exact(bool session)
+{
+	char target[4096], json[256], truth_path[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "--sample-bytes", "64K", "--json",
+			 (char *)scratch_file("calls.json", json, sizeof(json)), "-o",
+			 "/dev/null", "--",
+			 (char *)target_path("thread_calls", target, sizeof(target)), "--truth",
+			 (char *)scratch_file("calls_truth.json", truth_path, sizeof(truth_path)),
+			 NULL };
+
+	require_bpf();
+	if (!session)
+		setenv("HEAPTAP_NO_SESSION_UPROBES", "1", 1);
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	expect_thread_calls(json, truth_path);
+}
+
+Test(sampling, thread_calls_exact_with_sessions)
+{
+	thread_calls_exact(true);
+}
+
+Test(sampling, thread_calls_exact_without_sessions)
+{
+	thread_calls_exact(false);
+}
+
+/* The same of a process heaptap attached to and detached from, its threads alive. */
+Test(sampling, thread_calls_exact_of_live_threads)
+{
+	char target_bin[4096], json[256], truth_path[256], err[256], pid_arg[16];
+	char *target_argv[] = { (char *)target_path("thread_calls", target_bin,
+						    sizeof(target_bin)),
+				"--truth",
+				(char *)scratch_file("calls_truth.json", truth_path,
+						     sizeof(truth_path)),
+				"--attach", NULL };
+	pid_t target, tracer;
+
+	require_bpf();
+	target = spawn(target_argv, NULL, NULL);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", target);
+	{
+		char *argv[] = { (char *)heaptap_path(), "attach", "-p", pid_arg,
+				 "--sample-bytes", "64K", "--json",
+				 (char *)scratch_file("calls.json", json, sizeof(json)), NULL };
+
+		tracer = spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err)));
+	}
+	expect_attached(tracer, target, err);
+	kill(target, SIGUSR1);
+	cr_assert(wait_for_text(truth_path, "}}", 60), "thread_calls wrote no truth");
+	kill(tracer, SIGINT);
+	cr_assert(eq(int, wait_status(tracer, 30), 0), "heaptap: %s", slurp(err));
+	kill(target, SIGKILL);
+	wait_status(target, 10);
+	expect_thread_calls(json, truth_path);
 }

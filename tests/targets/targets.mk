@@ -262,3 +262,8 @@ TEST_TARGETS += $(TARGET_DIR)/sample_truth
 $(TARGET_DIR)/sample_truth: tests/targets/sample_truth.c | $(TARGET_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(TARGET_CFLAGS) $< -o $@
+
+TEST_TARGETS += $(TARGET_DIR)/thread_calls
+$(TARGET_DIR)/thread_calls: tests/targets/thread_calls.c | $(TARGET_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(TARGET_CFLAGS) $< -pthread -o $@

@@ -4,9 +4,9 @@
 # call is sampled (p = 1.2e-4 a malloc):
 #   bpf sampled unsampled-pair X ns   heaptap's BPF run time per malloc+free pair (kernel BPF
 #                                     statistics, read from /proc/PID/fdinfo as bpf_cost.sh
-#                                     does): every alloc_* program's time over the pairs
-#                                     (entry runs / 2; with session uprobes the few sampled
-#                                     returns count among them too: under 0.02%)
+#                                     does): every alloc_* program's time, and sampled_free's,
+#                                     over the pairs (entry runs / 2; with session uprobes the
+#                                     few sampled returns count among them too: under 0.02%)
 #   sampled heaptap/sited-empty X     the pair under heaptap next to the empty probes at
 #                                     heaptap's sites (run.sh), rounds interleaved
 # each with session uprobes where the kernel has them, and without (the return program's
@@ -70,11 +70,13 @@ bpf_run() {
 		"$samples.names" "$samples"
 }
 
-# heaptap's BPF ns per pair under env $@: every alloc_* program's time over the pairs.
+# heaptap's BPF ns per pair under env $@: every alloc_* program's time (and free's own,
+# sampled_free, with session uprobes) over the pairs.
 bpf_pair() {
 	bpf_run env "$@" "$heaptap" run --sample-bytes 512K -o /dev/null |
-		awk '$1 ~ /^alloc_/ { time += $2 }
-		     $1 == "alloc_entry" || $1 == "alloc_session" { calls += $3 }
+		awk '$1 ~ /^alloc_/ || $1 == "sampled_free" { time += $2 }
+		     $1 == "alloc_entry" || $1 == "alloc_session" || $1 == "sampled_free" {
+			calls += $3 }
 		     END { if (calls > 0) printf "%.1f\n", time / (calls / 2) }'
 }
 

@@ -148,9 +148,11 @@ int accountant__charge(struct process_stats *ps, const struct charge *c)
 	if (c->thread_name)
 		strncpy(t->name, c->thread_name, sizeof(t->name) - 1);
 	uint64_t calls = c->calls ? c->calls : 1;
+	/* A thread whose calls were counted exactly has them, and the process its share. */
+	uint64_t thread_calls = t->calls_exact ? 0 : calls;
 
-	balance__apply(&ps->total, c->func, c->delta, c->requested, calls);
-	balance__apply(&t->bal, c->func, c->delta, c->requested, calls);
+	balance__apply(&ps->total, c->func, c->delta, c->requested, thread_calls);
+	balance__apply(&t->bal, c->func, c->delta, c->requested, thread_calls);
 	balance__apply(&l->bal, c->func, c->delta, c->requested, calls);
 	balance__apply(&f->bal, c->func, c->delta, c->requested, calls);
 	return 0;
@@ -166,6 +168,30 @@ int accountant__set_thread(struct process_stats *ps, uint32_t tid, const char *n
 	if (name)
 		strncpy(t->name, name, sizeof(t->name) - 1);
 	t->bal = *b;
+	return 0;
+}
+
+int accountant__count_thread_calls(struct process_stats *ps, uint32_t tid, const char *name,
+				   const uint64_t *calls)
+{
+	struct thread_stats *t = thread_of(ps, tid);
+
+	if (!t)
+		return -ENOMEM;
+	if (name && !t->name[0])
+		strncpy(t->name, name, sizeof(t->name) - 1);
+	if (!t->calls_exact) {
+		/* The estimates the thread's sampled calls stood for give way to its counts. */
+		for (int f = 0; f < HT_NR_FUNCS; f++) {
+			ps->total.calls[f] -= t->bal.calls[f];
+			t->bal.calls[f] = 0;
+		}
+		t->calls_exact = true;
+	}
+	for (int f = 0; f < HT_NR_FUNCS; f++) {
+		ps->total.calls[f] += calls[f];
+		t->bal.calls[f] += calls[f];
+	}
 	return 0;
 }
 

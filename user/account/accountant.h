@@ -6,6 +6,7 @@
 #ifndef HEAPTAP_ACCOUNTANT_H
 #define HEAPTAP_ACCOUNTANT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <uthash.h>
 #include "heaptap_types.h"
@@ -20,6 +21,7 @@ struct thread_stats {
 	uint32_t tid;
 	char name[16];
 	struct balance bal;
+	bool calls_exact; /* sampled: bal.calls are its counted calls, not estimates */
 	UT_hash_handle hh;
 };
 
@@ -75,6 +77,13 @@ void accountant__clear(struct process_stats *ps);
  */
 int accountant__set_thread(struct process_stats *ps, uint32_t tid, const char *name,
 			   const struct balance *b);
+/*
+ * --sample-bytes: calls of each function the thread made, counted exactly, added to what
+ * was counted so far (several counts may come, a thread's and its tid's reuse). The first
+ * replaces the thread's estimated calls, in the process's total too. 0 or -ENOMEM.
+ */
+int accountant__count_thread_calls(struct process_stats *ps, uint32_t tid, const char *name,
+				   const uint64_t *calls);
 int accountant__set_library(struct process_stats *ps, const char *library,
 			    const struct balance *b);
 int accountant__set_function(struct process_stats *ps, const char *library,

@@ -19,7 +19,7 @@ _Static_assert(sizeof(struct ht_os_event) ==
 			       HT_MAX_FRAMES * sizeof(__u64),
 	       "ABI: ht_os_event header");
 _Static_assert(sizeof(struct ht_libs_event) == 32, "ABI: ht_libs_event");
-_Static_assert(sizeof(struct ht_exit_event) == 48, "ABI: ht_exit_event");
+_Static_assert(sizeof(struct ht_exit_event) == 144, "ABI: ht_exit_event");
 _Static_assert(sizeof(struct ht_oom_event) == 56, "ABI: ht_oom_event");
 _Static_assert(sizeof(struct ht_hold) == 16, "ABI: ht_hold");
 _Static_assert(sizeof(struct ht_hold_control) == 24, "ABI: ht_hold_control");

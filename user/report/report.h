@@ -90,9 +90,11 @@ struct tree_opts {
  * with detailed (records kept for --stacks) its offset and raw symbol.
  */
 json_object *report_frame_json(const struct stack_frame *fr, bool detailed);
+/* Sampled: are all its threads' calls counted exactly (not estimated)? */
+bool report_thread_calls_exact(const struct target *t);
 /*
  * The process's "sampled": null when every call was traced; with --sample-bytes R,
- * {"bytes": R, ...} saying what is estimated.
+ * {"bytes": R, ...} saying what is estimated, and what is exact.
  */
 void report_sampled_json(json_object *p, const struct target *t);
 /*

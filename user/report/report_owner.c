@@ -40,6 +40,19 @@ static json_object *site_json(const struct target *t, const struct owner_site *s
 	return o;
 }
 
+bool report_thread_calls_exact(const struct target *t)
+{
+	const struct thread_stats *th, *tmp;
+
+	if (!t->stats.threads)
+		return false;
+	HASH_ITER(hh, t->stats.threads, th, tmp) {
+		if (!th->calls_exact)
+			return false;
+	}
+	return true;
+}
+
 void report_sampled_json(json_object *p, const struct target *t)
 {
 	json_object *sampled, *estimated;
@@ -62,6 +75,14 @@ void report_sampled_json(json_object *p, const struct target *t)
 	for (size_t i = 0; i < sizeof(estimates) / sizeof(estimates[0]); i++)
 		json_object_array_add(estimated, json_object_new_string(estimates[i]));
 	json_object_object_add(sampled, "estimated", estimated);
+	/* Counted in BPF, every call: each thread's calls, and so the process's. */
+	if (report_thread_calls_exact(t)) {
+		json_object *exact = json_object_new_array();
+
+		json_object_array_add(exact, json_object_new_string("threads.calls"));
+		json_object_array_add(exact, json_object_new_string("total.calls"));
+		json_object_object_add(sampled, "exact", exact);
+	}
 	json_object_object_add(p, "sampled", sampled);
 }
 

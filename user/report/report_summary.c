@@ -276,8 +276,10 @@ void report_summary_text(FILE *out, const struct target *t, const struct process
 	print_heading(out, t, pf);
 	if (t->owner.sample_bytes)
 		fprintf(out, "Sampled by bytes (--sample-bytes %s): bytes, blocks and calls are "
-			     "estimates\n",
-			size_text((int64_t)t->owner.sample_bytes, false, peak, sizeof(peak)));
+			     "estimates%s\n",
+			size_text((int64_t)t->owner.sample_bytes, false, peak, sizeof(peak)),
+			report_thread_calls_exact(t) ? ", but each thread's calls (and the process's) "
+						       "are counted exactly" : "");
 	if (t->owner.live && o->attached)
 		print_since_attaching(out, t, o);
 	if (t->oom.killed)

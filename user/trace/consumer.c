@@ -224,8 +224,11 @@ static void on_process_event(struct session *s, __u32 type, const void *data, si
 			handle_launcher(s, data);
 		break;
 	case HT_EV_EXIT:
-		if (size >= sizeof(struct ht_exit_event) && exit->group_dead &&
-		    (t = target_of(s, exit->pid))) {
+		if (size < sizeof(struct ht_exit_event))
+			break;
+		if (exit->calls_known)
+			thread_calls_exited(s, exit);
+		if (exit->group_dead && (t = target_of(s, exit->pid))) {
 			t->owner.event_ns = exit->time_ns; /* its blocks leave the node's sum */
 			record_exit_rss(s, t, exit);
 			target_exited(s, t, exit->exit_code, true);

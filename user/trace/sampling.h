@@ -29,4 +29,13 @@ bool sampling__configure(struct heaptap_bpf *skel, uint64_t sample_bytes);
 int sampling__attach_session(int prog_fd, const char *path, const uint64_t *offsets,
 			     const uint64_t *cookies, size_t nr, pid_t pid);
 
+/* A thread's calls of each function (HT_NR_FUNCS of them), counted exactly. */
+typedef void (*thread_calls_fn)(void *ctx, uint32_t pid, uint32_t tid, const uint64_t *calls);
+/*
+ * Once tracing has stopped: the calls of the threads that have not exited (the exited ones
+ * came in their exit events), counted in BPF (bpf/thread_calls.bpf.h); a thread may be
+ * given twice, its entry's and what its CPU counted since. 0 or -errno.
+ */
+int sampling__thread_calls(struct heaptap_bpf *skel, thread_calls_fn fn, void *ctx);
+
 #endif

@@ -262,6 +262,8 @@ void session__stop(struct session *s)
 			tracer__detach(s->tracer, t->pid);
 	}
 	tracer__drain(s->tracer);
+	if (s->sample_bytes)
+		thread_calls_at_stop(s);
 	s->clock = monotonic_ns() / 1e9;
 	for (unsigned i = 0; i < s->nr_consumers; i++) {
 		s->consumers[i].clock = s->clock;

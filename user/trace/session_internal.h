@@ -146,6 +146,11 @@ int consumers__start(struct session *s);
 /* Tell every consumer to end, and wait for them. */
 void consumers__stop(struct session *s);
 
+/* --sample-bytes: an exiting thread's exact calls (its event's), in its process's figures. */
+void thread_calls_exited(struct session *s, const struct ht_exit_event *ev);
+/* --sample-bytes, once stopped and drained: the live threads' exact calls. */
+void thread_calls_at_stop(struct session *s);
+
 /* programs.c: a target's program changes (exec, loader events) and new processes. */
 void handle_exec(struct session *s, const struct ht_libs_event *ev);
 void handle_libs_changed(struct session *s, const struct ht_libs_event *ev);

@@ -30,7 +30,7 @@
 struct probed_file {
 	uint64_t dev, inode;
 	uint64_t offset; /* the loader's hook; 0 for the allocator */
-	int fds[2];	 /* entries and returns, or the hook; -1 when unused */
+	int fds[2]; /* entries and returns (sessions: theirs, free's), or the hook; -1: none */
 };
 
 struct target_links {
@@ -215,6 +215,7 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 	/* Every uprobe goes through uprobe_multi links where the kernel has them. */
 	bpf_program__set_expected_attach_type(t->skel->progs.alloc_entry, uprobe_type);
 	bpf_program__set_expected_attach_type(t->skel->progs.alloc_return, uprobe_type);
+	bpf_program__set_expected_attach_type(t->skel->progs.sampled_free, uprobe_type);
 	bpf_program__set_expected_attach_type(t->skel->progs.loader_changed, uprobe_type);
 	bpf_program__set_expected_attach_type(t->skel->progs.custom_entry, uprobe_type);
 	bpf_program__set_expected_attach_type(t->skel->progs.custom_return, uprobe_type);
@@ -406,6 +407,7 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	uint64_t returns[HT_NR_FUNCS], return_funcs[HT_NR_FUNCS];
 	struct target_links *tl = links_of(t, pid);
 	size_t nr_entries = 0, nr_returns = 0;
+	uint64_t free_site = 0, free_cookie = 0;
 	int fd;
 
 	if (!tl)
@@ -418,6 +420,12 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 
 		if (!alloc->offsets[f] || allocator__is_alias(alloc, f))
 			continue;
+		/* With session uprobes, free has a program and a link of its own (alloc.bpf.c). */
+		if (t->session_uprobes && f == HT_FREE) {
+			free_site = alloc->sites[f];
+			free_cookie = cookie;
+			continue;
+		}
 		/*
 		 * Both probes on the site: the return address is still at [rsp] there. The
 		 * cookie tells the entry program how far past the entry it sits.
@@ -433,13 +441,22 @@ int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator
 	if (nr_entries == 0)
 		return -ENOENT;
 	if (t->session_uprobes) {
-		/* One link: each entry says whether its return runs. */
+		/* One link: each entry says whether its return runs; and free's. */
 		fd = sampling__attach_session(bpf_program__fd(t->skel->progs.alloc_session),
 					      alloc->open_path, entries, entry_funcs, nr_entries,
 					      pid);
 		if (fd < 0)
 			return fd;
 		tl->allocator.fds[0] = fd;
+		if (!free_site)
+			return 0;
+		fd = attach(pid, t->skel->progs.sampled_free, false, alloc->open_path, &free_site,
+			    &free_cookie, 1);
+		if (fd < 0) {
+			unprobe(t, &tl->allocator);
+			return fd;
+		}
+		tl->allocator.fds[1] = fd;
 		return 0;
 	}
 	/*
@@ -651,6 +668,11 @@ void tracer__stack_cache_stats(struct tracer *t, uint64_t *hits, uint64_t *walks
 			*out[i] += values[cpu];
 	}
 	free(values);
+}
+
+int tracer__thread_calls(struct tracer *t, thread_calls_fn fn, void *ctx)
+{
+	return sampling__thread_calls(t->skel, fn, ctx);
 }
 
 void tracer__losses(struct tracer *t, pid_t pid, struct ht_losses *out)

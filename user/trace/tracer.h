@@ -12,6 +12,7 @@
 #include "allocator.h"
 #include "heaptap_types.h"
 #include "rings.h"
+#include "sampling.h"
 
 struct tracer;
 
@@ -134,6 +135,8 @@ void tracer__stack_cache_stats(struct tracer *t, uint64_t *hits, uint64_t *walks
 
 /* What the kernel lost or skipped for pid so far (zeros if nothing). */
 void tracer__losses(struct tracer *t, pid_t pid, struct ht_losses *out);
+/* --sample-bytes, once stopped: the live threads' exact calls (sampling.h). 0 or -errno. */
+int tracer__thread_calls(struct tracer *t, thread_calls_fn fn, void *ctx);
 /* The same, once pid has ended: read and forgotten. */
 void tracer__take_losses(struct tracer *t, pid_t pid, struct ht_losses *out);
 
