@@ -21,12 +21,6 @@
 const volatile __u64 sample_bytes;
 const volatile __u64 sample_threshold[HT_SAMPLE_BUCKETS];
 
-struct sampled_key {
-	__u32 pid;
-	__u32 pad;
-	__u64 ptr;
-};
-
 /*
  * The sampled blocks still allocated (one entry each, ~1/p of the blocks): memory taken
  * as they come. A sampled block that finds it full goes unkept, counted as an in-flight
@@ -36,7 +30,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1 << 20);
-	__type(key, struct sampled_key);
+	__type(key, struct ht_sampled_key);
 	__type(value, __u8);
 } sampled_blocks SEC(".maps");
 
@@ -48,15 +42,10 @@ struct {
  * costs more than the rest of the path). Addresses, not pids: blocks of other processes
  * at the same address only send a release on to the map, which is keyed by pid too. With
  * N sampled blocks outstanding, a release goes on to the map with probability
- * N / FILTER_SLOTS at most.
+ * N / HT_SAMPLE_FILTER_SLOTS at most. A process that ends leaves its blocks to userspace,
+ * which takes them out of both (sampling__forget_blocks).
  */
-#define FILTER_SLOTS (1u << 18)
-__u32 sampled_filter[FILTER_SLOTS];
-
-static __always_inline __u32 filter_slot(__u64 ptr)
-{
-	return (__u32)((ptr >> 4) * 0x9e3779b97f4a7c15ull >> 46) & (FILTER_SLOTS - 1);
-}
+__u32 sampled_filter[HT_SAMPLE_FILTER_SLOTS];
 
 /*
  * The draws' generator: splitmix64, one state per CPU, seeded from the kernel's
@@ -102,8 +91,8 @@ static __always_inline bool sample__draw(__u32 func, __u64 a0, __u64 a1, __u64 a
  */
 static __always_inline bool sample__released(__u64 ptr)
 {
-	struct sampled_key key = { .ptr = ptr };
-	__u32 slot = filter_slot(ptr);
+	struct ht_sampled_key key = { .ptr = ptr };
+	__u32 slot = ht_sample_filter_slot(ptr);
 
 	if (!ptr || !sampled_filter[slot])
 		return false;
@@ -118,14 +107,14 @@ static __always_inline bool sample__released(__u64 ptr)
 /* A sampled block was returned at ptr: keep it until its release. */
 static __always_inline void sample__keep(__u32 pid, __u64 ptr)
 {
-	struct sampled_key key = { .pid = pid, .ptr = ptr };
+	struct ht_sampled_key key = { .pid = pid, .ptr = ptr };
 	__u8 one = 1;
 
 	if (!ptr)
 		return;
 	/* BPF_NOEXIST: a block kept already (its release lost) is counted once in the filter. */
 	if (!bpf_map_update_elem(&sampled_blocks, &key, &one, BPF_NOEXIST))
-		__sync_fetch_and_add(&sampled_filter[filter_slot(ptr)], 1);
+		__sync_fetch_and_add(&sampled_filter[ht_sample_filter_slot(ptr)], 1);
 	else if (!bpf_map_lookup_elem(&sampled_blocks, &key))
 		count_loss(pid, LOSS_INFLIGHT_FULL);
 }

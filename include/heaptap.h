@@ -91,6 +91,23 @@ enum ht_event_type {
  * (p varies by at most 25% within one), 64 powers.
  */
 #define HT_SAMPLE_BUCKETS 256
+
+/*
+ * A sampled block still allocated, as the BPF side keeps it (bpf/sampling.bpf.h), and the
+ * slot of the counting filter in front of that map that its address counts in.
+ */
+struct ht_sampled_key {
+	__u32 pid;
+	__u32 pad;
+	__u64 ptr;
+};
+
+#define HT_SAMPLE_FILTER_SLOTS (1u << 18)
+
+static inline __u32 ht_sample_filter_slot(__u64 ptr)
+{
+	return (__u32)((ptr >> 4) * 0x9e3779b97f4a7c15ull >> 46) & (HT_SAMPLE_FILTER_SLOTS - 1);
+}
 #define HT_SAMPLE_ALWAYS (1ull << 32) /* a threshold no 32-bit draw reaches: p = 1 */
 
 /* The bytes a call is drawn by: what it asks for (calloc, reallocarray: n * m). */

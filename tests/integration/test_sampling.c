@@ -246,3 +246,44 @@ Test(sampling, thread_calls_exact_of_live_threads)
 	wait_status(target, 10);
 	expect_thread_calls(json, truth_path);
 }
+
+/*
+ * An ended process's sampled blocks leave the BPF side's table (an agent traces processes
+ * for weeks: they would fill it, and its filter would send every release to it): at
+ * --sample-bytes 1 every block is sampled, and the blocks the demo leaves allocated at
+ * its exit, the report's outstanding samples, are the ones taken out of the table.
+ */
+Test(sampling, an_ended_process_leaves_no_sampled_blocks)
+{
+	char target[4096], json[256], err[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "-v", "--sample-bytes", "1", "--json",
+			 (char *)scratch_file("demo.json", json, sizeof(json)), "-o", "/dev/null",
+			 "--", (char *)target_path("demo", target, sizeof(target)), NULL };
+	json_object *report, *process, *list;
+	long long samples = 0, pid, forgotten = -1;
+	const char *line;
+	char *text;
+
+	require_bpf();
+	cr_assert(eq(int, wait_status(spawn(argv, "/dev/null",
+					    scratch_file("demo.err", err, sizeof(err))), 60), 0));
+	report = load_json(json);
+	process = json_object_array_get_idx(get(report, "processes"), 0);
+	pid = json_object_get_int64(get(process, "pid"));
+	list = get(process, "outstanding");
+	for (size_t i = 0; i < json_object_array_length(list); i++)
+		samples += json_object_get_int64(get_opt(json_object_array_get_idx(list, i),
+							 "samples"));
+	text = slurp(err);
+	for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		long long p, n;
+
+		if (sscanf(line, "heaptap: process %lld: %lld sampled blocks still allocated", &p,
+			   &n) == 2 && p == pid)
+			forgotten = n;
+	}
+	cr_expect(samples > 0, "the demo leaves blocks allocated");
+	cr_expect(eq(i64, forgotten, samples), "%s", text);
+	free(text);
+	json_object_put(report);
+}

@@ -80,6 +80,15 @@ void live_blocks__retire(struct live_blocks *lb)
 	lb->capacity = 0;
 }
 
+void live_blocks__each(const struct live_blocks *lb, void (*fn)(void *ctx, uint64_t addr),
+		       void *ctx)
+{
+	for (size_t i = 0; lb && lb->slots && i < lb->capacity; i++) {
+		if (lb->slots[i].addr)
+			fn(ctx, lb->slots[i].addr);
+	}
+}
+
 void live_blocks__free(struct live_blocks *lb)
 {
 	live_blocks__retire(lb);

@@ -112,6 +112,9 @@ bool live_blocks__take(struct live_blocks *lb, uint64_t addr, struct live_block 
 void live_blocks__retire(struct live_blocks *lb);
 
 size_t live_blocks__count(const struct live_blocks *lb);
+/* Each block's address, in no order. */
+void live_blocks__each(const struct live_blocks *lb, void (*fn)(void *ctx, uint64_t addr),
+		       void *ctx);
 size_t live_blocks__limit(const struct live_blocks *lb);
 /* What the table costs in memory now, in bytes. */
 size_t live_blocks__bytes(const struct live_blocks *lb);

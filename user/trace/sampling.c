@@ -62,6 +62,24 @@ int sampling__attach_session(int prog_fd, const char *path, const uint64_t *offs
 	return fd >= 0 ? fd : -errno;
 }
 
+size_t sampling__forget_blocks(struct heaptap_bpf *skel, pid_t pid, const uint64_t *addrs,
+			       size_t nr)
+{
+	int fd = bpf_map__fd(skel->maps.sampled_blocks);
+	size_t forgotten = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		struct ht_sampled_key key = { .pid = (__u32)pid, .ptr = addrs[i] };
+
+		if (bpf_map_delete_elem(fd, &key))
+			continue; /* never kept there (its table was full) */
+		__atomic_fetch_sub(&skel->bss->sampled_filter[ht_sample_filter_slot(addrs[i])], 1,
+				   __ATOMIC_RELAXED);
+		forgotten++;
+	}
+	return forgotten;
+}
+
 int sampling__thread_calls(struct heaptap_bpf *skel, thread_calls_fn fn, void *ctx)
 {
 	int cpus = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.thread_calls);

@@ -29,6 +29,14 @@ bool sampling__configure(struct heaptap_bpf *skel, uint64_t sample_bytes);
 int sampling__attach_session(int prog_fd, const char *path, const uint64_t *offsets,
 			     const uint64_t *cookies, size_t nr, pid_t pid);
 
+/*
+ * A sampled process ended (or exec'd): its sampled blocks still allocated, at addrs, out
+ * of the BPF side's table and its filter, which would otherwise keep them for good (an
+ * agent runs for weeks). Returns how many the table held.
+ */
+size_t sampling__forget_blocks(struct heaptap_bpf *skel, pid_t pid, const uint64_t *addrs,
+			       size_t nr);
+
 /* A thread's calls of each function (HT_NR_FUNCS of them), counted exactly. */
 typedef void (*thread_calls_fn)(void *ctx, uint32_t pid, uint32_t tid, const uint64_t *calls);
 /*

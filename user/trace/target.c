@@ -164,11 +164,44 @@ static void keep_ended_trees_within_budget(struct session *s)
 	}
 }
 
+struct addresses {
+	uint64_t *addrs;
+	size_t nr, cap;
+};
+
+static void add_address(void *ctx, uint64_t addr)
+{
+	struct addresses *a = ctx;
+
+	if (a->nr < a->cap)
+		a->addrs[a->nr++] = addr;
+}
+
+/*
+ * Sampled: the BPF side keeps the process's sampled blocks until their release, which an
+ * ended process never makes. Its blocks still allocated are the live ones here. (At an
+ * exec, a block the new program sampled at the very address of an old one would go too:
+ * its release is then counted as a block allocated before tracing.)
+ */
+static void forget_sampled_blocks(struct session *s, struct target *t)
+{
+	struct addresses a = { .cap = t->owner.live ? live_blocks__count(t->owner.live) : 0 };
+	size_t forgotten;
+
+	if (!s->sample_bytes || !a.cap || !(a.addrs = malloc(a.cap * sizeof(*a.addrs))))
+		return;
+	live_blocks__each(t->owner.live, add_address, &a);
+	forgotten = tracer__forget_sampled(s->tracer, t->pid, a.addrs, a.nr);
+	log_debug("process %d: %zu sampled blocks still allocated, forgotten", t->pid, forgotten);
+	free(a.addrs);
+}
+
 /* Under the shared lock, on the thread of t's consumer or with its lock. */
 void end_target(struct session *s, struct target *t)
 {
 	forget_program(s, t);
 	sample_final_total(s, t);
+	forget_sampled_blocks(s, t);
 	owner__end(&t->owner);
 	mapping_stats__end(&t->mappings);
 	tracer__take_losses(s->tracer, t->pid, &t->kernel_losses);

@@ -675,6 +675,11 @@ int tracer__thread_calls(struct tracer *t, thread_calls_fn fn, void *ctx)
 	return sampling__thread_calls(t->skel, fn, ctx);
 }
 
+size_t tracer__forget_sampled(struct tracer *t, pid_t pid, const uint64_t *addrs, size_t nr)
+{
+	return sampling__forget_blocks(t->skel, pid, addrs, nr);
+}
+
 void tracer__losses(struct tracer *t, pid_t pid, struct ht_losses *out)
 {
 	__u32 key = pid;

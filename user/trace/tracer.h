@@ -137,6 +137,8 @@ void tracer__stack_cache_stats(struct tracer *t, uint64_t *hits, uint64_t *walks
 void tracer__losses(struct tracer *t, pid_t pid, struct ht_losses *out);
 /* --sample-bytes, once stopped: the live threads' exact calls (sampling.h). 0 or -errno. */
 int tracer__thread_calls(struct tracer *t, thread_calls_fn fn, void *ctx);
+/* An ended sampled process's blocks at addrs out of the BPF side (sampling__forget_blocks). */
+size_t tracer__forget_sampled(struct tracer *t, pid_t pid, const uint64_t *addrs, size_t nr);
 /* The same, once pid has ended: read and forgotten. */
 void tracer__take_losses(struct tracer *t, pid_t pid, struct ht_losses *out);
 
