@@ -90,13 +90,17 @@ struct tree_opts {
  * with detailed (records kept for --stacks) its offset and raw symbol.
  */
 json_object *report_frame_json(const struct stack_frame *fr, bool detailed);
-/* Sampled: are all its threads' calls counted exactly (not estimated)? */
-bool report_thread_calls_exact(const struct target *t);
+/*
+ * Sampled: are all its threads' calls counted exactly (not estimated)? Not when any of its
+ * events was lost: a thread's exit event carries its counts, the table of counts may fill.
+ */
+bool report_thread_calls_exact(const struct target *t, const struct process_facts *pf);
 /*
  * The process's "sampled": null when every call was traced; with --sample-bytes R,
  * {"bytes": R, ...} saying what is estimated, and what is exact.
  */
-void report_sampled_json(json_object *p, const struct target *t);
+void report_sampled_json(json_object *p, const struct target *t,
+			 const struct process_facts *pf);
 /*
  * The run's "node": what its traced processes (targets, n) held at once, its peak and the
  * sites that held it then, its samples written by samples.

@@ -54,7 +54,7 @@ static json_object *process_json(const struct target *t, const struct process_fa
 				       json_object_new_uint64(pf->dropped_messages));
 	}
 	json_object_object_add(p, "exited", json_object_new_boolean(t->exited));
-	report_sampled_json(p, t);
+	report_sampled_json(p, t, pf);
 	json_object_object_add(p, "exec", json_object_new_boolean(t->exec));
 	/* How it ended: an exit status, or the signal that killed it (null: not known). */
 	json_object_object_add(p, "exit_status", t->exit_known && WIFEXITED(t->exit_code) ?

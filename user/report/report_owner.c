@@ -40,11 +40,11 @@ static json_object *site_json(const struct target *t, const struct owner_site *s
 	return o;
 }
 
-bool report_thread_calls_exact(const struct target *t)
+bool report_thread_calls_exact(const struct target *t, const struct process_facts *pf)
 {
 	const struct thread_stats *th, *tmp;
 
-	if (!t->stats.threads)
+	if (!t->stats.threads || pf->lost_events)
 		return false;
 	HASH_ITER(hh, t->stats.threads, th, tmp) {
 		if (!th->calls_exact)
@@ -53,7 +53,8 @@ bool report_thread_calls_exact(const struct target *t)
 	return true;
 }
 
-void report_sampled_json(json_object *p, const struct target *t)
+void report_sampled_json(json_object *p, const struct target *t,
+			 const struct process_facts *pf)
 {
 	json_object *sampled, *estimated;
 	static const char *const estimates[] = { "total", "threads", "libraries", "functions",
@@ -76,7 +77,7 @@ void report_sampled_json(json_object *p, const struct target *t)
 		json_object_array_add(estimated, json_object_new_string(estimates[i]));
 	json_object_object_add(sampled, "estimated", estimated);
 	/* Counted in BPF, every call: each thread's calls, and so the process's. */
-	if (report_thread_calls_exact(t)) {
+	if (report_thread_calls_exact(t, pf)) {
 		json_object *exact = json_object_new_array();
 
 		json_object_array_add(exact, json_object_new_string("threads.calls"));

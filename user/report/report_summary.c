@@ -278,7 +278,7 @@ void report_summary_text(FILE *out, const struct target *t, const struct process
 		fprintf(out, "Sampled by bytes (--sample-bytes %s): bytes, blocks and calls are "
 			     "estimates%s\n",
 			size_text((int64_t)t->owner.sample_bytes, false, peak, sizeof(peak)),
-			report_thread_calls_exact(t) ? ", but each thread's calls (and the process's) "
+			report_thread_calls_exact(t, pf) ? ", but each thread's calls (and the process's) "
 						       "are counted exactly" : "");
 	if (t->owner.live && o->attached)
 		print_since_attaching(out, t, o);
