@@ -8,8 +8,8 @@
  * running there since the CPU last switched tasks; at each switch (sched_switch) they are
  * added to the task's entry in thread_calls and cleared; at a thread's exit they are sent
  * to userspace in its exit event (process.bpf.c); when tracing ends userspace reads what is
- * left (user/trace/thread_calls.c). The switch and the exit run with preemption off, so
- * no call's count falls between a CPU's counters and its thread's entry.
+ * left (user/trace/sampling.c). The switch and the exit run with preemption off, so no
+ * call's count falls between a CPU's counters and its thread's entry.
  */
 #ifndef HEAPTAP_THREAD_CALLS_BPF_H
 #define HEAPTAP_THREAD_CALLS_BPF_H
