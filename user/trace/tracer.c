@@ -197,6 +197,8 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 		return -ENOMEM;
 	t->on_event = on_event;
 	t->ctx = ctx;
+	/* It may wait for a heaptap that just exited: before holds have a heartbeat to miss. */
+	uprobe_links__prepare();
 
 	t->skel = heaptap_bpf__open();
 	if (!t->skel) {
@@ -273,6 +275,7 @@ void tracer__free(struct tracer *t)
 	HASH_ITER(hh, t->targets, tl, tmp)
 		tracer__detach(t, tl->pid);
 	link_reaper__free(t->reaper); /* waits until every probe is gone */
+	uprobe_links__release();
 	guardian__free(t->guardian);
 	ring_buffer__free(t->rb);
 	ring_buffer__free(t->hold_rb);
