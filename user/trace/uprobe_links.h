@@ -27,7 +27,7 @@ unsigned int uprobe_links__attach_type(void);
 /*
  * Probe offsets[0..nr) of path in pid (entry probes, or return probes with retprobe),
  * each with its cookie. One fd that stands for every probe (a uprobe_multi link, or a
- * group of perf event links): close it with link_reaper__close(), never close(). -errno.
+ * group of perf events): close it with link_reaper__close(), never close(). -errno.
  */
 int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
 			 const uint64_t *cookies, size_t nr, pid_t pid, bool retprobe);
