@@ -369,27 +369,50 @@ int uprobe_events__open(int prog_fd, const char *path, uint64_t offset, uint64_t
 
 /* Bound on the child's work: ~0.1 s per site, however many heaptaps wait in the kernel. */
 #define RELEASE_BOUND_S 120
+/* How long the child tries again to delete a definition still in use. */
+#define BUSY_RETRY_MS 30000
 
-/* Drop each holder's link, then delete the definition (an event in use cannot be). */
-static void remove_sites(const struct site *sites, size_t nr, const char *cmds, size_t stride)
+/* Delete a definition (its command emptied once done); false while it is in use. */
+static bool delete_site(char *cmd)
 {
+	if (*cmd && write(ev.control, cmd, strlen(cmd)) < 0 && errno != ENOENT)
+		return false;
+	*cmd = '\0'; /* deleted, by this or the next heaptap */
+	return true;
+}
+
+/*
+ * Drop each holder's link, then delete the definition. One still in use (a perf event of
+ * heaptap's own, until heaptap has exited) is tried again every 50 ms, within retry_ms.
+ */
+static void remove_sites(const struct site *sites, size_t nr, char *cmds, size_t stride,
+			 unsigned int retry_ms)
+{
+	size_t left = nr;
+
 	for (size_t i = 0; i < nr; i++) {
 		close(sites[i].holder);
-		if (write(ev.control, cmds + i * stride, strlen(cmds + i * stride)) < 0)
-			continue; /* busy or gone: the next heaptap removes what is left */
+		left -= delete_site(cmds + i * stride);
+	}
+	for (unsigned int waited = 0; left && waited < retry_ms; waited += 50) {
+		usleep(50 * 1000);
+		for (size_t i = 0; i < nr; i++)
+			left -= cmds[i * stride] && delete_site(cmds + i * stride);
 	}
 }
 
 /*
  * In the child: nothing but system calls (heaptap has threads, whose locks a fork may
  * have copied held), and no descriptor but these, so that a pipe heaptap's output goes
- * into ends when heaptap exits.
+ * into ends when heaptap exits. It starts once heaptap has closed its copies of the links
+ * (gate): else heaptap's close could be the last, and pay the grace periods.
  */
-static void __attribute__((noreturn)) remove_in_child(const int *keep, size_t nr_keep,
-						      const char *cmds, size_t stride)
+static void __attribute__((noreturn)) remove_in_child(const int *keep, size_t nr_keep, int gate,
+						      char *cmds, size_t stride)
 {
 	unsigned int from = 0;
 	sigset_t none;
+	char c;
 
 	setsid(); /* out of heaptap's terminal: a ^C after heaptap ends is not for it */
 	for (size_t i = 0; i < nr_keep; i++) {
@@ -403,7 +426,9 @@ static void __attribute__((noreturn)) remove_in_child(const int *keep, size_t nr
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Past it, the kernel closes what is left as the child exits: only definitions stay. */
 	alarm(RELEASE_BOUND_S);
-	remove_sites(ev.sites, ev.nr, cmds, stride);
+	while (read(gate, &c, 1) < 0 && errno == EINTR)
+		;
+	remove_sites(ev.sites, ev.nr, cmds, stride, BUSY_RETRY_MS);
 	_exit(0);
 }
 
@@ -412,15 +437,18 @@ static void __attribute__((noreturn)) remove_in_child(const int *keep, size_t nr
  * the commands it runs, by their pid); heaptap closes its copies of the links, which costs
  * nothing while the child holds them. 0, or -errno when no child could be made.
  */
-static int hand_over(const char *cmds, size_t stride)
+static int hand_over(char *cmds, size_t stride)
 {
-	int *keep = malloc((ev.nr + 1) * sizeof(*keep));
+	int *keep = malloc((ev.nr + 2) * sizeof(*keep)), gate[2];
 	size_t nr_keep = 0;
 	pid_t child;
 
-	if (!keep)
-		return -ENOMEM;
+	if (!keep || pipe2(gate, O_CLOEXEC)) {
+		free(keep);
+		return keep ? -errno : -ENOMEM;
+	}
 	keep[nr_keep++] = ev.control;
+	keep[nr_keep++] = gate[0];
 	for (size_t i = 0; i < ev.nr; i++)
 		keep[nr_keep++] = ev.sites[i].holder;
 	/* Sorted, for closing the gaps between them. */
@@ -434,12 +462,18 @@ static int hand_over(const char *cmds, size_t stride)
 	}
 	child = fork();
 	if (child == 0)
-		remove_in_child(keep, nr_keep, cmds, stride);
+		remove_in_child(keep, nr_keep, gate[0], cmds, stride);
 	free(keep);
-	if (child < 0)
+	if (child < 0) {
+		close(gate[0]);
+		close(gate[1]);
 		return -errno;
+	}
 	for (size_t i = 0; i < ev.nr; i++)
 		close(ev.sites[i].holder);
+	/* The child's go. */
+	close(gate[1]);
+	close(gate[0]);
 	return 0;
 }
 
@@ -461,7 +495,7 @@ void uprobe_events__release(void)
 			  "~0.1 s each",
 			  strerror(-err));
 		if (cmds) {
-			remove_sites(ev.sites, ev.nr, cmds, STRIDE);
+			remove_sites(ev.sites, ev.nr, cmds, STRIDE, 0);
 		} else {
 			for (size_t i = 0; i < ev.nr; i++)
 				close(ev.sites[i].holder);
