@@ -167,18 +167,25 @@ static size_t remove_stale(size_t *removed)
 /*
  * How long heaptap waits, at most, for a heaptap that just exited to remove its events:
  * each removal holds the kernel's event_mutex for its grace periods, and this heaptap's
- * probes would wait for it one by one, while the processes they are for are held.
+ * probes would wait for it one by one, while the processes they are for are held. And
+ * how long without one event fewer it waits (the child removes one every ~0.1 s).
  */
 #define STALE_WAIT_MS 10000
+#define STALE_STALL_MS 2000
 
 static void remove_stale_events(void)
 {
+	size_t removed = 0, busy, fewest = (size_t)-1;
+	long waited_ms = 0, progress_ms = 0;
 	struct timespec start, now;
-	size_t removed = 0, busy;
-	long waited_ms = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while ((busy = remove_stale(&removed)) && waited_ms < STALE_WAIT_MS) {
+	while ((busy = remove_stale(&removed)) && waited_ms < STALE_WAIT_MS &&
+	       waited_ms - progress_ms < STALE_STALL_MS) {
+		if (busy < fewest) {
+			fewest = busy;
+			progress_ms = waited_ms;
+		}
 		usleep(20 * 1000);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		waited_ms = (now.tv_sec - start.tv_sec) * 1000 +
