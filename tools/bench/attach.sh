@@ -6,6 +6,11 @@
 #             (T100 - T1) / 99 is what one more process costs once its files are probed
 #             (T1 also pays for loading BPF and reading the files).
 #   detach    SIGINT to heaptap's exit, with 1 and with 100 processes attached.
+#   removed   without uprobe_multi links, where heaptap's probes are uprobe events of
+#             tracefs: heaptap's exit to their removal by the child it leaves them to (it
+#             drops the last references, which wait for grace periods). The next round
+#             starts after it: a heaptap started meanwhile waits for it (at most 10 s)
+#             before it probes anything, and its attach would count that wait.
 #   follow    run --follow of a shell running 100 short commands (/bin/true) one after
 #             another: untraced, under the floor (empty_probes --follow: heaptap's probes on
 #             every process, programs that do nothing, each program held once at exec
@@ -40,8 +45,21 @@ fail() {
 	exit 1
 }
 
+# Seconds until heaptap hpid's uprobe events are gone from tracefs, from now (0 if it
+# had none); at most 30.
+events=/sys/kernel/tracing/uprobe_events
+removal() {
+	local hpid=$1 start=$EPOCHREALTIME
+	[ -r "$events" ] || { echo 0; return; }
+	for ((i = 0; i < 3000; i++)); do
+		grep -q "heaptap_$hpid/" "$events" || break
+		sleep 0.01
+	done
+	awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.3f", e - s }'
+}
+
 # heaptap attach to the first n sleepers: sets attach_s (start to the last "attached"
-# line) and detach_s (SIGINT to exit).
+# line), detach_s (SIGINT to exit) and removed_s (exit to its events' removal).
 attach_detach() {
 	local n=$1 log=$scratch/attach.log list last start stamp interrupted status=0 hpid
 	list=$(IFS=,; echo "${sleepers[*]:0:n}")
@@ -63,6 +81,7 @@ attach_detach() {
 	kill -INT "$hpid"
 	wait "$hpid" || status=$?
 	detach_s=$(awk -v s="$interrupted" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.3f", e - s }')
+	removed_s=$(removal "$hpid")
 	attach_s=$(awk -v s="$start" -v e="$stamp" 'BEGIN { printf "%.4f", e - s }')
 	[ "$status" -eq 0 ] || fail "heaptap attach -p ($n processes) exited $status: $(tail -1 "$log")"
 	kill -0 "${sleepers[@]:0:n}" 2>/dev/null || fail "a process died while heaptap attached to it"
@@ -81,17 +100,18 @@ print(sum(1 for p in json.load(open(sys.argv[1]))["processes"] if not p.get("exe
 		fail "heaptap run --follow traced $traced of $((commands + 1)) processes"
 fi
 
-a1=() a100=() slope=() d1=() d100=() fu=() fe=() ft=()
+a1=() a100=() slope=() d1=() d100=() r1=() r100=() fu=() fe=() ft=()
 for ((r = 1; r <= rounds; r++)); do
 	attach_detach 1
-	a1+=("$attach_s") d1+=("$detach_s")
+	a1+=("$attach_s") d1+=("$detach_s") r1+=("$removed_s")
 	attach_detach "$procs"
-	a100+=("$attach_s") d100+=("$detach_s")
+	a100+=("$attach_s") d100+=("$detach_s") r100+=("$removed_s")
 	slope+=("$(awk -v a="${a1[-1]}" -v b="$attach_s" -v n="$procs" \
 		'BEGIN { printf "%.3f", 1000 * (b - a) / (n - 1) }')")
 	if [ "$follow" = 0 ]; then
 		echo "round $r/$rounds: attach 1 ${a1[-1]} s, $procs $attach_s s" \
-			"(${slope[-1]} ms each); detach 1 ${d1[-1]} s, $procs $detach_s s" >&2
+			"(${slope[-1]} ms each); detach 1 ${d1[-1]} s, $procs $detach_s s;" \
+			"removed after exit ${r1[-1]} s, $removed_s s" >&2
 		continue
 	fi
 	u=$(elapsed loop-done sh -c "$loop")
@@ -103,6 +123,7 @@ for ((r = 1; r <= rounds; r++)); do
 	fu+=("$u") fe+=("$e") ft+=("$t")
 	echo "round $r/$rounds: attach 1 ${a1[-1]} s, $procs $attach_s s (${slope[-1]} ms each);" \
 		"detach 1 ${d1[-1]} s, $procs $detach_s s;" \
+		"removed after exit ${r1[-1]} s, $removed_s s;" \
 		"follow: untraced $u empty $e (held $held ms) heaptap $t s" >&2
 done
 
@@ -113,6 +134,8 @@ printf 'attach to %d processes  %.3f s\n' "$procs" "$(med "${a100[@]}")"
 printf 'detach from 1 process    %.3f s\n' "$(med "${d1[@]}")"
 printf 'attach-per-process-ms %.2f\n' "$(med "${slope[@]}")"
 printf 'detach-%d-s %.2f\n' "$procs" "$(med "${d100[@]}")"
+printf 'removed-after-exit-1-s %.2f\n' "$(med "${r1[@]}")"
+printf 'removed-after-exit-%d-s %.2f\n' "$procs" "$(med "${r100[@]}")"
 [ "$follow" != 0 ] || exit 0
 u=$(med "${fu[@]}") e=$(med "${fe[@]}") t=$(med "${ft[@]}")
 echo "run --follow of $commands sequential /bin/true, median of $rounds interleaved rounds"

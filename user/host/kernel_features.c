@@ -29,8 +29,8 @@ static const struct kernel_feature_info features[KF_NR] = {
 	[KF_ATTACH_COOKIE] = { "attach cookies (bpf_get_attach_cookie)", "5.15", KF_REQUIRED,
 			       "one program serves every function through its cookie" },
 	[KF_UPROBE_MULTI] = { "uprobe_multi links (filtering by process)", "6.6", KF_FALLBACK,
-			      "one perf event link per probed function and process instead: "
-			      "placing and removing probes is slower" },
+			      "one perf event per probed function and process instead, on "
+			      "uprobe events of tracefs (root only)" },
 	[KF_UPROBE_SESSION] = { "session uprobes", "6.13", KF_OPTIONAL,
 				"nothing yet (one program at entry and return)" },
 };

@@ -199,6 +199,8 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 	if (t->nr_shards > HT_MAX_SHARDS)
 		t->nr_shards = HT_MAX_SHARDS;
 	t->ring_bytes = opts->ring_bytes ? opts->ring_bytes : TRACER_RING_BYTES;
+	/* It may wait for a heaptap that just exited: before holds have a heartbeat to miss. */
+	uprobe_links__prepare();
 
 	t->skel = heaptap_bpf__open();
 	if (!t->skel) {
@@ -272,6 +274,7 @@ void tracer__free(struct tracer *t)
 	HASH_ITER(hh, t->targets, tl, tmp)
 		tracer__detach(t, tl->pid);
 	link_reaper__free(t->reaper); /* waits until every probe is gone */
+	uprobe_links__release();
 	guardian__free(t->guardian);
 	rings__free(t->rings);
 	heaptap_bpf__destroy(t->skel);

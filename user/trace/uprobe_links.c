@@ -10,17 +10,20 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include "kernel_features.h"
+#include "uprobe_events.h"
 #include "uprobe_links.h"
 
 /*
  * Without uprobe_multi links (before Linux 6.6, or 6.6 to 6.9 whose links filter threads,
- * not processes): one uprobe per offset, each a perf event on the uprobe PMU opened for
- * the process, with the program linked to it (a BPF perf link, which carries the cookie:
- * 5.15). The kernel runs a perf uprobe's program for every thread of the process it was
- * opened for (its filter compares address spaces), as a uprobe_multi link's.
+ * not processes): one perf event per offset, opened for the process. Where tracefs allows,
+ * on a uprobe event shared by every process (uprobe_events.h), which the program is linked
+ * to once; else on the uprobe PMU, a probe of its own with the program linked to it (a BPF
+ * perf link, which carries the cookie: 5.15). The kernel runs the program for every thread
+ * of the processes the event was opened for (its filter compares address spaces), as a
+ * uprobe_multi link's.
  *
- * A group of such links stands behind one fd, the first's: the callers hold one fd per
- * file and direction either way, and the reaper closes the group.
+ * A group of such fds stands behind one fd, the first's: the callers hold one fd per file
+ * and direction either way, and the reaper closes the group.
  */
 struct link_group {
 	int handle;
@@ -94,6 +97,17 @@ static int perf_uprobe_link(int prog_fd, const char *path, uint64_t offset, uint
 	return link;
 }
 
+/* pid's probe at offset: on the shared tracefs event where there can be one. */
+static int perf_uprobe(int prog_fd, const char *path, uint64_t offset, uint64_t cookie, pid_t pid,
+		       bool retprobe)
+{
+	int fd = uprobe_events__open(prog_fd, path, offset, cookie, pid, retprobe);
+
+	if (fd != -EOPNOTSUPP)
+		return fd;
+	return perf_uprobe_link(prog_fd, path, offset, cookie, pid, retprobe);
+}
+
 static int remember_group(int *fds, size_t nr)
 {
 	pthread_mutex_lock(&groups_lock);
@@ -141,7 +155,7 @@ static void close_links(int fd)
 		close(fd);
 		return;
 	}
-	/* Each close waits for the kernel's grace periods, one event at a time. */
+	/* A PMU uprobe's close waits for the kernel's grace periods, one event at a time. */
 	for (size_t i = 0; i < g.nr; i++)
 		close(g.fds[i]);
 	free(g.fds);
@@ -161,8 +175,7 @@ static int perf_uprobes_attach(int prog_fd, const char *path, const uint64_t *of
 	if (!fds)
 		return -ENOMEM;
 	for (done = 0; done < nr; done++) {
-		fds[done] = perf_uprobe_link(prog_fd, path, offsets[done], cookies[done], pid,
-					     retprobe);
+		fds[done] = perf_uprobe(prog_fd, path, offsets[done], cookies[done], pid, retprobe);
 		if (fds[done] < 0) {
 			err = fds[done];
 			break;
@@ -196,6 +209,17 @@ int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
 		return perf_uprobes_attach(prog_fd, path, offsets, cookies, nr, pid, retprobe);
 	return uprobe_multi_link_create(prog_fd, HT_ATTACH_UPROBE_MULTI, path, offsets, cookies,
 					nr, retprobe ? UPROBE_MULTI_RETURN : 0, pid);
+}
+
+void uprobe_links__prepare(void)
+{
+	if (kernel_has(KF_UPROBE_MULTI) == 0)
+		uprobe_events__prepare();
+}
+
+void uprobe_links__release(void)
+{
+	uprobe_events__release();
 }
 
 /* Links one worker closes, in this order (-1: none). */
