@@ -378,7 +378,7 @@ Test(cluster_faults, a_collector_down_then_up_costs_counted_batches_not_figures)
 
 /*
  * Rounds of the default 30 s, longer than a small --buffer holds of an agent sending every
- * 0.1 s: the agent asks for its acknowledgement once its buffer is half full, so nothing is
+ * 0.1 s: the agent asks for its acknowledgement once its buffer is a quarter full, so nothing is
  * dropped. Meanwhile the live view shows the round's figures not yet committed, and in the
  * end the stored ones are exact.
  */

@@ -67,9 +67,11 @@ static void flush(struct builder *b, bool force)
 	size = WIRE_HEADER_SIZE + heaptap__envelope__get_packed_size(&env);
 	/*
 	 * The round's commit frees the buffer: ask for it now rather than drop batches, once
-	 * this batch brings the queue past half the buffer (a bool's size does not change).
+	 * this batch brings the queue past a quarter of the buffer (a bool's size does not
+	 * change). The rest holds what comes while the collector answers: at half, a small
+	 * buffer filled on a loaded machine before the answer came.
 	 */
-	batch.ack_now = b->last || a->queued_bytes + size > a->opts.buffer_limit / 2;
+	batch.ack_now = b->last || a->queued_bytes + size > a->opts.buffer_limit / 4;
 	p = b->arena.failed ? NULL : malloc(sizeof(*p) + size);
 	if (!p || size > WIRE_HEADER_SIZE + WIRE_MAX_MESSAGE) {
 		free(p);

@@ -63,7 +63,7 @@ static const struct argp_option options[] = {
 	{ "commit-every", OPT_COMMIT_EVERY, "SECONDS", 0,
 	  "commit (and acknowledge) what agents sent once per SECONDS, each changed group "
 	  "written once (default 30; sooner for an agent that asks: it is finishing, or its "
-	  "buffer is half full)" },
+	  "buffer is a quarter full)" },
 	{},
 };
 
