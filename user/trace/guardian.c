@@ -159,12 +159,23 @@ static void close_other_fds(const int keep[], size_t nr)
 	}
 }
 
+uint64_t hold_bound_ns(void)
+{
+	const char *text = getenv("HEAPTAP_HOLD_BOUND_MS");
+	char *end;
+	long ms = text ? strtol(text, &end, 10) : 0;
+
+	if (!text || *end || ms < 100 || ms > 60000)
+		ms = HT_HOLD_BOUND_MS;
+	return (uint64_t)ms * 1000000ull;
+}
+
 static void __attribute__((noreturn)) guard(int alive_fd, int held_fd, int control_fd)
 {
 	const int keep[] = { alive_fd, held_fd, control_fd };
 	struct sigaction sa = { .sa_handler = on_stop_signal };
 	struct pollfd pfd = { .fd = alive_fd, .events = POLLIN };
-	uint64_t bound_ns = HT_HOLD_BOUND_MS * 1000000ull;
+	uint64_t bound_ns = hold_bound_ns();
 
 	setsid();
 	prctl(PR_SET_NAME, "heaptap-guard");

@@ -19,6 +19,13 @@
 /* No stop lasts longer than this (and none starts when heaptap is slower than half). */
 #define HT_HOLD_BOUND_MS 1000
 
+/*
+ * The bound in force: HT_HOLD_BOUND_MS, or HEAPTAP_HOLD_BOUND_MS (100 to 60,000) where
+ * everything runs many times slower than the bound was sized for: an emulated machine
+ * (tools/vm/kernel_tests.sh under QEMU's TCG).
+ */
+uint64_t hold_bound_ns(void);
+
 struct guardian;
 
 /* Fork the guardian over the maps `held` and `hold_control`. 0 or -errno. */

@@ -108,7 +108,7 @@ static int start_guardian(struct tracer *t)
 {
 	struct ht_hold_control control = {
 		.heartbeat_ns = monotonic_ns(),
-		.bound_ns = HT_HOLD_BOUND_MS * 1000000ull,
+		.bound_ns = hold_bound_ns(),
 	};
 	__u32 zero = 0;
 
