@@ -302,8 +302,19 @@ void handle_exec(struct session *s, const struct ht_libs_event *ev)
 	const char *why;
 	int err;
 
+	if (ev->held && !tracer__held(s->tracer, ev->pid, ev->hold_since))
+		log_debug("pid %d: its exec read after its hold ran out", ev->pid);
+
 	if (t && (t = new_image(s, t))) {
 		t->uid = ev->uid; /* as the new program starts: setuid() before exec is common */
+		/*
+		 * The new image's tables now, from its mappings as they are: read late (its hold
+		 * ran out while this consumer was behind), the process may have run on and loaded
+		 * its libraries, which the hold thread gave tables to; forgetting the old image
+		 * took those away, and its calls' stacks were cut in the first library without
+		 * frame pointers until its next loader event (40 calls of a rank at MPI_Init).
+		 */
+		give_tables_now(s, t);
 		describe(t);
 		seed_mapped_ranges(s, t); /* held at its exec: nothing of the new image ran yet */
 		t->untraced = s->mpi_only && t->mpi.rank < 0;
