@@ -1,69 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The tracer: the BPF side loaded, its tracepoints attached and its maps set up, and the
+ * rings read into the session's callbacks (tracer_internal.h names the other parts).
+ */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include <uthash.h>
-#include "heaptap.skel.h"
-#include "guardian.h"
 #include "heaptap_types.h"
 #include "log.h"
 #include "privilege.h"
 #include "rank.h"
 #include "sampling.h"
-#include "tracer.h"
-#include "rings.h"
+#include "tracer_internal.h"
 #include "uprobe_links.h"
-
-/*
- * Probes placed in one process, by the file they probe. A link stays across an exec: its
- * probes fire in whatever program the process runs that maps the same file, so an exec
- * into a program with the same libc and loader keeps them, and no second set is ever
- * placed beside them (two sets would report each call twice, and a call whose entry one
- * set saw and whose return the other missed would leave its thread's depth unbalanced).
- */
-struct probed_file {
-	uint64_t dev, inode;
-	uint64_t offset; /* the loader's hook; 0 for the allocator */
-	int fds[2]; /* entries and returns (sessions: theirs, free's), or the hook; -1: none */
-};
-
-struct target_links {
-	pid_t pid;
-	struct probed_file allocator, loader;
-	struct probed_file custom[TRACER_MAX_CUSTOM_FILES]; /* --allocator APIs' files */
-	UT_hash_handle hh;
-};
 
 /* Closing links overlaps across threads: 100 processes detach in ~0.3 s with this many. */
 #define REAPER_THREADS 64
-
-struct tracer {
-	struct heaptap_bpf *skel;
-	struct rings *rings;
-	unsigned nr_shards;
-	uint64_t ring_bytes;
-	pthread_mutex_t heartbeat_lock; /* consumers beat in turn */
-	uint64_t last_beat_ns;
-	struct target_links *targets;
-	struct link_reaper *reaper;
-	struct guardian *guardian;
-	int held_fd, hold_control_fd;
-	bool holds_disabled;
-	bool session_uprobes; /* the allocator's probes are session uprobes (sampling.h) */
-	struct tracer_holds holds;
-	tracer_event_fn on_event, on_hold;
-	void *ctx;
-};
-
-static void heartbeat(struct tracer *t);
-static void beat(struct tracer *t);
-
 
 static int deliver(void *ctx, unsigned shard, const void *data, size_t size)
 {
@@ -82,7 +38,7 @@ static int deliver_hold(void *ctx, unsigned shard, const void *data, size_t size
 /* heaptap is reading its events (a backlog, maybe): it is busy, not stalled. */
 static void tick(void *ctx)
 {
-	heartbeat(ctx);
+	tracer_heartbeat(ctx);
 }
 
 /* Launchers are known from the start: they are never stopped (they relay SIGCONT). */
@@ -100,34 +56,7 @@ static int know_launchers(struct tracer *t)
 	return 0;
 }
 
-/*
- * Holds are bounded before any probe exists: the guardian is forked while heaptap holds no
- * link, so it cannot keep a probe alive, and it ends every stop heaptap cannot.
- */
-static int start_guardian(struct tracer *t)
-{
-	struct ht_hold_control control = {
-		.heartbeat_ns = monotonic_ns(),
-		.bound_ns = hold_bound_ns(),
-	};
-	__u32 zero = 0;
 
-	t->held_fd = bpf_map__fd(t->skel->maps.held);
-	t->hold_control_fd = bpf_map__fd(t->skel->maps.hold_control);
-	if (bpf_map_update_elem(t->hold_control_fd, &zero, &control, BPF_ANY))
-		return -errno;
-	return guardian__start(t->held_fd, t->hold_control_fd, &t->guardian);
-}
-
-/* Nobody is left to end a stop in time: stop stopping, and end what is stopped. */
-static void disable_holds(struct tracer *t)
-{
-	if (t->holds_disabled)
-		return;
-	t->holds_disabled = true;
-	hold_control_set(t->hold_control_fd, true, 0);
-	hold_end_all(t->held_fd, 0);
-}
 
 /*
  * heaptap -v: what loading took, and each program's work for the verifier (the
@@ -239,7 +168,7 @@ int tracer__new(tracer_event_fn on_event, void *ctx, const struct tracer_options
 	}
 	err = know_launchers(t);
 	if (!err)
-		err = start_guardian(t);
+		err = tracer_start_guardian(t);
 	if (err)
 		goto cleanup;
 	t->reaper = link_reaper__new(REAPER_THREADS);
@@ -270,7 +199,7 @@ void tracer__free(struct tracer *t)
 	if (!t)
 		return;
 	if (t->guardian)
-		disable_holds(t);
+		tracer_disable_holds(t);
 	HASH_ITER(hh, t->targets, tl, tmp)
 		tracer__detach(t, tl->pid);
 	link_reaper__free(t->reaper); /* waits until every probe is gone */
@@ -282,253 +211,17 @@ void tracer__free(struct tracer *t)
 	free(t);
 }
 
-static struct target_links *links_of(struct tracer *t, pid_t pid)
-{
-	struct target_links *tl;
 
-	HASH_FIND_INT(t->targets, &pid, tl);
-	if (tl)
-		return tl;
-	tl = calloc(1, sizeof(*tl));
-	if (!tl)
-		return NULL;
-	tl->pid = pid;
-	tl->allocator.fds[0] = tl->allocator.fds[1] = -1;
-	tl->loader.fds[0] = tl->loader.fds[1] = -1;
-	for (int i = 0; i < TRACER_MAX_CUSTOM_FILES; i++)
-		tl->custom[i].fds[0] = tl->custom[i].fds[1] = -1;
-	HASH_ADD_INT(t->targets, pid, tl);
-	return tl;
-}
 
-/* Remove a file's probes (off the event loop). */
-static void unprobe(struct tracer *t, struct probed_file *f)
-{
-	/* Entries go before returns, so no call is left entered but never returned. */
-	if (f->fds[0] >= 0 || f->fds[1] >= 0)
-		link_reaper__close(t->reaper, f->fds[0], f->fds[1]);
-	f->fds[0] = f->fds[1] = -1;
-	f->dev = f->inode = f->offset = 0;
-}
 
-/* Is f already probed, at this offset? Else clear it for new probes. */
-static bool probed_already(struct tracer *t, struct probed_file *f, uint64_t dev, uint64_t inode,
-			   uint64_t offset)
-{
-	if (f->fds[0] >= 0 && f->dev == dev && f->inode == inode && f->offset == offset)
-		return true;
-	unprobe(t, f);
-	f->dev = dev;
-	f->inode = inode;
-	f->offset = offset;
-	return false;
-}
 
-int tracer__add_target(struct tracer *t, pid_t pid, bool hold)
-{
-	__u32 key = pid, code_seen = 0;
-	__u8 one = 1;
 
-	if (!links_of(t, pid))
-		return -ENOMEM;
-	if (bpf_map__update_elem(t->skel->maps.targets, &key, sizeof(key), &one, sizeof(one),
-				 BPF_ANY))
-		return -errno;
-	if (hold && bpf_map__update_elem(t->skel->maps.hold, &key, sizeof(key), &code_seen,
-					 sizeof(code_seen), BPF_ANY))
-		return -errno;
-	return 0;
-}
 
-int tracer__release_hold(struct tracer *t, pid_t pid)
-{
-	__u32 key = pid;
 
-	if (bpf_map__delete_elem(t->skel->maps.hold, &key, sizeof(key), 0) && errno != ENOENT)
-		return -errno;
-	return 0;
-}
 
-void tracer__on_holds(struct tracer *t, tracer_event_fn on_hold)
-{
-	t->on_hold = on_hold;
-}
 
-void tracer__resume(struct tracer *t, pid_t pid, uint64_t since_ns)
-{
-	struct ht_hold h;
-	__u32 key = pid;
 
-	if (bpf_map_lookup_elem(t->held_fd, &key, &h) || (since_ns && h.since_ns != since_ns) ||
-	    !hold_end(t->held_fd, pid))
-		return;
-	t->holds.nr++;
-	t->holds.total_ns += monotonic_ns() - h.since_ns;
-	if (monotonic_ns() - h.since_ns > t->holds.longest_ns)
-		t->holds.longest_ns = monotonic_ns() - h.since_ns;
-}
 
-struct tracer_holds tracer__holds(const struct tracer *t)
-{
-	return t->holds;
-}
-
-static int attach(pid_t pid, struct bpf_program *prog, bool retprobe, const char *path,
-		  const uint64_t *offsets, const uint64_t *cookies, size_t nr)
-{
-	int fd = uprobe_multi__attach(bpf_program__fd(prog), path, offsets, cookies, nr, pid,
-				      retprobe);
-
-	if (fd < 0)
-		log_debug("pid %d: cannot probe %s: %s", pid, path, strerror(-fd));
-	return fd;
-}
-
-int tracer__attach_loader(struct tracer *t, pid_t pid, const char *path, uint64_t offset)
-{
-	struct target_links *tl = links_of(t, pid);
-	uint64_t cookie = 0;
-	struct stat st;
-	int fd;
-
-	if (!tl)
-		return -ENOMEM;
-	if (stat(path, &st))
-		return -errno;
-	if (probed_already(t, &tl->loader, st.st_dev, st.st_ino, offset))
-		return 0;
-	fd = attach(pid, t->skel->progs.loader_changed, false, path, &offset, &cookie, 1);
-	if (fd < 0)
-		return fd;
-	tl->loader.fds[0] = fd;
-	return 0;
-}
-
-int tracer__attach_allocator(struct tracer *t, pid_t pid, const struct allocator *alloc)
-{
-	uint64_t entries[HT_NR_FUNCS], entry_funcs[HT_NR_FUNCS];
-	uint64_t returns[HT_NR_FUNCS], return_funcs[HT_NR_FUNCS];
-	struct target_links *tl = links_of(t, pid);
-	size_t nr_entries = 0, nr_returns = 0;
-	uint64_t free_site = 0, free_cookie = 0;
-	int fd;
-
-	if (!tl)
-		return -ENOMEM;
-	if (probed_already(t, &tl->allocator, alloc->dev, alloc->inode, 0))
-		return 0;
-	for (int f = 0; f < HT_NR_FUNCS; f++) {
-		uint64_t cookie = HT_COOKIE(f | (alloc->pages_readable ? HT_COOKIE_MIMALLOC : 0),
-					    alloc->sites[f] - alloc->offsets[f]);
-
-		if (!alloc->offsets[f] || allocator__is_alias(alloc, f))
-			continue;
-		/* With session uprobes, free has a program and a link of its own (alloc.bpf.c). */
-		if (t->session_uprobes && f == HT_FREE) {
-			free_site = alloc->sites[f];
-			free_cookie = cookie;
-			continue;
-		}
-		/*
-		 * Both probes on the site: the return address is still at [rsp] there. The
-		 * cookie tells the entry program how far past the entry it sits.
-		 */
-		entries[nr_entries] = alloc->sites[f];
-		entry_funcs[nr_entries++] = cookie;
-		/* free reports at its entry; it has nothing to return. */
-		if (f != HT_FREE) {
-			returns[nr_returns] = alloc->sites[f];
-			return_funcs[nr_returns++] = cookie;
-		}
-	}
-	if (nr_entries == 0)
-		return -ENOENT;
-	if (t->session_uprobes) {
-		/* One link: each entry says whether its return runs; and free's. */
-		fd = sampling__attach_session(bpf_program__fd(t->skel->progs.alloc_session),
-					      alloc->open_path, entries, entry_funcs, nr_entries,
-					      pid);
-		if (fd < 0)
-			return fd;
-		tl->allocator.fds[0] = fd;
-		if (!free_site)
-			return 0;
-		fd = attach(pid, t->skel->progs.sampled_free, false, alloc->open_path, &free_site,
-			    &free_cookie, 1);
-		if (fd < 0) {
-			unprobe(t, &tl->allocator);
-			return fd;
-		}
-		tl->allocator.fds[1] = fd;
-		return 0;
-	}
-	/*
-	 * Returns first: the process runs while its probes come in, and an entry seen without
-	 * its return would leave the thread's depth above zero and hide all its later calls.
-	 * A return seen without its entry is ignored.
-	 */
-	if (nr_returns) {
-		fd = attach(pid, t->skel->progs.alloc_return, true, alloc->open_path, returns,
-			    return_funcs, nr_returns);
-		if (fd < 0)
-			return fd;
-		tl->allocator.fds[1] = fd;
-	}
-	fd = attach(pid, t->skel->progs.alloc_entry, false, alloc->open_path, entries,
-		    entry_funcs, nr_entries);
-	if (fd < 0) {
-		unprobe(t, &tl->allocator);
-		return fd;
-	}
-	tl->allocator.fds[0] = fd;
-	return 0;
-}
-
-int tracer__attach_custom(struct tracer *t, pid_t pid, const char *path, uint64_t dev,
-			  uint64_t inode, const uint64_t *offsets, const uint64_t *cookies,
-			  size_t nr)
-{
-	struct target_links *tl = links_of(t, pid);
-	uint64_t returns[nr ? nr : 1], return_cookies[nr ? nr : 1];
-	struct probed_file *f = NULL;
-	size_t nr_returns = 0;
-	int fd;
-
-	if (!tl)
-		return -ENOMEM;
-	for (int i = 0; i < TRACER_MAX_CUSTOM_FILES; i++) {
-		struct probed_file *c = &tl->custom[i];
-
-		if (c->fds[0] >= 0 && c->dev == dev && c->inode == inode)
-			return 0;
-		if (c->fds[0] < 0 && !f)
-			f = c;
-	}
-	if (!f)
-		return -E2BIG;
-	probed_already(t, f, dev, inode, 0);
-	for (size_t i = 0; i < nr; i++) {
-		if (HT_CUSTOM_COOKIE_AT_ENTRY(cookies[i]))
-			continue;
-		returns[nr_returns] = offsets[i];
-		return_cookies[nr_returns++] = cookies[i];
-	}
-	/* Returns first, as for the malloc family. */
-	if (nr_returns) {
-		fd = attach(pid, t->skel->progs.custom_return, true, path, returns,
-			    return_cookies, nr_returns);
-		if (fd < 0)
-			return fd;
-		f->fds[1] = fd;
-	}
-	fd = attach(pid, t->skel->progs.custom_entry, false, path, offsets, cookies, nr);
-	if (fd < 0) {
-		unprobe(t, f);
-		return fd;
-	}
-	f->fds[0] = fd;
-	return 0;
-}
 
 void tracer__follow_launchers(struct tracer *t)
 {
@@ -540,54 +233,9 @@ void tracer__stop_calls(struct tracer *t)
 	t->skel->bss->tracing_stopped = true;
 }
 
-void tracer__detach(struct tracer *t, pid_t pid)
-{
-	struct target_links *tl;
 
-	HASH_FIND_INT(t->targets, &pid, tl);
-	if (!tl)
-		return;
-	unprobe(t, &tl->allocator);
-	unprobe(t, &tl->loader);
-	for (int i = 0; i < TRACER_MAX_CUSTOM_FILES; i++)
-		unprobe(t, &tl->custom[i]);
-	HASH_DEL(t->targets, tl);
-	free(tl);
-}
 
-/*
- * Beats this far apart at most: a beat is a map update, and checking the guardian a
- * wait4(); the BPF side lets stops go on for half the guardian's bound after one.
- */
-#define HEARTBEAT_NS (10 * 1000000ull)
 
-/* heaptap is reading its events: stops may go on. Unless its guardian died. */
-static void heartbeat(struct tracer *t)
-{
-	uint64_t now = monotonic_ns();
-
-	if (t->holds_disabled || now - __atomic_load_n(&t->last_beat_ns, __ATOMIC_RELAXED) <
-					 HEARTBEAT_NS)
-		return;
-	if (pthread_mutex_trylock(&t->heartbeat_lock))
-		return; /* another consumer beats now */
-	__atomic_store_n(&t->last_beat_ns, now, __ATOMIC_RELAXED);
-	beat(t);
-	pthread_mutex_unlock(&t->heartbeat_lock);
-}
-
-static void beat(struct tracer *t)
-{
-	if (t->holds_disabled)
-		return;
-	if (!guardian__alive(t->guardian)) {
-		log_error("the guardian process exited: processes are no longer held at exec and "
-			  "loader events (their first stacks may be cut)");
-		disable_holds(t);
-		return;
-	}
-	hold_control_set(t->hold_control_fd, false, monotonic_ns());
-}
 
 unsigned tracer__shards(const struct tracer *t)
 {
@@ -609,23 +257,8 @@ int tracer__drain(struct tracer *t)
 	return rings__drain(t->rings);
 }
 
-int tracer__wait_holds(struct tracer *t, int timeout_ms)
-{
-	return rings__wait_holds(t->rings, timeout_ms);
-}
 
-int tracer__consume_holds(struct tracer *t)
-{
-	return rings__consume_holds(t->rings);
-}
 
-bool tracer__held(struct tracer *t, pid_t pid, uint64_t since_ns)
-{
-	struct ht_hold h;
-	__u32 key = pid;
-
-	return !bpf_map_lookup_elem(t->held_fd, &key, &h) && h.since_ns == since_ns;
-}
 
 struct ring_fill tracer__ring_fill(const struct tracer *t, unsigned shard)
 {
