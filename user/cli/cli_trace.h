@@ -79,6 +79,12 @@ struct trace_options {
 							  "repeatable" }
 
 /* The threads that read the events, each the processes of its own ring (session.h). */
+/* -i of run and attach (top and agent give it their own meaning). */
+#define CLI_OPTION_SAMPLE_INTERVAL                                                           \
+	{ "interval", 'i', "SECONDS", 0, "sample each allocation site's outstanding bytes (to " \
+					 "tell likely leaks) and each process's RSS every "     \
+					 "SECONDS (default 1)" }
+
 #define CLI_OPTION_CONSUMERS                                                                 \
 	{ "consumers", CLI_OPT_CONSUMERS, "N", 0, "read the events with N threads, each "      \
 						  "owning a share of the processes (default: " \

@@ -272,9 +272,7 @@ static const struct argp_option options[] = {
 	CLI_OPTION_LIVE_BLOCKS,
 	CLI_OPTION_SAMPLE_BYTES("0"),
 	CLI_OPTION_ALLOCATOR,
-	{ "interval", 'i', "SECONDS", 0, "sample each allocation site's outstanding bytes (to "
-					 "tell likely leaks) and each process's RSS every "
-					 "SECONDS (default 1)" },
+	CLI_OPTION_SAMPLE_INTERVAL,
 	CLI_OPTION_SITE_DEPTH,
 	{},
 };
