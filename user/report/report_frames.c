@@ -211,21 +211,14 @@ static int64_t frame_index(struct frame_table *t, json_object *frame)
 			json_object_get(frame));
 }
 
-/* A frame's index, its JSON made only the first time it is seen. */
+/* A frame's index: by its names when that is all it says (no JSON made for it then). */
 static int64_t frame_of(struct frame_table *t, const struct stack_frame *fr, bool detailed)
 {
 	json_object *frame;
 	int64_t index;
-	size_t len;
 
-	if (!detailed && !fr->file && !fr->line && !fr->inlined && !fr->tail_called &&
-	    !name_scratch(t, fr->function, fr->library, &len)) {
-		struct table_entry *e;
-
-		HASH_FIND(hh, t->by_key, t->scratch, len, e);
-		if (e)
-			return e->index;
-	}
+	if (!detailed && !fr->file && !fr->line && !fr->inlined && !fr->tail_called)
+		return name_key(t, fr->function, fr->library, NULL);
 	frame = report_frame_json(fr, detailed);
 	index = frame ? frame_index(t, frame) : -1;
 	json_object_put(frame);
