@@ -153,7 +153,6 @@ static void merge(struct node_total *n)
 		if (!next)
 			break;
 		apply(n, &next->changes[next->first++]);
-		n->merged++;
 	}
 	/* Keep each journal's unmerged tail at its start. */
 	for (unsigned i = 0; i < n->nr_journals; i++) {

@@ -56,7 +56,6 @@ struct node_total {
 	uint64_t peak_blocks, peak_bytes; /* at the largest sum so far */
 	uint64_t generation;		  /* moves at each new maximum */
 	double peak_seconds;		  /* when: the time of the call that made it */
-	uint64_t merged;		  /* changes applied */
 };
 
 /*
