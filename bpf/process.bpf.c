@@ -311,6 +311,7 @@ int BPF_PROG(thread_exit)
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 id = bpf_get_current_pid_tgid();
 	struct ht_thread_calls *calls;
+	bool traced = false;
 	struct ht_exit_event ev = {
 		.type = HT_EV_EXIT,
 		.pid = id >> 32,
@@ -318,15 +319,21 @@ int BPF_PROG(thread_exit)
 		.time_ns = bpf_ktime_get_ns(),
 	};
 
-	if (!bpf_map_lookup_elem(&targets, &ev.pid))
-		return 0;
-	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
 	/*
 	 * --sample-bytes: the thread's calls, exactly, those made since its last switch
-	 * included (this CPU's, preemption being off); its entry goes with it.
+	 * included (this CPU's, preemption being off); its entry goes with it. Looked up
+	 * before the process: threads of an exit_group leave on several CPUs at once, and the
+	 * last to count itself out may have forgotten the process before another's exit runs
+	 * here. Such a thread's event carries its calls only.
 	 */
 	thread_calls__flush(ev.pid, ev.tid);
 	calls = bpf_map_lookup_elem(&thread_calls, &id);
+	if (bpf_map_lookup_elem(&targets, &ev.pid))
+		traced = true;
+	barrier_var(traced); /* two pointers tested at once: the verifier refuses their OR */
+	if (!traced && !calls)
+		return 0;
+	bpf_get_current_comm(ev.comm, sizeof(ev.comm));
 	if (calls) {
 		__u64 key = id;
 
@@ -335,7 +342,7 @@ int BPF_PROG(thread_exit)
 		bpf_map_delete_elem(&thread_calls, &key);
 	}
 	/* do_exit() has already counted this thread out of the group's live threads. */
-	ev.group_dead = BPF_CORE_READ(task, signal, live.counter) == 0;
+	ev.group_dead = traced && BPF_CORE_READ(task, signal, live.counter) == 0;
 	if (ev.group_dead) {
 		/* A group exit (exit_group, a fatal signal) leaves its code in the group. */
 		if (BPF_CORE_READ(task, signal, flags) & SIGNAL_GROUP_EXIT)

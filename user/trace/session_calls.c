@@ -8,10 +8,27 @@
 #include "log.h"
 #include "session_internal.h"
 
+/*
+ * The target pid is, or its newest ended image: a thread of an exit_group may be read
+ * after the process's last thread ended it.
+ */
+static struct target *target_or_ended(struct session *s, pid_t pid)
+{
+	struct target *t = target_of(s, pid);
+
+	pthread_mutex_lock(&s->ended_lock);
+	for (struct target *e = s->ended; !t && e; e = e->next_ended) {
+		if (e->pid == pid)
+			t = e;
+	}
+	pthread_mutex_unlock(&s->ended_lock);
+	return t;
+}
+
 static void count(struct session *s, uint32_t pid, uint32_t tid, const char *name,
 		  const uint64_t *calls)
 {
-	struct target *t = target_of(s, (pid_t)pid);
+	struct target *t = target_or_ended(s, (pid_t)pid);
 
 	if (t && accountant__count_thread_calls(&t->stats, tid, name, calls))
 		t->lost_events++; /* no memory for the thread: its calls are not in the report */
