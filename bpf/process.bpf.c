@@ -138,7 +138,9 @@ static __always_inline bool hold_current(__u32 pid, __u32 type, __u32 *same_code
 		return false;
 	ctl = bpf_map_lookup_elem(&hold_control, &zero);
 	h.since_ns = bpf_ktime_get_ns();
-	if (!ctl || ctl->disabled || h.since_ns - ctl->heartbeat_ns > ctl->bound_ns / 2) {
+	/* Signed: a beat written since the clock was read is newer than the stop, not old. */
+	if (!ctl || ctl->disabled ||
+	    (__s64)(h.since_ns - ctl->heartbeat_ns) > (__s64)(ctl->bound_ns / 2)) {
 		count_loss(pid, LOSS_HOLD_SKIPPED);
 		return false;
 	}

@@ -225,8 +225,8 @@ Test(groundtruth, a_static_program_with_four_consumers)
  */
 static void threads_that_exit(const char *consumers)
 {
-	char target[4096], json[256], truth[256];
-	char *argv[] = { (char *)heaptap_path(), "run", consumers ? "--consumers" : "-a",
+	char target[4096], json[256], truth[256], err[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "-v", consumers ? "--consumers" : "-a",
 			 consumers ? (char *)consumers : "entry", "--json",
 			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
 			 "--", (char *)target_path("groundtruth", target, sizeof(target)),
@@ -234,9 +234,12 @@ static void threads_that_exit(const char *consumers)
 			 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
 	static const char *const fields[] = { "current", "min", "max", "requested", NULL };
 	json_object *report, *process, *want_threads;
+	int status;
 
 	require_bpf();
-	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	scratch_file("heaptap.err", err, sizeof(err));
+	status = wait_status(spawn(argv, NULL, err), 60);
+	cr_assert(status == 0, "heaptap exited %d; it said:\n%s", status, slurp(err));
 	report = load_json(json);
 	process = json_object_array_get_idx(get(report, "processes"), 0);
 	cr_assert(process != NULL);
@@ -248,7 +251,13 @@ static void threads_that_exit(const char *consumers)
 		long long frees, truth_frees;
 		char what[64];
 
-		cr_assert(got != NULL, "thread %lld missing", tid);
+		cr_assert(got != NULL,
+			  "thread %lld missing (%zu processes; this one %s, %lld holds skipped, "
+			  "%lld events lost); heaptap said:\n%s",
+			  tid, json_object_array_length(get(report, "processes")),
+			  json_object_get_string(get_opt(process, "status")),
+			  (long long)json_object_get_int64(get(process, "holds_skipped")),
+			  (long long)json_object_get_int64(get(process, "lost_events")), slurp(err));
 		snprintf(what, sizeof(what), "exited thread %lld", tid);
 		assert_fields(got, want, fields, what);
 		frees = json_object_get_int64(get(get(got, "calls"), "free"));

@@ -33,7 +33,8 @@ void report_tracing_notes(FILE *out, const struct process_facts *pf)
 {
 	if (pf->holds_skipped)
 		fprintf(out, "Not held at %" PRIu64 " exec or loader events (heaptap was slow): "
-			     "stacks through what they loaded may be cut\n",
+			     "stacks through what they loaded may be cut, calls made before its "
+			     "probes were placed unseen\n",
 			pf->holds_skipped);
 	if (pf->dropped_messages)
 		fprintf(out, "Updates its agent dropped (collector unreachable, buffer full): %"

@@ -50,7 +50,7 @@ static uint64_t start_ticks(pid_t pid)
 	return ticks;
 }
 
-bool hold_end(int held_fd, pid_t pid)
+bool hold_end(int held_fd, pid_t pid, uint64_t since_ns)
 {
 	struct ht_hold h;
 	__u32 key = pid;
@@ -59,7 +59,8 @@ bool hold_end(int held_fd, pid_t pid)
 	bool sent = false;
 	int pidfd;
 
-	if (bpf_map_lookup_elem(held_fd, &key, &h))
+	/* A later stop of the same process is not this one's to end. */
+	if (bpf_map_lookup_elem(held_fd, &key, &h) || (since_ns && h.since_ns != since_ns))
 		return false;
 	/* Pin the process first, then check it is the one stopped: its pid cannot move. */
 	pidfd = syscall(SYS_pidfd_open, pid, 0);
@@ -84,9 +85,11 @@ bool hold_end(int held_fd, pid_t pid)
 
 unsigned int hold_end_all(int held_fd, uint64_t min_age_ns)
 {
-	uint64_t now = monotonic_ns();
 	__u32 key, next, *prev = NULL;
-	pid_t due[256];
+	struct {
+		pid_t pid;
+		uint64_t since_ns;
+	} due[256];
 	unsigned int nr = 0, ended = 0;
 
 	/* Collect first: deleting while walking a hash map restarts the walk. */
@@ -94,13 +97,18 @@ unsigned int hold_end_all(int held_fd, uint64_t min_age_ns)
 	       bpf_map_get_next_key(held_fd, prev, &next) == 0) {
 		struct ht_hold h;
 
-		if (bpf_map_lookup_elem(held_fd, &next, &h) == 0 && now - h.since_ns >= min_age_ns)
-			due[nr++] = next;
+		/*
+		 * Its age from a clock read after the stop was: one read before the walk would
+		 * find a stop made since in the future, and end it at once (its age wrapped).
+		 */
+		if (bpf_map_lookup_elem(held_fd, &next, &h) == 0 &&
+		    (!min_age_ns || (int64_t)(monotonic_ns() - h.since_ns) >= (int64_t)min_age_ns))
+			due[nr++] = (typeof(due[0])){ next, h.since_ns };
 		key = next;
 		prev = &key;
 	}
 	for (unsigned int i = 0; i < nr; i++)
-		ended += hold_end(held_fd, due[i]);
+		ended += hold_end(held_fd, due[i].pid, due[i].since_ns);
 	return ended;
 }
 

@@ -36,11 +36,12 @@ bool guardian__alive(struct guardian *g);
 void guardian__free(struct guardian *g);
 
 /*
- * End pid's stop, if it is still recorded in `held` and still the process that was
- * stopped: delete the entry and, if this call deleted it, send SIGCONT. Shared by heaptap
- * and the guardian, so that exactly one of them sends it. true if it was sent.
+ * End pid's stop, if it is still recorded in `held`, is the stop made at since_ns (0: any),
+ * and still the process that was stopped: delete the entry and, if this call deleted it,
+ * send SIGCONT. Shared by heaptap and the guardian, so that exactly one of them sends it.
+ * true if it was sent.
  */
-bool hold_end(int held_fd, pid_t pid);
+bool hold_end(int held_fd, pid_t pid, uint64_t since_ns);
 /* End every recorded stop (all of them, or those older than min_age_ns). How many. */
 unsigned int hold_end_all(int held_fd, uint64_t min_age_ns);
 /* Set or clear `disabled`, and/or the heartbeat (0: leave it), in hold_control. */

@@ -299,13 +299,15 @@ static struct target *new_image(struct session *s, struct target *old)
 void handle_exec(struct session *s, const struct ht_libs_event *ev)
 {
 	struct target *t = target_of(s, ev->pid);
+	bool ran_out = ev->held && !tracer__held(s->tracer, ev->pid, ev->hold_since);
 	const char *why;
 	int err;
 
-	if (ev->held && !tracer__held(s->tracer, ev->pid, ev->hold_since))
+	if (ran_out)
 		log_debug("pid %d: its exec read after its hold ran out", ev->pid);
 
 	if (t && (t = new_image(s, t))) {
+		t->holds_ran_out += ran_out;
 		t->uid = ev->uid; /* as the new program starts: setuid() before exec is common */
 		/*
 		 * The new image's tables now, from its mappings as they are: read late (its hold
@@ -443,6 +445,10 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 		return;
 	/* Handled already, and running on since: only the symbolizer waited for this place. */
 	early = ev->held && held_maps__take(&t->held_maps, ev->hold_since, &maps);
+	if (ev->held && !early && !tracer__held(s->tracer, ev->pid, ev->hold_since)) {
+		log_debug("pid %d: a loader event read after its hold ran out", ev->pid);
+		t->holds_ran_out++;
+	}
 	if (!early && procmaps__read(t->pid, &maps) == 0) {
 		give_tables(s, t, &maps);
 		if (!t->probed)

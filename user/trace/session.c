@@ -394,7 +394,7 @@ struct ht_losses session__kernel_losses(struct session *s, const struct target *
 
 uint64_t session__holds_skipped(struct session *s, const struct target *t)
 {
-	return kernel_losses(s, t).holds_skipped;
+	return kernel_losses(s, t).holds_skipped + t->holds_ran_out;
 }
 
 uint64_t session__events(const struct session *s)

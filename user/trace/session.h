@@ -69,6 +69,8 @@ struct target {
 	uint64_t incomplete_stacks;
 	uint64_t unsupported_unwinds; /* of those, cut at an unwind rule heaptap cannot follow */
 	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */
+	/* Stops the guardian ended at its bound before heaptap read them: ran on unprepared. */
+	uint64_t holds_ran_out;
 	bool tree_dropped;    /* ended, its tree freed to keep ended trees within the budget */
 	uint64_t tree_lost;   /* calls counted, but not in the call tree (out of memory) */
 	struct ht_losses kernel_losses; /* taken from the kernel when it ended */

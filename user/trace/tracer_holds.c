@@ -92,7 +92,7 @@ void tracer__resume(struct tracer *t, pid_t pid, uint64_t since_ns)
 	__u32 key = pid;
 
 	if (bpf_map_lookup_elem(t->held_fd, &key, &h) || (since_ns && h.since_ns != since_ns) ||
-	    !hold_end(t->held_fd, pid))
+	    !hold_end(t->held_fd, pid, h.since_ns))
 		return;
 	t->holds.nr++;
 	t->holds.total_ns += monotonic_ns() - h.since_ns;
