@@ -108,9 +108,10 @@ Test(sampling, estimates_within_their_error)
 			cr_expect(fabs(got - want) <= 5 * sqrt(var),
 				  "run %d, %s: %.0f bytes, truth %.0f, standard error %.0f", run,
 				  name, got, want, sqrt(var));
+			/* Said, not warned: Criterion fails a run that logs a warning. */
 			if (fabs(got - want) > 3 * sqrt(var))
-				cr_log_warn("run %d, %s: %.0f bytes, truth %.0f, beyond 3 standard "
-					    "errors (%.0f)", run, name, got, want, sqrt(var));
+				fprintf(stderr, "run %d, %s: %.0f bytes, truth %.0f, beyond 3 "
+					"standard errors (%.0f)\n", run, name, got, want, sqrt(var));
 			names[nr] = strdup(name);
 			truths[nr] = want;
 			sums[nr++] += got;

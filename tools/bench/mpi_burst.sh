@@ -6,7 +6,9 @@
 # with incomplete stacks over all ranks (both must be 0), heaptap's own CPU (consumers.
 # cpu_seconds: every thread of heaptap's, none of the job's, which perf stat --no-inherit
 # would miss for the consumer threads) and the time its ranks were held at exec and loader
-# events (consumers.holds), each per rank.
+# events (consumers.holds), each per rank. And the floor, as in mpi_start.sh: the same
+# probes on every rank with programs that do nothing (empty_probes --mpi), whose ratio to
+# the untraced job no tracer of every call through per-process uprobes can go below.
 set -euo pipefail
 heaptap=${HEAPTAP:-./heaptap}
 bench=${BENCH_DIR:-.output/bench}
@@ -23,10 +25,12 @@ ok="mpi_start ok $ranks"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch" "$err" "$err.out"' EXIT
 
-untraced=() traced=() lost=() incomplete=() cpu=() held=()
+untraced=() empty=() traced=() lost=() incomplete=() cpu=() held=()
 for ((r = 1; r <= rounds; r++)); do
 	wait_for_no_rank_watchers
 	u=$(elapsed "$ok" "${job[@]}")
+	e=$(elapsed "$ok" "$bench/empty_probes" --mpi -- "${job[@]}")
+	expect_err "followed, $ranks probed, [1-9][0-9]* probe hits" "empty_probes --mpi"
 	t=$(elapsed "$ok" "$heaptap" run --mpi -o /dev/null --json "$scratch/job.json" -- \
 		"${job[@]}")
 	read -r l i c h < <(python3 -c 'import json, sys
@@ -38,19 +42,24 @@ c = d["consumers"]
 print(sum(p["lost_events"] for p in ranks), sum(p["incomplete_stacks"] for p in ranks),
       c["cpu_seconds"] * 1000 / len(ranks), c["holds"]["total_ms"] / len(ranks))' \
 		"$scratch/job.json" "$ranks")
-	untraced+=("$u") traced+=("$t") lost+=("$l") incomplete+=("$i") cpu+=("$c") held+=("$h")
-	echo "round $r/$rounds: untraced $u s  heaptap $t s  lost $l  incomplete $i" \
+	untraced+=("$u") empty+=("$e") traced+=("$t") lost+=("$l") incomplete+=("$i")
+	cpu+=("$c") held+=("$h")
+	echo "round $r/$rounds: untraced $u s  empty $e s  heaptap $t s  lost $l  incomplete $i" \
 		" heaptap CPU $c ms/rank  held $h ms/rank" >&2
 done
 
 u=$(printf '%s\n' "${untraced[@]}" | median)
+e=$(printf '%s\n' "${empty[@]}" | median)
 t=$(printf '%s\n' "${traced[@]}" | median)
 echo "mpirun -np $ranks start (MPI_Init, 10 Alltoall, MPI_Finalize), median of $rounds" \
 	"interleaved rounds"
-printf 'untraced  %.2f s\nheaptap   %.2f s\n' "$u" "$t"
+printf 'untraced  %.2f s\nempty     %.2f s\nheaptap   %.2f s\n' "$u" "$e" "$t"
 echo "mpi-start np$ranks lost $(printf '%s\n' "${lost[@]}" | median)"
 echo "mpi-start np$ranks incomplete $(printf '%s\n' "${incomplete[@]}" | median)"
-awk -v t="$t" -v u="$u" -v r="$ranks" 'BEGIN { printf "mpi-start np%d heaptap/untraced %.1f\n", r, t / u }'
+awk -v t="$t" -v e="$e" -v u="$u" -v r="$ranks" 'BEGIN {
+	printf "mpi-start np%d heaptap/untraced %.1f\n", r, t / u
+	printf "mpi-start np%d empty/untraced %.1f\n", r, e / u
+	printf "mpi-start np%d heaptap/empty %.2f\n", r, t / e }'
 printf 'mpi-start np%d heaptap-cpu-per-rank %.0f ms\n' "$ranks" \
 	"$(printf '%s\n' "${cpu[@]}" | median)"
 printf 'mpi-start np%d hold-per-rank %.1f ms\n' "$ranks" "$(printf '%s\n' "${held[@]}" | median)"
