@@ -116,7 +116,7 @@ static __always_inline bool hold_current(__u32 pid, __u32 type, __u32 *same_code
 	char comm[TASK_COMM_LEN] = {};
 	struct ht_hold_control *ctl;
 	struct ht_hold h = {};
-	__u32 zero = 0, *code_seen, code;
+	__u32 zero = 0, *code_seen, code, even_launcher;
 
 	code_seen = bpf_map_lookup_elem(&hold, &pid);
 	if (!code_seen)
@@ -126,15 +126,16 @@ static __always_inline bool hold_current(__u32 pid, __u32 type, __u32 *same_code
 	 * (announced, then done), dlclose() as well: at an event after which the process maps
 	 * no more code (executable pages) than at the one before, it runs on.
 	 */
-	code = BPF_CORE_READ(task, mm, exec_vm);
-	if (type == HT_EV_LIBS_CHANGED && code <= *code_seen) {
-		*code_seen = code;
+	even_launcher = *code_seen & HT_HOLD_EVEN_LAUNCHER;
+	code = BPF_CORE_READ(task, mm, exec_vm) & ~HT_HOLD_EVEN_LAUNCHER;
+	if (type == HT_EV_LIBS_CHANGED && code <= (*code_seen & ~HT_HOLD_EVEN_LAUNCHER)) {
+		*code_seen = code | even_launcher;
 		*same_code = 1;
 		return false;
 	}
-	*code_seen = code;
+	*code_seen = code | even_launcher;
 	bpf_get_current_comm(comm, sizeof(comm));
-	if (bpf_map_lookup_elem(&launchers, comm))
+	if (!even_launcher && bpf_map_lookup_elem(&launchers, comm))
 		return false;
 	ctl = bpf_map_lookup_elem(&hold_control, &zero);
 	h.since_ns = bpf_ktime_get_ns();

@@ -325,6 +325,15 @@ struct ht_hold {
 			       * process with the same pid */
 };
 
+/*
+ * In the map `hold` (pid -> pages of code seen, this flag or'ed in): stop it at its exec
+ * and loader events even if it is an MPI launcher. Launchers are not stopped: they relay
+ * SIGCONT to their ranks, and a shell watching one would see it stop. The command `run`
+ * starts is heaptap's own child, stopped before its code runs and let go once probed: its
+ * first calls are not missed however long heaptap takes to place its probes.
+ */
+#define HT_HOLD_EVEN_LAUNCHER (1u << 31)
+
 /* One entry (array map `hold_control`), written by heaptap and its guardian. */
 struct ht_hold_control {
 	__u64 heartbeat_ns; /* CLOCK_MONOTONIC when heaptap last read its events */

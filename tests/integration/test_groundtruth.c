@@ -5,11 +5,13 @@
  * exactly, in run and attach modes; and again with program and library built without
  * frame pointers, where only .eh_frame unwinding finds the entry functions.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include "driver.h"
@@ -80,6 +82,28 @@ static void run_mode(const char *program, const char *rule, const char *consumer
 Test(groundtruth, run_entry_rule)
 {
 	run_mode("groundtruth", "entry", NULL);
+}
+
+/*
+ * The command run starts, named like an MPI launcher (mpiexec: a symbolic link to the
+ * ground-truth program). Launchers are not stopped at their exec and loader events, the
+ * command heaptap starts is, until probed: it used to run its course before its probes
+ * were placed, every call unseen and nothing said.
+ */
+Test(groundtruth, a_command_named_like_a_launcher)
+{
+	char target[4096], link[256], json[256], truth[256];
+	char *argv[] = { (char *)heaptap_path(), "run", "-a", "caller", "--json",
+			 (char *)scratch_file("report.json", json, sizeof(json)), "-o", "/dev/null",
+			 "--", (char *)scratch_file("mpiexec", link, sizeof(link)), "--truth",
+			 (char *)scratch_file("truth.json", truth, sizeof(truth)), NULL };
+
+	require_bpf();
+	unlink(link);
+	cr_assert(eq(int, symlink(target_path("groundtruth", target, sizeof(target)), link), 0),
+		  "symlink %s: %s", link, strerror(errno));
+	cr_assert(eq(int, wait_status(spawn(argv, NULL, NULL), 60), 0));
+	check_report(json, truth, "caller");
 }
 
 Test(groundtruth, run_caller_rule)

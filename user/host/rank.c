@@ -12,6 +12,21 @@ const char *const mpi_launcher_names[] = {
 };
 const size_t nr_mpi_launcher_names = sizeof(mpi_launcher_names) / sizeof(mpi_launcher_names[0]);
 
+bool process_is_launcher(pid_t pid)
+{
+	size_t len;
+	char *comm;
+	bool found = false;
+
+	if (procfs_read(pid, "comm", &comm, &len))
+		return false;
+	comm[strcspn(comm, "\n")] = '\0';
+	for (size_t i = 0; i < nr_mpi_launcher_names && !found; i++)
+		found = !strcmp(comm, mpi_launcher_names[i]);
+	free(comm);
+	return found;
+}
+
 enum field { RANK, WORLD_SIZE, LOCAL_RANK, JOB, NR_FIELDS };
 
 /* Within a field, earlier variables win: for ranks, the MPI library's own before the launcher's. */

@@ -3,6 +3,7 @@
 #ifndef HEAPTAP_RANK_H
 #define HEAPTAP_RANK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -24,6 +25,8 @@ void mpi_identity_from_environ(const char *block, size_t len, struct mpi_identit
 /* Program names of MPI launchers, as the kernel keeps them (at most 15 characters). */
 extern const char *const mpi_launcher_names[];
 extern const size_t nr_mpi_launcher_names;
+/* Does pid run one of them now (/proc/PID/comm)? false if it cannot be read. */
+bool process_is_launcher(pid_t pid);
 
 /* From /proc/PID/environ; everything unknown when it cannot be read. */
 void mpi_identity_of_process(pid_t pid, struct mpi_identity *out);

@@ -13,21 +13,6 @@
 #include "procfs.h"
 #include "rank.h"
 
-static bool is_launcher(pid_t pid)
-{
-	size_t len;
-	char *comm;
-	bool found = false;
-
-	if (procfs_read(pid, "comm", &comm, &len))
-		return false;
-	comm[strcspn(comm, "\n")] = '\0';
-	for (size_t i = 0; i < nr_mpi_launcher_names && !found; i++)
-		found = !strcmp(comm, mpi_launcher_names[i]);
-	free(comm);
-	return found;
-}
-
 /* The first line of /proc/PID/comm into name; false if it cannot be read. */
 static bool comm_of(pid_t pid, char *name, size_t size)
 {
@@ -131,7 +116,7 @@ void discovery_rescan(struct session *s)
 		 * Only the user's own processes: another user's launcher is refused (its name is
 		 * public), another user's ranks are not even seen (their environment is not).
 		 */
-		if (is_launcher(pid)) {
+		if (process_is_launcher(pid)) {
 			if (allowed(s, pid, &permit))
 				session__follow(s, pid);
 			privilege_release(&permit);

@@ -208,7 +208,7 @@ static int expect_exec(struct session *s, pid_t pid, const char *path)
 	snprintf(t->command, sizeof(t->command), "%s", path);
 	t->uid = procfs_uid(pid); /* waiting for its go: the exec event tells it again */
 	t->held = true;
-	return tracer__add_target(s->tracer, pid, true);
+	return tracer__add_command(s->tracer, pid);
 }
 
 /*
@@ -266,7 +266,8 @@ static int prepare_program(struct session *s, struct target *t)
  */
 static void release(struct session *s, struct target *t)
 {
-	if (t->untraced || !s->unwind)
+	/* A launcher (run's command) is held only until probed: it relays SIGCONT. */
+	if (t->untraced || !s->unwind || t->launcher)
 		tracer__release_hold(s->tracer, t->pid);
 	t->held = false;
 }
@@ -318,6 +319,7 @@ void handle_exec(struct session *s, const struct ht_libs_event *ev)
 		 */
 		give_tables_now(s, t);
 		describe(t);
+		t->launcher = process_is_launcher(t->pid);
 		seed_mapped_ranges(s, t); /* held at its exec: nothing of the new image ran yet */
 		t->untraced = s->mpi_only && t->mpi.rank < 0;
 		if (t->untraced) {

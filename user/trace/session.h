@@ -71,6 +71,7 @@ struct target {
 	uint64_t lost_events; /* lost in userspace: unreadable blocks, unresolvable stacks */
 	/* Stops the guardian ended at its bound before heaptap read them: ran on unprepared. */
 	uint64_t holds_ran_out;
+	bool launcher; /* an MPI launcher's program (mpi_launcher_names): held only until probed */
 	bool tree_dropped;    /* ended, its tree freed to keep ended trees within the budget */
 	uint64_t tree_lost;   /* calls counted, but not in the call tree (out of memory) */
 	struct ht_losses kernel_losses; /* taken from the kernel when it ended */

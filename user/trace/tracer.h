@@ -44,6 +44,11 @@ void tracer__free(struct tracer *t);
 
 /* Trace pid: report its exits, and with hold, stop it at its exec and loader events. */
 int tracer__add_target(struct tracer *t, pid_t pid, bool hold);
+/*
+ * The same with hold for the command heaptap started (its child, waiting to exec): held
+ * even if it is an MPI launcher (HT_HOLD_EVEN_LAUNCHER), until tracer__release_hold().
+ */
+int tracer__add_command(struct tracer *t, pid_t pid);
 /* Stop holding pid at its exec and loader events. */
 int tracer__release_hold(struct tracer *t, pid_t pid);
 /*

@@ -55,9 +55,10 @@ static bool probed_already(struct tracer *t, struct probed_file *f, uint64_t dev
 	return false;
 }
 
-int tracer__add_target(struct tracer *t, pid_t pid, bool hold)
+/* hold: the map `hold`'s first value for it (no code seen yet, maybe a flag); none: -1. */
+static int add_target(struct tracer *t, pid_t pid, __s64 hold)
 {
-	__u32 key = pid, code_seen = 0;
+	__u32 key = pid, code_seen = (__u32)hold;
 	__u8 one = 1;
 
 	if (!links_of(t, pid))
@@ -65,10 +66,20 @@ int tracer__add_target(struct tracer *t, pid_t pid, bool hold)
 	if (bpf_map__update_elem(t->skel->maps.targets, &key, sizeof(key), &one, sizeof(one),
 				 BPF_ANY))
 		return -errno;
-	if (hold && bpf_map__update_elem(t->skel->maps.hold, &key, sizeof(key), &code_seen,
-					 sizeof(code_seen), BPF_ANY))
+	if (hold >= 0 && bpf_map__update_elem(t->skel->maps.hold, &key, sizeof(key), &code_seen,
+					      sizeof(code_seen), BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+int tracer__add_target(struct tracer *t, pid_t pid, bool hold)
+{
+	return add_target(t, pid, hold ? 0 : -1);
+}
+
+int tracer__add_command(struct tracer *t, pid_t pid)
+{
+	return add_target(t, pid, HT_HOLD_EVEN_LAUNCHER);
 }
 
 static int attach(pid_t pid, struct bpf_program *prog, bool retprobe, const char *path,
