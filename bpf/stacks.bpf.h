@@ -7,7 +7,8 @@
  * otherwise the next ids are tried. When no slot takes it (the map is full), the event
  * carries its frames inline instead: a stack is never merged with another, nor lost.
  * A stack's first event carries its frames as well as its new id. Userspace deletes a
- * process's stacks when it exits.
+ * process's stacks when it exits. A stack deeper than the map's entries (HT_STORED_FRAMES)
+ * always travels inline.
  */
 #ifndef HEAPTAP_STACKS_BPF_H
 #define HEAPTAP_STACKS_BPF_H
@@ -18,10 +19,10 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC); /* memory as stacks appear, not 256 MiB at once */
-	__uint(max_entries, 1 << 18);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* memory as stacks appear, not 200 MiB at once */
+	__uint(max_entries, 1 << 19);
 	__type(key, __u64);
-	__type(value, struct ht_stack);
+	__type(value, struct ht_stored_stack);
 } stacks SEC(".maps") __weak; /* shared with custom_alloc.bpf.c and os_view.bpf.c */
 
 /* Ids tried per stack before it goes inline. */
@@ -43,11 +44,11 @@ static __always_inline __u64 stack_hash(const struct ht_stack *st)
 	return stack_hash_bits < 64 ? h & ((1ULL << stack_hash_bits) - 1) : h;
 }
 
-static __always_inline bool same_stack(const struct ht_stack *a, const struct ht_stack *b)
+static __always_inline bool same_stack(const struct ht_stored_stack *a, const struct ht_stack *b)
 {
 	if (a->pid != b->pid || a->nr != b->nr)
 		return false;
-	for (__u32 i = 0; i < HT_MAX_FRAMES && i < a->nr; i++) {
+	for (__u32 i = 0; i < HT_STORED_FRAMES && i < a->nr; i++) {
 		if (a->frames[i] != b->frames[i])
 			return false;
 	}
@@ -60,16 +61,20 @@ static __always_inline bool same_stack(const struct ht_stack *a, const struct ht
  */
 static __always_inline __u64 stack_id_of(const struct ht_stack *st, bool *fresh)
 {
-	__u64 id = stack_hash(st);
+	__u64 id;
 
+	if (st->nr > HT_STORED_FRAMES)
+		return 0;
+	id = stack_hash(st);
 	for (int probe = 0; probe < STACK_PROBES; probe++, id++) {
-		const struct ht_stack *known;
+		const struct ht_stored_stack *known;
 		long err;
 
 		if (id == 0)
 			continue; /* 0 means "inline" */
 		known = bpf_map_lookup_elem(&stacks, &id);
 		if (!known) {
+			/* Its first part: struct ht_stored_stack's layout. */
 			err = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
 			if (!err) {
 				*fresh = true;

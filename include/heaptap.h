@@ -173,6 +173,20 @@ struct ht_stack {
 };
 
 /*
+ * Frames a stack in the stacks map may have: deeper ones travel inline. An Open MPI rank's
+ * MPI_Init stacks are ~25 frames deep, and a map entry sized for 127 (1 KiB) held a node's
+ * sixteen ranks' stacks only up to eleven ranks (DESIGN.md, the node's burst).
+ */
+#define HT_STORED_FRAMES 48
+
+/* A stack as the stacks map keeps it: struct ht_stack's first part. */
+struct ht_stored_stack {
+	__u32 pid;
+	__u32 nr; /* <= HT_STORED_FRAMES */
+	__u64 frames[HT_STORED_FRAMES];
+};
+
+/*
  * One malloc-family call, sent when the outermost call returns (free: at its entry).
  * Raw arguments travel as they are; userspace derives requested bytes from them.
  * The stack travels as an id in the stacks map (pid -> never reused while traced). Its

@@ -210,6 +210,12 @@ static KEEP void descend_4(void)
 	descend(4);
 }
 
+/* Deeper than a stack map entry holds (HT_STORED_FRAMES): its frames travel inline. */
+static KEEP void descend_60(void)
+{
+	descend(60);
+}
+
 static jmp_buf jumped;
 
 static KEEP void alloc_then_jump(void)
@@ -316,6 +322,8 @@ static KEEP void run_repeated_cases(void)
 		twice(twin_a);
 		twice(twin_b);
 		twice(i % 2 ? descend_4 : descend_3);
+		if (i % 10 == 0)
+			twice(descend_60);
 		twice(jump_a);
 		twice(jump_b);
 		twice(i % 2 ? run_coroutine_b : run_coroutine_a);
@@ -332,6 +340,7 @@ static KEEP void run_cases(void)
 	void *block;
 
 	sink = recurse(20);
+	sink = recurse(70); /* deeper than a stack map entry: inline, whole all the same */
 	for (int i = 0; i < 64; i++)
 		values[i] = (i * 37) % 64;
 	qsort(values, 64, sizeof(values[0]), alloc_in_comparator);

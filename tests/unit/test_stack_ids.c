@@ -15,7 +15,7 @@ TestSuite(stack_ids);
 static int new_map(void)
 {
 	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "test_stacks", sizeof(__u64),
-				sizeof(struct ht_stack), NR_IDS + 1, NULL);
+				sizeof(struct ht_stored_stack), NR_IDS + 1, NULL);
 
 	if (fd < 0 && (errno == EPERM || errno == EACCES))
 		cr_skip_test("creating BPF maps needs root");
@@ -27,7 +27,8 @@ Test(stack_ids, buried_ids_leave_the_map)
 {
 	struct stack_ids ids = {};
 	struct dead_ids dead = {};
-	struct ht_stack stack = {}, read;
+	struct ht_stored_stack stack = {};
+	struct ht_stack read;
 	__u64 key, next;
 	size_t left = 0;
 

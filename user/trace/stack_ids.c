@@ -27,9 +27,16 @@ int stack_ids__own(struct stack_ids *ids, __u64 id)
 
 int stack_ids__frames(const struct stack_ids *ids, __u64 id, struct ht_stack *out)
 {
-	if (bpf_map_lookup_elem(ids->map_fd, &id, out))
+	struct ht_stored_stack stored;
+
+	if (bpf_map_lookup_elem(ids->map_fd, &id, &stored))
 		return -errno;
-	return out->nr <= HT_MAX_FRAMES ? 0 : -EINVAL;
+	if (stored.nr > HT_STORED_FRAMES)
+		return -EINVAL;
+	out->pid = stored.pid;
+	out->nr = stored.nr;
+	memcpy(out->frames, stored.frames, stored.nr * sizeof(stored.frames[0]));
+	return 0;
 }
 
 void dead_ids__init(struct dead_ids *dead, int map_fd)
