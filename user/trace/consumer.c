@@ -37,8 +37,8 @@ static int resolve(struct target *t, const struct ht_call_event *ev, struct reso
 }
 
 /*
- * The shared lock for a consumer: behind the thread that serves holds, whose processes
- * are stopped while it waits (a mutex is not fair: two consumers naming stacks in turn
+ * The shared lock for a consumer: behind the threads that serve holds, whose processes
+ * are stopped while they wait (a mutex is not fair: two consumers naming stacks in turn
  * would keep it from the lock for tens of milliseconds).
  */
 static void consumer_shared_lock(struct session *s)
@@ -270,9 +270,9 @@ int consumer_on_event(void *ctx, unsigned shard, const void *data, size_t size)
 }
 
 /*
- * A held loader event, on the thread that serves holds: ahead of the consumers' backlogs,
- * and of their turns at the shared lock. The consumer that owns the process may have
- * handled its ordered event already, and let it go: then there is nothing left to do.
+ * A held loader event, on its shard's thread that serves holds: ahead of the consumers'
+ * backlogs, and of their turns at the shared lock. The consumer that owns the process may
+ * have handled its ordered event already, and let it go: then there is nothing left to do.
  */
 int consumer_on_hold(void *ctx, unsigned shard, const void *data, size_t size)
 {
@@ -294,16 +294,22 @@ int consumer_on_hold(void *ctx, unsigned shard, const void *data, size_t size)
 	return 0;
 }
 
+/*
+ * One a shard, as the consumers: sixteen ranks load the same plugin at once, and one
+ * thread serving every hold in turn kept each waiting ~7 ms for those before it. Those of
+ * several shards now overlap but for their time at the shared lock.
+ */
 static void *serve_holds(void *arg)
 {
-	struct session *s = arg;
+	struct consumer *c = arg;
+	struct session *s = c->s;
 
 	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
-		int n = tracer__wait_holds(s->tracer, CONSUMER_TICK_MS);
+		int n = tracer__wait_holds(s->tracer, c->idx, CONSUMER_TICK_MS);
 
 		if (n < 0 && n != -EINTR)
 			break;
-		tracer__consume_holds(s->tracer);
+		tracer__consume_holds(s->tracer, c->idx);
 	}
 	return NULL;
 }
@@ -391,17 +397,17 @@ static void *consume(void *arg)
 
 int consumers__start(struct session *s)
 {
-	int err = pthread_create(&s->holds_thread, NULL, serve_holds, s);
-
-	if (err)
-		return -err;
-	/* Named, so that top -H and perf tell heaptap's threads apart. */
-	pthread_setname_np(s->holds_thread, "heaptap-holds");
-	s->holds_running = true;
 	for (unsigned i = 0; i < s->nr_consumers; i++) {
 		struct consumer *c = &s->consumers[i];
 		char name[16];
+		int err = pthread_create(&c->holds_thread, NULL, serve_holds, c);
 
+		if (err)
+			return -err;
+		/* Named, so that top -H and perf tell heaptap's threads apart. */
+		snprintf(name, sizeof(name), "heaptap-hold%u", i % 1000);
+		pthread_setname_np(c->holds_thread, name);
+		c->holds_running = true;
 		err = pthread_create(&c->thread, NULL, consume, c);
 		if (err)
 			return -err;
@@ -415,12 +421,12 @@ int consumers__start(struct session *s)
 void consumers__stop(struct session *s)
 {
 	__atomic_store_n(&s->stopping, true, __ATOMIC_RELEASE);
-	if (s->holds_running)
-		pthread_join(s->holds_thread, NULL);
-	s->holds_running = false;
 	for (unsigned i = 0; i < s->nr_consumers; i++) {
 		struct consumer *c = &s->consumers[i];
 
+		if (c->holds_running)
+			pthread_join(c->holds_thread, NULL);
+		c->holds_running = false;
 		if (c->running)
 			pthread_join(c->thread, NULL);
 		c->running = false;

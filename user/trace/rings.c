@@ -22,6 +22,7 @@ struct shard {
 	uint64_t delivered;
 	unsigned batch; /* events delivered by this rings__consume */
 	int epoll_fd;	/* both rings' wake-ups, edge-triggered (rings__wait) */
+	int holds_epoll_fd; /* the hold ring's wake-ups (rings__wait_holds) */
 	/* The ring's positions, mapped read-only: its fill without a system call. */
 	const unsigned long *consumer_pos, *producer_pos;
 	uint64_t peak_fill;
@@ -31,7 +32,6 @@ struct rings {
 	struct rings_callbacks cb;
 	uint64_t ring_bytes;
 	unsigned nr;
-	int holds_epoll_fd; /* every hold ring's wake-ups (rings__wait_holds) */
 	struct shard shards[];
 };
 
@@ -132,7 +132,9 @@ static int make_shard(struct rings *r, struct shard *sh, int events_fd, int hold
 	if (sh->epoll_fd < 0)
 		return sh->epoll_fd;
 	/* Level-triggered: a held process waits for each of these, none may stay unread. */
-	if (epoll_ctl(r->holds_epoll_fd, EPOLL_CTL_ADD, sh->hold_ring_fd,
+	sh->holds_epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (sh->holds_epoll_fd < 0 ||
+	    epoll_ctl(sh->holds_epoll_fd, EPOLL_CTL_ADD, sh->hold_ring_fd,
 		      &(struct epoll_event){ .events = EPOLLIN }))
 		return -errno;
 	return 0;
@@ -149,12 +151,10 @@ int rings__new(int events_fd, int holds_fd, unsigned nr, uint64_t ring_bytes,
 	r->cb = *cb;
 	r->ring_bytes = ring_bytes;
 	r->nr = nr;
-	r->holds_epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (r->holds_epoll_fd < 0)
-		err = -errno;
 	for (unsigned i = 0; i < nr; i++) {
 		r->shards[i] = (struct shard){
 			.r = r, .idx = i, .ring_fd = -1, .hold_ring_fd = -1, .epoll_fd = -1,
+			.holds_epoll_fd = -1,
 		};
 	}
 	for (unsigned i = 0; i < nr && !err; i++)
@@ -184,13 +184,13 @@ void rings__free(struct rings *r)
 			munmap((void *)sh->producer_pos, page);
 		if (sh->epoll_fd >= 0)
 			close(sh->epoll_fd);
+		if (sh->holds_epoll_fd >= 0)
+			close(sh->holds_epoll_fd);
 		if (sh->ring_fd >= 0)
 			close(sh->ring_fd);
 		if (sh->hold_ring_fd >= 0)
 			close(sh->hold_ring_fd);
 	}
-	if (r->holds_epoll_fd >= 0)
-		close(r->holds_epoll_fd);
 	free(r);
 }
 
@@ -231,28 +231,19 @@ int rings__drain(struct rings *r)
 	return n;
 }
 
-int rings__wait_holds(struct rings *r, int timeout_ms)
+int rings__wait_holds(struct rings *r, unsigned shard, int timeout_ms)
 {
-	struct epoll_event ready[8];
-	int n = epoll_wait(r->holds_epoll_fd, ready, 8, timeout_ms);
+	struct epoll_event ready[1];
+	int n = epoll_wait(r->shards[shard].holds_epoll_fd, ready, 1, timeout_ms);
 
 	return n < 0 ? -errno : n;
 }
 
-int rings__consume_holds(struct rings *r)
+int rings__consume_holds(struct rings *r, unsigned shard)
 {
-	int n = 0;
-
-	/* The thread that serves holds is the one they wait for: it beats too. */
+	/* A thread that serves holds is one they wait for: it beats too. */
 	r->cb.tick(r->cb.ctx);
-	for (unsigned i = 0; i < r->nr; i++) {
-		int got = ring_buffer__consume(r->shards[i].hold_rb);
-
-		if (got < 0)
-			return got;
-		n += got;
-	}
-	return n;
+	return ring_buffer__consume(r->shards[shard].hold_rb);
 }
 
 struct ring_fill rings__fill(const struct rings *r, unsigned shard)

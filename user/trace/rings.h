@@ -39,11 +39,12 @@ int rings__consume(struct rings *r, unsigned shard);
 /* Deliver whatever every ring holds. */
 int rings__drain(struct rings *r);
 /*
- * The held loader events, read by a thread of their own (one only): a held process waits
- * for no consumer's backlog. Wait up to timeout_ms for any; deliver every one queued.
+ * The shard's held loader events, read by a thread of their own (one a shard): a held
+ * process waits for no consumer's backlog. Wait up to timeout_ms for any; deliver every
+ * one queued.
  */
-int rings__wait_holds(struct rings *r, int timeout_ms);
-int rings__consume_holds(struct rings *r);
+int rings__wait_holds(struct rings *r, unsigned shard, int timeout_ms);
+int rings__consume_holds(struct rings *r, unsigned shard);
 
 /* A shard's ring: its size, its fill now, and the most it held while it was read. */
 struct ring_fill {

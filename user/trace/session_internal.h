@@ -22,6 +22,8 @@ struct consumer {
 	unsigned idx;
 	pthread_t thread;
 	bool running;
+	pthread_t holds_thread; /* serves its processes' held loader events (consumer_on_hold) */
+	bool holds_running;
 	/*
 	 * Held while a batch of events is handled; a reader of its targets' accounts (top, the
 	 * agent, the report) takes it. Taken before the shared lock, never after.
@@ -50,8 +52,6 @@ struct session {
 	struct consumer *consumers; /* one per shard of processes */
 	unsigned nr_consumers;
 	bool stopping, stopped;	    /* the consumers are told to end; they have */
-	pthread_t holds_thread;	    /* serves held loader events (consumer_on_hold) */
-	bool holds_running;
 	unsigned holds_waiting;	    /* holds waiting for the shared lock: consumers let them in */
 	unsigned readers_waiting;   /* session__read_lock waiting: consumers cut their batch */
 	/*

@@ -113,11 +113,11 @@ int tracer__consume(struct tracer *t, unsigned shard);
 /* Deliver whatever every ring holds (once nothing else consumes them). */
 int tracer__drain(struct tracer *t);
 /*
- * The held loader events (tracer__on_holds), on one thread of their own: wait up to
+ * A shard's held loader events (tracer__on_holds), on one thread of their own: wait up to
  * timeout_ms for any, deliver every one queued. >= 0, or -errno.
  */
-int tracer__wait_holds(struct tracer *t, int timeout_ms);
-int tracer__consume_holds(struct tracer *t);
+int tracer__wait_holds(struct tracer *t, unsigned shard, int timeout_ms);
+int tracer__consume_holds(struct tracer *t, unsigned shard);
 /* Is pid still stopped by the stop made at since_ns (not let go since)? */
 bool tracer__held(struct tracer *t, pid_t pid, uint64_t since_ns);
 /* A shard's ring: its size, its fill now, and the most it held while it was read. */

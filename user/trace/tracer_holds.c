@@ -105,14 +105,14 @@ struct tracer_holds tracer__holds(const struct tracer *t)
 	return t->holds;
 }
 
-int tracer__wait_holds(struct tracer *t, int timeout_ms)
+int tracer__wait_holds(struct tracer *t, unsigned shard, int timeout_ms)
 {
-	return rings__wait_holds(t->rings, timeout_ms);
+	return rings__wait_holds(t->rings, shard, timeout_ms);
 }
 
-int tracer__consume_holds(struct tracer *t)
+int tracer__consume_holds(struct tracer *t, unsigned shard)
 {
-	return rings__consume_holds(t->rings);
+	return rings__consume_holds(t->rings, shard);
 }
 
 bool tracer__held(struct tracer *t, pid_t pid, uint64_t since_ns)
