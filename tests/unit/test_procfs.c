@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
@@ -26,4 +27,15 @@ Test(procfs, the_uid_of_a_live_process)
 {
 	cr_expect(eq(u32, procfs_uid(getpid()), getuid()));
 	cr_expect(eq(u32, procfs_uid(4000000), (uid_t)-1));
+}
+
+/* A program's name as the kernel keeps it: the one prctl() set, without the newline. */
+Test(procfs, the_name_of_a_live_process)
+{
+	char name[64] = "";
+
+	cr_assert(eq(int, prctl(PR_SET_NAME, "comm-of-test"), 0));
+	cr_assert(procfs_comm(getpid(), name, sizeof(name)));
+	cr_expect(eq(str, name, "comm-of-test"));
+	cr_expect(procfs_comm(4000000, name, sizeof(name)) == false, "no such process");
 }

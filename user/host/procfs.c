@@ -61,6 +61,19 @@ char procfs_stat_state(const char *stat)
 	return after_comm && after_comm[1] == ' ' ? after_comm[2] : 0;
 }
 
+bool procfs_comm(pid_t pid, char *name, size_t size)
+{
+	size_t len;
+	char *comm;
+
+	if (procfs_read(pid, "comm", &comm, &len))
+		return false;
+	comm[strcspn(comm, "\n")] = '\0';
+	snprintf(name, size, "%s", comm);
+	free(comm);
+	return true;
+}
+
 char procfs_state(pid_t pid)
 {
 	char *stat, state;

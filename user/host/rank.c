@@ -14,16 +14,13 @@ const size_t nr_mpi_launcher_names = sizeof(mpi_launcher_names) / sizeof(mpi_lau
 
 bool process_is_launcher(pid_t pid)
 {
-	size_t len;
-	char *comm;
+	char comm[64];
 	bool found = false;
 
-	if (procfs_read(pid, "comm", &comm, &len))
+	if (!procfs_comm(pid, comm, sizeof(comm)))
 		return false;
-	comm[strcspn(comm, "\n")] = '\0';
 	for (size_t i = 0; i < nr_mpi_launcher_names && !found; i++)
 		found = !strcmp(comm, mpi_launcher_names[i]);
-	free(comm);
 	return found;
 }
 

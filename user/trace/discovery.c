@@ -13,20 +13,6 @@
 #include "procfs.h"
 #include "rank.h"
 
-/* The first line of /proc/PID/comm into name; false if it cannot be read. */
-static bool comm_of(pid_t pid, char *name, size_t size)
-{
-	size_t len;
-	char *comm;
-
-	if (procfs_read(pid, "comm", &comm, &len))
-		return false;
-	comm[strcspn(comm, "\n")] = '\0';
-	snprintf(name, size, "%s", comm);
-	free(comm);
-	return true;
-}
-
 /*
  * Is pid running heaptap's own program? heaptap's guardian (a fork) and other heaptaps
  * carry the rank of their launcher when srun or mpirun placed them (an agent per node):
@@ -41,12 +27,12 @@ static bool is_heaptap(pid_t pid)
 	struct stat st;
 
 	if (!self.st_ino && (stat("/proc/self/exe", &self) ||
-			     !comm_of(getpid(), self_comm, sizeof(self_comm))))
+			     !procfs_comm(getpid(), self_comm, sizeof(self_comm))))
 		return false;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
 	if (!stat(exe, &st))
 		return st.st_dev == self.st_dev && st.st_ino == self.st_ino;
-	return comm_of(pid, comm, sizeof(comm)) && !strcmp(comm, self_comm);
+	return procfs_comm(pid, comm, sizeof(comm)) && !strcmp(comm, self_comm);
 }
 
 /*
