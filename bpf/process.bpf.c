@@ -116,7 +116,7 @@ static __always_inline bool hold_current(__u32 pid, __u32 type, __u32 *same_code
 	char comm[TASK_COMM_LEN] = {};
 	struct ht_hold_control *ctl;
 	struct ht_hold h = {};
-	__u32 zero = 0, *code_seen, code, even_launcher;
+	__u32 zero = 0, *code_seen, code, seen, even_launcher;
 
 	code_seen = bpf_map_lookup_elem(&hold, &pid);
 	if (!code_seen)
@@ -127,8 +127,9 @@ static __always_inline bool hold_current(__u32 pid, __u32 type, __u32 *same_code
 	 * no more code (executable pages) than at the one before, it runs on.
 	 */
 	even_launcher = *code_seen & HT_HOLD_EVEN_LAUNCHER;
+	seen = *code_seen & ~HT_HOLD_EVEN_LAUNCHER;
 	code = BPF_CORE_READ(task, mm, exec_vm) & ~HT_HOLD_EVEN_LAUNCHER;
-	if (type == HT_EV_LIBS_CHANGED && code <= (*code_seen & ~HT_HOLD_EVEN_LAUNCHER)) {
+	if (type == HT_EV_LIBS_CHANGED && code <= seen) {
 		*code_seen = code | even_launcher;
 		*same_code = 1;
 		return false;

@@ -297,15 +297,22 @@ static struct target *new_image(struct session *s, struct target *old)
 	return old;
 }
 
+/* A held event read after its stop ran out (the guardian ended it): the process ran on. */
+static bool read_after_hold_ran_out(struct session *s, const struct ht_libs_event *ev,
+				    const char *what)
+{
+	if (!ev->held || tracer__held(s->tracer, ev->pid, ev->hold_since))
+		return false;
+	log_debug("pid %d: %s read after its hold ran out", ev->pid, what);
+	return true;
+}
+
 void handle_exec(struct session *s, const struct ht_libs_event *ev)
 {
 	struct target *t = target_of(s, ev->pid);
-	bool ran_out = ev->held && !tracer__held(s->tracer, ev->pid, ev->hold_since);
+	bool ran_out = read_after_hold_ran_out(s, ev, "its exec");
 	const char *why;
 	int err;
-
-	if (ran_out)
-		log_debug("pid %d: its exec read after its hold ran out", ev->pid);
 
 	if (t && (t = new_image(s, t))) {
 		t->holds_ran_out += ran_out;
@@ -447,10 +454,8 @@ void handle_libs_changed(struct session *s, const struct ht_libs_event *ev)
 		return;
 	/* Handled already, and running on since: only the symbolizer waited for this place. */
 	early = ev->held && held_maps__take(&t->held_maps, ev->hold_since, &maps);
-	if (ev->held && !early && !tracer__held(s->tracer, ev->pid, ev->hold_since)) {
-		log_debug("pid %d: a loader event read after its hold ran out", ev->pid);
+	if (!early && read_after_hold_ran_out(s, ev, "a loader event"))
 		t->holds_ran_out++;
-	}
 	if (!early && procmaps__read(t->pid, &maps) == 0) {
 		give_tables(s, t, &maps);
 		if (!t->probed)

@@ -90,14 +90,17 @@ void tracer__resume(struct tracer *t, pid_t pid, uint64_t since_ns)
 {
 	struct ht_hold h;
 	__u32 key = pid;
+	uint64_t held_ns;
 
-	if (bpf_map_lookup_elem(t->held_fd, &key, &h) || (since_ns && h.since_ns != since_ns) ||
-	    !hold_end(t->held_fd, pid, h.since_ns))
+	/* Its start, for the time it was held; hold_end() tells the stop made then apart. */
+	if (bpf_map_lookup_elem(t->held_fd, &key, &h) ||
+	    !hold_end(t->held_fd, pid, since_ns ? since_ns : h.since_ns))
 		return;
+	held_ns = monotonic_ns() - h.since_ns;
 	t->holds.nr++;
-	t->holds.total_ns += monotonic_ns() - h.since_ns;
-	if (monotonic_ns() - h.since_ns > t->holds.longest_ns)
-		t->holds.longest_ns = monotonic_ns() - h.since_ns;
+	t->holds.total_ns += held_ns;
+	if (held_ns > t->holds.longest_ns)
+		t->holds.longest_ns = held_ns;
 }
 
 struct tracer_holds tracer__holds(const struct tracer *t)

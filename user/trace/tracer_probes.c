@@ -55,10 +55,10 @@ static bool probed_already(struct tracer *t, struct probed_file *f, uint64_t dev
 	return false;
 }
 
-/* hold: the map `hold`'s first value for it (no code seen yet, maybe a flag); none: -1. */
-static int add_target(struct tracer *t, pid_t pid, __s64 hold)
+/* With hold, its entry in the map `hold`: no code seen yet, and hold_flags. */
+static int add_target(struct tracer *t, pid_t pid, bool hold, __u32 hold_flags)
 {
-	__u32 key = pid, code_seen = (__u32)hold;
+	__u32 key = pid, code_seen = hold_flags;
 	__u8 one = 1;
 
 	if (!links_of(t, pid))
@@ -66,20 +66,20 @@ static int add_target(struct tracer *t, pid_t pid, __s64 hold)
 	if (bpf_map__update_elem(t->skel->maps.targets, &key, sizeof(key), &one, sizeof(one),
 				 BPF_ANY))
 		return -errno;
-	if (hold >= 0 && bpf_map__update_elem(t->skel->maps.hold, &key, sizeof(key), &code_seen,
-					      sizeof(code_seen), BPF_ANY))
+	if (hold && bpf_map__update_elem(t->skel->maps.hold, &key, sizeof(key), &code_seen,
+					 sizeof(code_seen), BPF_ANY))
 		return -errno;
 	return 0;
 }
 
 int tracer__add_target(struct tracer *t, pid_t pid, bool hold)
 {
-	return add_target(t, pid, hold ? 0 : -1);
+	return add_target(t, pid, hold, 0);
 }
 
 int tracer__add_command(struct tracer *t, pid_t pid)
 {
-	return add_target(t, pid, HT_HOLD_EVEN_LAUNCHER);
+	return add_target(t, pid, true, HT_HOLD_EVEN_LAUNCHER);
 }
 
 static int attach(pid_t pid, struct bpf_program *prog, bool retprobe, const char *path,
