@@ -24,6 +24,7 @@
 #define STACK_CACHE_SLOTS 4
 /* The words of a cached walk within this many bytes of its lowest are read again at once. */
 #define STACK_SPAN_BYTES 2048
+_Static_assert(STACK_SPAN_BYTES >= UNWIND_CHUNK_BYTES, "the span lends the walk its chunks");
 
 struct stack_cache_slot {
 	__u64 pc, sp, bp; /* where the walk started */
@@ -43,7 +44,8 @@ struct stack_cache {
 	__u32 next; /* the slot a walk replaces next, round robin */
 	__u32 pad;
 	struct stack_cache_slot slots[STACK_CACHE_SLOTS];
-	__u8 span[STACK_SPAN_BYTES + 8]; /* a slot's words, read again to compare */
+	/* A slot's words, read again to compare; then the walk's chunks (unwind.bpf.h). */
+	__u8 span[STACK_SPAN_BYTES + 8];
 };
 
 /* Bumped by userspace (tracer__stacks_changed) after it changes any tables or stack ids. */
@@ -184,8 +186,9 @@ static __always_inline void cached_user_stack(struct pt_regs *regs, __u32 skip,
 	c->stack_id = 0;
 	c->log.nr = 0;
 	c->log.uncacheable = 0;
+	/* The span, read to compare slots before the walk, is the walk's room for chunks. */
 	st->nr = unwind_user_stack_logged(regs, skip, st->pid, recorded, st->frames, &walk_flags,
-					  &c->log);
+					  &c->log, cache->span);
 	*flags |= walk_flags;
 	*stack_id = stack_id_of(st, fresh);
 	if (c->log.uncacheable || c->log.nr == 0 || c->log.nr > UNWIND_LOG_READS)
