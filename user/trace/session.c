@@ -151,7 +151,7 @@ void session__free(struct session *s)
 	if (!s)
 		return;
 	if (s->consumers)
-		consumers__stop(s);
+		consumers__stop(s, false);
 	for (unsigned i = 0; s->consumers && i < s->nr_consumers; i++) {
 		struct consumer *c = &s->consumers[i];
 
@@ -251,8 +251,8 @@ void session__stop(struct session *s)
 	if (s->stopped)
 		return;
 	tracer__stop_calls(s->tracer);
-	/* Every consumer ends its batch; what is left in the rings is delivered here. */
-	consumers__stop(s);
+	/* The calls stopped, every consumer reads the rest of its ring, and ends. */
+	consumers__stop(s, true);
 	log_consumers(s);
 	tracer__stack_cache_stats(s->tracer, &s->stack_cache.hits, &s->stack_cache.walks);
 	log_debug("stacks: %llu from the cache, %llu walked",

@@ -52,6 +52,7 @@ struct session {
 	struct consumer *consumers; /* one per shard of processes */
 	unsigned nr_consumers;
 	bool stopping, stopped;	    /* the consumers are told to end; they have */
+	bool read_rest;		    /* ending, each reads what its ring still holds */
 	unsigned holds_waiting;	    /* holds waiting for the shared lock: consumers let them in */
 	unsigned readers_waiting;   /* session__read_lock waiting: consumers cut their batch */
 	/*
@@ -143,8 +144,8 @@ int consumer_on_hold(void *ctx, unsigned shard, const void *data, size_t size);
 /* Deliver c's queued events and take the samples due; under c's lock. Events, or -errno. */
 int consumer_batch(struct consumer *c);
 int consumers__start(struct session *s);
-/* Tell every consumer to end, and wait for them. */
-void consumers__stop(struct session *s);
+/* Tell every consumer to end (read_rest: once its ring is read to its end), and wait. */
+void consumers__stop(struct session *s, bool read_rest);
 
 /* --sample-bytes: an exiting thread's exact calls (its event's), in its process's figures. */
 void thread_calls_exited(struct session *s, const struct ht_exit_event *ev);
