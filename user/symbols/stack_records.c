@@ -2,38 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stack_records.h"
-
-/*
- * A key is a few hundred bytes to a few KiB of pointers and offsets, hashed for each new
- * stack of each process: uthash's Jenkins hash, a byte at a time, took most of interning.
- * Two lanes of multiply-xor over 8-byte words (keys are whole words) instead.
- */
-static unsigned int key_hash(const void *key, size_t len)
-{
-	const unsigned char *p = key;
-	uint64_t a = len * 0x9E3779B97F4A7C15ull, b = ~a, w;
-
-	for (; len >= 16; p += 16, len -= 16) {
-		memcpy(&w, p, 8);
-		a = (a ^ w) * 0xff51afd7ed558ccdull;
-		a ^= a >> 32;
-		memcpy(&w, p + 8, 8);
-		b = (b ^ w) * 0xc4ceb9fe1a85ec53ull;
-		b ^= b >> 32;
-	}
-	for (; len; len--)
-		a = (a ^ *p++) * 0x100000001b3ull;
-	a ^= b * 0x9E3779B97F4A7C15ull;
-	return (unsigned int)(a ^ a >> 29);
-}
-
-#undef HASH_FUNCTION
-#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = key_hash((keyptr), (keylen)))
+#include "word_hash.h"
 
 /*
  * A record's key is its frames themselves, their strings interned (so compared as
  * pointers) and every byte set (padding zeroed), after a word for completeness:
- * one allocation per record, and a lookup is one hash of a few hundred bytes.
+ * one allocation per record, and a lookup is one hash (by words) of a few hundred bytes.
  */
 struct record_key {
 	uint64_t complete;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <uthash.h>
 #include "strpool.h"
+#include "word_hash.h"
 
 struct pooled_string {
 	UT_hash_handle hh;

@@ -11,6 +11,7 @@
 #include "procmaps.h"
 #include "strpool.h"
 #include "symbolizer.h"
+#include "word_hash.h"
 
 /*
  * A stack seen before, by its stack id (one id, one stack, for the life of the program)
