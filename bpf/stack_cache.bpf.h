@@ -24,7 +24,7 @@
 #define STACK_CACHE_SLOTS 4
 /* The words of a cached walk within this many bytes of its lowest are read again at once. */
 #define STACK_SPAN_BYTES 2048
-_Static_assert(STACK_SPAN_BYTES >= UNWIND_CHUNK_BYTES, "the span lends the walk its chunks");
+_Static_assert(STACK_SPAN_BYTES == UNWIND_CHUNK_BYTES, "the span is the walk's chunk");
 
 struct stack_cache_slot {
 	__u64 pc, sp, bp; /* where the walk started */
@@ -45,7 +45,7 @@ struct stack_cache {
 	__u32 pad;
 	struct stack_cache_slot slots[STACK_CACHE_SLOTS];
 	/* A slot's words, read again to compare; then the walk's chunks (unwind.bpf.h). */
-	__u8 span[STACK_SPAN_BYTES + 8];
+	struct unwind_chunk span;
 };
 
 /* Bumped by userspace (tracer__stacks_changed) after it changes any tables or stack ids. */
@@ -91,7 +91,7 @@ __weak __noinline bool stack_cache_same_reads(struct stack_cache *cache,
 	 * pass another, whose bounds a 6.1 verifier does not know.
 	 */
 	barrier_var(len);
-	if (bpf_probe_read_user(cache->span, len, (void *)c->span_start))
+	if (bpf_probe_read_user(cache->span.data, len, (void *)c->span_start))
 		return false;
 	for (__u32 i = 0; i < UNWIND_LOG_READS; i++) {
 		__u64 offset, value;
@@ -100,7 +100,7 @@ __weak __noinline bool stack_cache_same_reads(struct stack_cache *cache,
 			return true;
 		offset = c->log.reads[i].addr - c->span_start;
 		if (offset <= len - 8)
-			__builtin_memcpy(&value, &cache->span[offset & (STACK_SPAN_BYTES - 1)],
+			__builtin_memcpy(&value, &cache->span.data[offset & (STACK_SPAN_BYTES - 1)],
 					 sizeof(value));
 		else if (bpf_probe_read_user(&value, sizeof(value),
 					     (void *)c->log.reads[i].addr))
@@ -188,7 +188,7 @@ static __always_inline void cached_user_stack(struct pt_regs *regs, __u32 skip,
 	c->log.uncacheable = 0;
 	/* The span, read to compare slots before the walk, is the walk's room for chunks. */
 	st->nr = unwind_user_stack_logged(regs, skip, st->pid, recorded, st->frames, &walk_flags,
-					  &c->log, cache->span);
+					  &c->log, &cache->span);
 	*flags |= walk_flags;
 	*stack_id = stack_id_of(st, fresh);
 	if (c->log.uncacheable || c->log.nr == 0 || c->log.nr > UNWIND_LOG_READS)

@@ -34,19 +34,29 @@ struct {
  */
 const volatile __u32 stack_hash_bits __weak = 64;
 
-static __always_inline __u64 stack_hash(const struct ht_stack *st)
+/*
+ * The hash and the compare are global functions, verified once rather than in each of
+ * their callers' states (their loops are most of what the verifier walks through of a
+ * stack's id); stack_id_of itself stays inline: the map takes a stack to store only from
+ * a map value (6.1), not from the memory a global function is given.
+ */
+__weak __noinline __u64 stack_hash(const struct ht_stack *st)
 {
 	/* FNV-1a over the 64-bit words: cheap, and collisions are handled anyway. */
-	__u64 h = 0xcbf29ce484222325ULL ^ ((__u64)st->pid << 32 | st->nr);
+	__u64 h;
+
+	if (!st)
+		return 0;
+	h = 0xcbf29ce484222325ULL ^ ((__u64)st->pid << 32 | st->nr);
 
 	for (__u32 i = 0; i < HT_MAX_FRAMES && i < st->nr; i++)
 		h = (h ^ st->frames[i]) * 0x100000001b3ULL;
 	return stack_hash_bits < 64 ? h & ((1ULL << stack_hash_bits) - 1) : h;
 }
 
-static __always_inline bool same_stack(const struct ht_stored_stack *a, const struct ht_stack *b)
+__weak __noinline bool same_stack(const struct ht_stored_stack *a, const struct ht_stack *b)
 {
-	if (a->pid != b->pid || a->nr != b->nr)
+	if (!a || !b || a->pid != b->pid || a->nr != b->nr)
 		return false;
 	for (__u32 i = 0; i < HT_STORED_FRAMES && i < a->nr; i++) {
 		if (a->frames[i] != b->frames[i])

@@ -81,14 +81,47 @@ struct {
  */
 #define UNWIND_CHUNK_BYTES 2048
 
+struct unwind_chunk {
+	__u64 start; /* the user address data[0] holds; 0: none read yet */
+	__u8 data[UNWIND_CHUNK_BYTES + 8];
+};
+
+/*
+ * The word at addr, from the chunk read last or from one read now; false when it is not
+ * there to take (across a chunk's end, or unreadable): then it is read alone. A global
+ * function, verified once. Inlined at each of the walk's reads, its paths tripled the
+ * states of the entry program's verification (0.2 s more at each start), and its
+ * common case alone inlined (a word of the chunk read last) met a verifier bug of 6.12
+ * ("verifier bug: stack slot"); the call costs the walk ~5% at an MPI start.
+ */
+__weak __noinline bool unwind_chunk_read(struct unwind_chunk *c, __u64 addr, __u64 *value)
+{
+	__u64 off;
+
+	if (!c || !value)
+		return false;
+	off = addr - c->start;
+	if (!c->start || off > UNWIND_CHUNK_BYTES - 8) {
+		off = addr & (UNWIND_CHUNK_BYTES - 1);
+		if (off > UNWIND_CHUNK_BYTES - 8)
+			return false;
+		if (bpf_probe_read_user(c->data, UNWIND_CHUNK_BYTES, (void *)(addr - off))) {
+			c->start = 0;
+			return false;
+		}
+		c->start = addr - off;
+	}
+	__builtin_memcpy(value, &c->data[off & (UNWIND_CHUNK_BYTES - 1)], sizeof(*value));
+	return true;
+}
+
 struct user_unwind_state {
 	__u64 pc, sp, bp; /* the frame being unwound; bp 0 when unknown */
 	bool interrupted; /* pc is where a signal interrupted it, not a return address */
 	__u64 *frames;
 	const struct ht_process_mappings *mappings; /* NULL: frame pointers only */
 	struct unwind_read_log *log;
-	__u8 *chunk;	   /* UNWIND_CHUNK_BYTES + 8 bytes of room; NULL: word by word */
-	__u64 chunk_start; /* the user address chunk[0] holds; 0: none read yet */
+	struct unwind_chunk *chunk; /* NULL: word by word */
 	__u32 nr;
 	__u32 flags;
 	struct return_slots slots; /* return addresses uretprobes replaced */
@@ -224,26 +257,12 @@ static __always_inline bool read_user(struct user_unwind_state *st, void *dst, _
 	return true;
 }
 
-/* The word at addr: from the chunk read last, else from a chunk read now, else alone. */
+/* The word at addr: from a chunk where the walk has one, else alone. */
 static __always_inline bool read_word(struct user_unwind_state *st, __u64 addr, __u64 *value)
 {
-	__u8 *chunk = st->chunk;
-	__u64 off = addr - st->chunk_start;
-
-	if (!chunk)
-		return read_user(st, value, sizeof(*value), addr);
-	if (!st->chunk_start || off > UNWIND_CHUNK_BYTES - 8) {
-		off = addr & (UNWIND_CHUNK_BYTES - 1);
-		if (off > UNWIND_CHUNK_BYTES - 8) /* across the chunk's end */
-			return read_user(st, value, sizeof(*value), addr);
-		if (bpf_probe_read_user(chunk, UNWIND_CHUNK_BYTES, (void *)(addr - off))) {
-			st->chunk_start = 0;
-			return read_user(st, value, sizeof(*value), addr);
-		}
-		st->chunk_start = addr - off;
-	}
-	__builtin_memcpy(value, chunk + (off & (UNWIND_CHUNK_BYTES - 1)), sizeof(*value));
-	return true;
+	if (st->chunk && unwind_chunk_read(st->chunk, addr, value))
+		return true;
+	return read_user(st, value, sizeof(*value), addr);
 }
 
 /* Every word of user memory the walk reads comes through here (and is logged). */
@@ -431,14 +450,14 @@ static long unwind_step(__u64 index, void *ctx)
  * none of rsp, rbp and the arguments, so the registers are the entry's and so is its
  * unwind row: the walk starts from the entry's address. recorded: the return slots of the
  * thread's probed calls in flight (its in-flight record's call and api; NULL if none).
- * log: where the walk's reads go (stack_cache.bpf.h). chunk: UNWIND_CHUNK_BYTES + 8 bytes
- * of the thread's own, or NULL.
+ * log: where the walk's reads go (stack_cache.bpf.h). chunk: the thread's own room, or NULL.
  */
 static __always_inline __u32 unwind_user_stack_logged(struct pt_regs *regs, __u32 skip,
 						      __u32 pid,
 						      const struct return_slot *recorded,
 						      __u64 *frames, __u32 *flags,
-						      struct unwind_read_log *log, __u8 *chunk)
+						      struct unwind_read_log *log,
+						      struct unwind_chunk *chunk)
 {
 	struct user_unwind_state st = {
 		.pc = PT_REGS_IP(regs) - skip,
@@ -449,6 +468,9 @@ static __always_inline __u32 unwind_user_stack_logged(struct pt_regs *regs, __u3
 		.log = log,
 		.chunk = chunk,
 	};
+
+	if (chunk)
+		chunk->start = 0; /* the thread's stack has moved on since */
 
 	/* One more step than frames: the last one finds the walk was cut short. */
 	return_slots__load(&st.slots, recorded);
