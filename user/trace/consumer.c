@@ -367,6 +367,7 @@ static void *consume(void *arg)
 {
 	struct consumer *c = arg;
 	struct session *s = c->s;
+	bool yielded;
 	int n = 0;
 
 	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
@@ -379,13 +380,14 @@ static void *consume(void *arg)
 		}
 		consumer_lock(c);
 		n = consumer_batch(c);
+		yielded = c->yield; /* the main thread may run a batch of c's once it is let go */
 		consumer_unlock(c);
 		if (n < 0) {
 			c->err = n;
 			break;
 		}
 		/* Cut short for a reader: let it have the lock, then read on at once. */
-		if (c->yield) {
+		if (yielded) {
 			while (__atomic_load_n(&s->readers_waiting, __ATOMIC_ACQUIRE))
 				sched_yield();
 			n = TRACER_BATCH_EVENTS;
@@ -399,10 +401,11 @@ static void *consume(void *arg)
 	while (s->read_rest && !c->err) {
 		consumer_lock(c);
 		n = consumer_batch(c);
+		yielded = c->yield;
 		consumer_unlock(c);
 		if (n < 0)
 			c->err = n;
-		else if (n < TRACER_BATCH_EVENTS && !c->yield)
+		else if (n < TRACER_BATCH_EVENTS && !yielded)
 			break;
 	}
 	return NULL;

@@ -117,10 +117,8 @@ void forget_program(struct session *s, struct target *t)
 
 void sample_final_total(struct session *s, struct target *t)
 {
-	struct consumer *c = consumer_of(s, t->pid);
-	double now = c->clock > s->clock ? c->clock : s->clock;
-
-	sample_total_now(t, now - s->started);
+	/* Not the session's clock: the main thread writes it as it polls. */
+	sample_total_now(t, consumer_of(s, t->pid)->clock - s->started);
 }
 
 /*
