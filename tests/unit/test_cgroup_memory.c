@@ -20,7 +20,7 @@ static struct cgroup_memory parse(const char *text)
 
 static char *dir_of(const struct cgroup_memory *cg)
 {
-	static char dir[512];
+	static char dir[sizeof("/sys/fs/cgroup/memory") + CGROUP_PATH_MAX];
 
 	cgroup_memory__dir(cg, dir, sizeof(dir));
 	return dir;
@@ -52,4 +52,26 @@ Test(cgroup_memory, the_root_and_a_name_that_only_ends_in_memory)
 	cr_expect(eq(str, dir_of(&cg), "/sys/fs/cgroup/memory"));
 	cg = parse("3:name=memoryless:/x\n");
 	cr_expect(eq(int, cg.version, 0), "no memory hierarchy, no v2 line");
+}
+
+/* A long path (a container's, say) whole; one longer than a line is passed over, not cut. */
+Test(cgroup_memory, a_long_path_whole_and_a_longer_one_passed_over)
+{
+	char path[CGROUP_PATH_MAX - 64], text[3 * CGROUP_PATH_MAX], want[sizeof(path) + 32];
+	struct cgroup_memory cg;
+
+	memset(path, 'a', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	snprintf(text, sizeof(text), "4:memory:%s\n", path);
+	cg = parse(text);
+	cr_expect(eq(int, cg.version, 1));
+	cr_expect(eq(str, cg.path, path));
+	snprintf(want, sizeof(want), "/sys/fs/cgroup/memory%s", path);
+	cr_expect(eq(str, dir_of(&cg), want));
+
+	snprintf(text, sizeof(text), "4:memory:%s%s\n0::/user.slice\n", path, path);
+	cg = parse(text);
+	cr_expect(eq(int, cg.version, 2), "the memory line too long to keep, the v2 line taken");
+	cr_expect(eq(str, cg.path, "/user.slice"));
 }

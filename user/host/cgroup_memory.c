@@ -12,6 +12,8 @@
 
 #define V1_ROOT "/sys/fs/cgroup/memory"
 #define V2_ROOT "/sys/fs/cgroup"
+/* A cgroup's directory: the longer root and any path, whole (a cut one names another). */
+#define DIR_MAX (sizeof(V1_ROOT) + CGROUP_PATH_MAX)
 
 /* "N:controllers:/path": is memory among the controllers (v1)? */
 static bool names_memory(const char *controllers, size_t len)
@@ -57,12 +59,21 @@ int cgroup_memory__find(pid_t pid, struct cgroup_memory *cg)
 
 void cgroup_memory__parse(FILE *f, struct cgroup_memory *cg, bool check_v2)
 {
-	char line[1024], unified[sizeof(line)] = "";
+	char line[CGROUP_PATH_MAX], unified[sizeof(line)] = "";
 
 	memset(cg, 0, sizeof(*cg));
 	while (fgets(line, sizeof(line), f)) {
 		char *first = strchr(line, ':'), *second = first ? strchr(first + 1, ':') : NULL;
+		size_t len = strlen(line);
 
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+			/* Longer than any path kept: passed over whole, not cut to name another. */
+			int c;
+
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
 		if (!second)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
@@ -75,7 +86,7 @@ void cgroup_memory__parse(FILE *f, struct cgroup_memory *cg, bool check_v2)
 	}
 	/* v2 counts memory only where the memory controller is enabled (not in a hybrid). */
 	if (!cg->version && unified[0]) {
-		char dir[512], probe[sizeof(dir) + 32];
+		char dir[DIR_MAX], probe[sizeof(dir) + 32];
 
 		set(cg, 2, unified);
 		cgroup_memory__dir(cg, dir, sizeof(dir));
@@ -88,7 +99,7 @@ void cgroup_memory__parse(FILE *f, struct cgroup_memory *cg, bool check_v2)
 /* A file's one number; "max" (v2's no limit) reads as 0. */
 static int read_number(const struct cgroup_memory *cg, const char *file, uint64_t *out)
 {
-	char dir[512], name[sizeof(dir) + 64], text[64];
+	char dir[DIR_MAX], name[sizeof(dir) + 64], text[64];
 	FILE *f;
 	bool ok;
 

@@ -15,9 +15,13 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+/* The longest path /proc/PID/cgroup gives that is read: a line of 1024 bytes. */
+#define CGROUP_PATH_MAX 1024
+
 struct cgroup_memory {
 	int version;	 /* 1 or 2; 0: no memory cgroup found */
-	char path[256];	 /* within the hierarchy, as /proc/PID/cgroup says ("/" the root) */
+	/* Within the hierarchy, as /proc/PID/cgroup says ("/" the root); a line's room. */
+	char path[CGROUP_PATH_MAX];
 	uint64_t usage, limit, max_usage; /* bytes; limit 0: none */
 	bool usage_known, max_known;
 };
