@@ -92,7 +92,7 @@ struct unwind_chunk {
  * function, verified once. Inlined at each of the walk's reads, its paths tripled the
  * states of the entry program's verification (0.2 s more at each start), and its
  * common case alone inlined (a word of the chunk read last) met a verifier bug of 6.12
- * ("verifier bug: stack slot"); the call costs the walk ~5% at an MPI start.
+ * ("verifier bug: stack slot"); the call costs the walk ~10% at an MPI start.
  */
 __weak __noinline bool unwind_chunk_read(struct unwind_chunk *c, __u64 addr, __u64 *value)
 {

@@ -63,8 +63,8 @@ void cgroup_memory__parse(FILE *f, struct cgroup_memory *cg, bool check_v2)
 
 	memset(cg, 0, sizeof(*cg));
 	while (fgets(line, sizeof(line), f)) {
-		char *first = strchr(line, ':'), *second = first ? strchr(first + 1, ':') : NULL;
 		size_t len = strlen(line);
+		char *first, *second;
 
 		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
 			/* Longer than any path kept: passed over whole, not cut to name another. */
@@ -74,6 +74,8 @@ void cgroup_memory__parse(FILE *f, struct cgroup_memory *cg, bool check_v2)
 				;
 			continue;
 		}
+		first = strchr(line, ':');
+		second = first ? strchr(first + 1, ':') : NULL;
 		if (!second)
 			continue;
 		line[strcspn(line, "\n")] = '\0';

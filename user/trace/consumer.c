@@ -37,9 +37,9 @@ static int resolve(struct target *t, const struct ht_call_event *ev, struct reso
 }
 
 /*
- * The shared lock for a consumer: behind the threads that serve holds, whose processes
- * are stopped while they wait (a mutex is not fair: two consumers naming stacks in turn
- * would keep it from the lock for tens of milliseconds).
+ * The shared lock for a consumer's process events: behind the threads that serve holds,
+ * whose processes are stopped while they wait (a mutex is not fair: consumers taking it
+ * event after event would keep it from them for tens of milliseconds).
  */
 static void consumer_shared_lock(struct session *s)
 {
@@ -363,11 +363,31 @@ int consumer_batch(struct consumer *c)
 	return n;
 }
 
+/*
+ * One batch under c's lock. A batch cut short for a reader lets it have the lock first,
+ * and counts as full: there is more to read at once. Events, or -errno.
+ */
+static int batch_in_turn(struct consumer *c)
+{
+	struct session *s = c->s;
+	bool yielded;
+	int n;
+
+	consumer_lock(c);
+	n = consumer_batch(c);
+	yielded = c->yield; /* the main thread may run a batch of c's once it is let go */
+	consumer_unlock(c);
+	if (n < 0 || !yielded)
+		return n;
+	while (__atomic_load_n(&s->readers_waiting, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return TRACER_BATCH_EVENTS;
+}
+
 static void *consume(void *arg)
 {
 	struct consumer *c = arg;
 	struct session *s = c->s;
-	bool yielded;
 	int n = 0;
 
 	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
@@ -378,19 +398,10 @@ static void *consume(void *arg)
 			c->err = n;
 			break;
 		}
-		consumer_lock(c);
-		n = consumer_batch(c);
-		yielded = c->yield; /* the main thread may run a batch of c's once it is let go */
-		consumer_unlock(c);
+		n = batch_in_turn(c);
 		if (n < 0) {
 			c->err = n;
 			break;
-		}
-		/* Cut short for a reader: let it have the lock, then read on at once. */
-		if (yielded) {
-			while (__atomic_load_n(&s->readers_waiting, __ATOMIC_ACQUIRE))
-				sched_yield();
-			n = TRACER_BATCH_EVENTS;
 		}
 	}
 	/*
@@ -399,13 +410,10 @@ static void *consume(void *arg)
 	 * them (sixteen ranks' start left ~1.3 s of it).
 	 */
 	while (s->read_rest && !c->err) {
-		consumer_lock(c);
-		n = consumer_batch(c);
-		yielded = c->yield;
-		consumer_unlock(c);
+		n = batch_in_turn(c);
 		if (n < 0)
 			c->err = n;
-		else if (n < TRACER_BATCH_EVENTS && !yielded)
+		else if (n < TRACER_BATCH_EVENTS)
 			break;
 	}
 	return NULL;
