@@ -177,7 +177,7 @@ static __always_inline bool trace_entry(struct pt_regs *ctx, __u64 cookie, __u32
 	ev->stack.pid = ev->pid;
 	/* Frame 0 is the entry, even when the probe sits past it: the same stacks either way. */
 	cached_user_stack(ctx, HT_COOKIE_SKIP(cookie), &in->call, &ev->stack, &ev->stack_id,
-			  &ev->flags, &fresh, &in->stack_cache);
+			  &ev->flags, &fresh, &in->stack_cache, &in->stack_key);
 	if (fresh)
 		ev->flags |= HT_F_STACK_NEW;
 

@@ -13,6 +13,7 @@ struct inflight {
 	struct return_slot call; /* the malloc-family call's */
 	struct return_slot api;	 /* the --allocator API call's (custom_alloc.bpf.c) */
 	struct ht_call_event ev; /* built at entry, completed and sent at return */
+	struct ht_stack stack_key; /* ev's stack as the stacks map keeps it */
 	struct stack_cache stack_cache;
 };
 

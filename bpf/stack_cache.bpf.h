@@ -162,13 +162,13 @@ static __always_inline bool stack_cache_find(struct stack_cache *cache, __u64 pc
 /*
  * The probed call's stack, as st->nr and its id *stack_id (the frames themselves only when
  * walked, when userspace may need them; frames[1] always); *fresh as stack_id_of() says.
- * recorded: as unwind_user_stack() takes it.
+ * recorded: as unwind_user_stack() takes it. key: room for the stack as the map keeps it.
  */
 static __always_inline void cached_user_stack(struct pt_regs *regs, __u32 skip,
 					       const struct return_slot *recorded,
 					       struct ht_stack *st, __u64 *stack_id,
 					       __u32 *flags, bool *fresh,
-					       struct stack_cache *cache)
+					       struct stack_cache *cache, struct ht_stack *key)
 {
 	__u64 generation = stack_cache_generation;
 	__u64 pc = PT_REGS_IP(regs) - skip, sp = PT_REGS_SP(regs), bp = PT_REGS_FP(regs);
@@ -188,9 +188,15 @@ static __always_inline void cached_user_stack(struct pt_regs *regs, __u32 skip,
 	c->log.uncacheable = 0;
 	/* The span, read to compare slots before the walk, is the walk's room for chunks. */
 	st->nr = unwind_user_stack_logged(regs, skip, st->pid, recorded, st->frames, &walk_flags,
-					  &c->log, &cache->span);
+					  &c->log, &cache->span, key);
 	*flags |= walk_flags;
-	*stack_id = stack_id_of(st, fresh);
+	key->nr = st->nr;
+	if (key->pid) {
+		/* A frame in no file: the process's own stack, by its addresses. */
+		key->pid = st->pid;
+		__builtin_memcpy(key->frames, st->frames, HT_STORED_FRAMES * sizeof(key->frames[0]));
+	}
+	*stack_id = stack_id_of(key, fresh);
 	if (c->log.uncacheable || c->log.nr == 0 || c->log.nr > UNWIND_LOG_READS)
 		return;
 	find_span(c);

@@ -2,13 +2,15 @@
 /*
  * Stacks deduplicated in a map, so that a call event carries an id, not its frames.
  *
- * The id is a hash of the process and its frames. Two different stacks may hash alike: a
- * stack is stored under an id only if the slot is free or holds the very same frames,
- * otherwise the next ids are tried. When no slot takes it (the map is full), the event
- * carries its frames inline instead: a stack is never merged with another, nor lost.
- * A stack's first event carries its frames as well as its new id. Userspace deletes a
- * process's stacks when it exits. A stack deeper than the map's entries (HT_STORED_FRAMES)
- * always travels inline.
+ * The id is a hash of the frames, by file and offset where the node shares the stack (its
+ * pid 0, its id with HT_STACK_ID_SHARED: include/heaptap.h), else of the process and the
+ * frames' addresses. Two different stacks may hash alike: a stack is stored under an id
+ * only if the slot is free or holds the very same frames, otherwise the next ids are
+ * tried. When no slot takes it (the map is full), the event carries its frames inline
+ * instead: a stack is never merged with another, nor lost. A stack's first event carries
+ * its frames (addresses) as well as its new id. Userspace deletes a process's own stacks
+ * when it exits; shared ones stay while heaptap runs. A stack deeper than the map's
+ * entries (HT_STORED_FRAMES) always travels inline.
  */
 #ifndef HEAPTAP_STACKS_BPF_H
 #define HEAPTAP_STACKS_BPF_H
@@ -51,7 +53,15 @@ __weak __noinline __u64 stack_hash(const struct ht_stack *st)
 
 	for (__u32 i = 0; i < HT_MAX_FRAMES && i < st->nr; i++)
 		h = (h ^ st->frames[i]) * 0x100000001b3ULL;
-	return stack_hash_bits < 64 ? h & ((1ULL << stack_hash_bits) - 1) : h;
+	if (stack_hash_bits < 64)
+		h &= (1ULL << stack_hash_bits) - 1;
+	return st->pid ? h & ~HT_STACK_ID_SHARED : h | HT_STACK_ID_SHARED;
+}
+
+/* The id tried after id: the next, of the same kind (shared or not). */
+static __always_inline __u64 next_stack_id(__u64 id)
+{
+	return ((id + 1) & ~HT_STACK_ID_SHARED) | (id & HT_STACK_ID_SHARED);
 }
 
 __weak __noinline bool same_stack(const struct ht_stored_stack *a, const struct ht_stack *b)
@@ -76,7 +86,7 @@ static __always_inline __u64 stack_id_of(const struct ht_stack *st, bool *fresh)
 	if (st->nr > HT_STORED_FRAMES)
 		return 0;
 	id = stack_hash(st);
-	for (int probe = 0; probe < STACK_PROBES; probe++, id++) {
+	for (int probe = 0; probe < STACK_PROBES; probe++, id = next_stack_id(id)) {
 		const struct ht_stored_stack *known;
 		long err;
 

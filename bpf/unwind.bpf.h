@@ -122,6 +122,7 @@ struct user_unwind_state {
 	const struct ht_process_mappings *mappings; /* NULL: frame pointers only */
 	struct unwind_read_log *log;
 	struct unwind_chunk *chunk; /* NULL: word by word */
+	struct ht_stack *key; /* the stack as the node shares it (stacks.bpf.h); NULL: none */
 	__u32 nr;
 	__u32 flags;
 	struct return_slots slots; /* return addresses uretprobes replaced */
@@ -417,6 +418,25 @@ static __always_inline bool step_by_frame_pointer(struct user_unwind_state *st, 
 }
 
 /*
+ * Frame index as the node knows it: its file and offset (include/heaptap.h). A frame in no
+ * file with a number marks the stack as its process's (pid 1 until the walk ends).
+ */
+static __always_inline void key_frame(struct user_unwind_state *st, __u64 index,
+				      const struct ht_mapping *m)
+{
+	__u64 offset;
+
+	if (!st->key || index >= HT_STORED_FRAMES)
+		return;
+	offset = m ? st->pc - m->start + m->file_offset : 0;
+	if (m && m->file_id && m->file_id <= HT_MAX_FILE_ID &&
+	    offset < (1ULL << HT_FRAME_OFFSET_BITS))
+		st->key->frames[index] = ht_frame_key(m->file_id, offset);
+	else
+		st->key->pid = 1;
+}
+
+/*
  * One frame per bpf_loop() step. The frame number is the loop index, not a counter kept
  * in the state: the verifier then sees one step, not 127 different ones.
  */
@@ -424,7 +444,7 @@ static long unwind_step(__u64 index, void *ctx)
 {
 	struct user_unwind_state *st = ctx;
 	const struct ht_unwind_row *row = NULL;
-	const struct ht_mapping *m;
+	const struct ht_mapping *m = NULL;
 	__u64 pc;
 
 	if (index >= HT_MAX_FRAMES) {
@@ -440,6 +460,7 @@ static long unwind_step(__u64 index, void *ctx)
 	pc = index && !st->interrupted ? st->pc - 1 : st->pc;
 	if (st->mappings && (m = mapping_of(st->mappings, pc)))
 		row = row_of(m, pc);
+	key_frame(st, index, m);
 	if (row)
 		return step_by_row(st, row) ? 0 : 1;
 	return step_by_frame_pointer(st, index == 0) ? 0 : 1;
@@ -451,13 +472,16 @@ static long unwind_step(__u64 index, void *ctx)
  * unwind row: the walk starts from the entry's address. recorded: the return slots of the
  * thread's probed calls in flight (its in-flight record's call and api; NULL if none).
  * log: where the walk's reads go (stack_cache.bpf.h). chunk: the thread's own room, or NULL.
+ * key: where the frames go as the node shares them (its pid 0, or 1 if they cannot be
+ * shared; its nr is the caller's to set), or NULL.
  */
 static __always_inline __u32 unwind_user_stack_logged(struct pt_regs *regs, __u32 skip,
 						      __u32 pid,
 						      const struct return_slot *recorded,
 						      __u64 *frames, __u32 *flags,
 						      struct unwind_read_log *log,
-						      struct unwind_chunk *chunk)
+						      struct unwind_chunk *chunk,
+						      struct ht_stack *key)
 {
 	struct user_unwind_state st = {
 		.pc = PT_REGS_IP(regs) - skip,
@@ -467,8 +491,11 @@ static __always_inline __u32 unwind_user_stack_logged(struct pt_regs *regs, __u3
 		.mappings = bpf_map_lookup_elem(&unwind_processes, &pid),
 		.log = log,
 		.chunk = chunk,
+		.key = key,
 	};
 
+	if (key)
+		key->pid = 0;
 	if (chunk)
 		chunk->start = 0; /* the thread's stack has moved on since */
 
@@ -495,7 +522,8 @@ static __always_inline __u32 unwind_user_stack(struct pt_regs *regs, __u32 skip,
 		return 0;
 	log->nr = 0;
 	/* No room of the thread's own: per-CPU room may be another task's meanwhile. */
-	return unwind_user_stack_logged(regs, skip, pid, recorded, frames, flags, log, NULL);
+	return unwind_user_stack_logged(regs, skip, pid, recorded, frames, flags, log, NULL,
+					NULL);
 }
 
 #endif

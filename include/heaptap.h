@@ -179,6 +179,22 @@ struct ht_stack {
  */
 #define HT_STORED_FRAMES 48
 
+/*
+ * A stack the node's processes share: each frame kept as its file and offset, not its
+ * address, so that every process running the same code from the same files (a node's MPI
+ * ranks) meets one id, stored and named once. Its stored pid is 0 and its id has
+ * HT_STACK_ID_SHARED; a stack with a frame outside any file (JIT code, [vdso]) stays its
+ * process's, with its addresses. A frame's key: file_id << HT_FRAME_OFFSET_BITS | offset.
+ */
+#define HT_STACK_ID_SHARED (1ULL << 63)
+#define HT_FRAME_OFFSET_BITS 40
+#define HT_MAX_FILE_ID ((1u << 24) - 1)
+
+static inline __u64 ht_frame_key(__u32 file_id, __u64 offset)
+{
+	return (__u64)file_id << HT_FRAME_OFFSET_BITS | offset;
+}
+
 /* A stack as the stacks map keeps it: struct ht_stack's first part. */
 struct ht_stored_stack {
 	__u32 pid;
@@ -418,6 +434,8 @@ struct ht_mapping {
 	__u32 nr_pages;	   /* 0: no index; the whole file's rows are searched */
 	__u32 first_page;  /* file offset >> page_shift of index word 0 */
 	__u32 page_shift;
+	__u32 file_id;	   /* the file's number on the node (HT_FRAME_KEY), 0: none */
+	__u32 pad;
 };
 
 /* A process's executable mappings with tables, sorted by start (map keyed by pid). */

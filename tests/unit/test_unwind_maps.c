@@ -33,7 +33,7 @@ static void create_maps(struct maps_fixture *f)
 	f->processes_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "test_procs", sizeof(__u32),
 					 sizeof(struct ht_process_mappings), 16, NULL);
 	cr_assert(f->processes_fd >= 0, "process map: %s", strerror(errno));
-	f->u = unwind_maps__new(f->rows_fd, ROWS, f->processes_fd);
+	f->u = unwind_maps__new(f->rows_fd, ROWS, f->processes_fd, NULL);
 	cr_assert(f->u != NULL);
 }
 

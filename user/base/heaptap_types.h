@@ -24,7 +24,7 @@ _Static_assert(sizeof(struct ht_oom_event) == 56, "ABI: ht_oom_event");
 _Static_assert(sizeof(struct ht_hold) == 16, "ABI: ht_hold");
 _Static_assert(sizeof(struct ht_hold_control) == 24, "ABI: ht_hold_control");
 _Static_assert(sizeof(struct ht_unwind_row) == 16, "ABI: ht_unwind_row");
-_Static_assert(sizeof(struct ht_mapping) == 48, "ABI: ht_mapping");
+_Static_assert(sizeof(struct ht_mapping) == 56, "ABI: ht_mapping");
 _Static_assert(sizeof(struct ht_unwind_index) == sizeof(struct ht_unwind_row),
 	       "ABI: a page index slot is a row slot");
 

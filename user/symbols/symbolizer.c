@@ -54,6 +54,7 @@ struct symbolizer {
 	struct cached_stack *cut_by_id; /* cut at an unmapped frame: until the maps change */
 	struct strpool names; /* of the libraries and functions calls are charged to */
 	struct stack_records *records;
+	struct node_stacks *node;    /* answers shared with the node's processes; NULL: none */
 	struct named_stack *scratch; /* the stack being resolved: too large for the stack */
 	struct frame_memo *frames;   /* its frames named last (NULL: none, only slower) */
 	struct stack_frame *described; /* NAMED_STACK_MAX frames: the stack being recorded */
@@ -158,7 +159,7 @@ static int read_maps(struct symbolizer *s)
 
 struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
 				   const struct allocator *alloc, enum attribution_rule rule,
-				   struct stack_records *records)
+				   struct stack_records *records, struct node_stacks *node)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 	char exe[64];
@@ -172,6 +173,7 @@ struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
 	s->alloc = alloc;
 	s->rule = rule;
 	s->records = records;
+	s->node = node;
 	s->scratch = malloc(sizeof(*s->scratch));
 	s->frames = calloc(1, sizeof(*s->frames));
 	s->described = malloc(NAMED_STACK_MAX * sizeof(*s->described));
@@ -459,6 +461,72 @@ static struct stack_memo *memo_of(struct symbolizer *s, __u64 stack_id, __u64 fu
 	return &s->memo[(stack_id ^ func << 56) * 0x9E3779B97F4A7C15ull >> 56];
 }
 
+/* Whom a shared stack's answer holds for: processes of this program and allocator. */
+static struct node_answer_key node_key(const struct symbolizer *s, __u64 func, __u64 stack_id)
+{
+	return (struct node_answer_key){
+		.stack_id = stack_id,
+		.func = func,
+		.exe_dev = s->exe_dev,
+		.exe_inode = s->exe_inode,
+		.alloc_dev = s->alloc->dev,
+		.alloc_inode = s->alloc->inode,
+	};
+}
+
+static bool is_shared(const struct symbolizer *s, __u64 stack_id)
+{
+	return s->node && (stack_id & HT_STACK_ID_SHARED);
+}
+
+/*
+ * Another process named this shared stack: take its answer, the stack recorded here too
+ * (this process's call tree and sites). false: none yet, or no memory for the record.
+ */
+static bool take_from_node(struct symbolizer *s, __u64 func, __u64 stack_id,
+			   struct resolved_call *out)
+{
+	struct node_answer_key key = node_key(s, func, stack_id);
+	const struct node_answer *a = node_stacks__find(s->node, &key);
+
+	if (!a)
+		return false;
+	*out = (struct resolved_call){
+		.func = a->func,
+		.library = a->library,
+		.function = a->function,
+		.complete = a->complete,
+		.end_dev = a->end_dev,
+		.end_inode = a->end_inode,
+		.internal = a->internal,
+	};
+	if (a->frames && s->records &&
+	    !(out->record = stack_records__intern(s->records, a->frames, a->nr, a->complete)))
+		return false;
+	return remember(s, func, stack_id, NULL, 0, out, false) == 0;
+}
+
+/* Give the node this shared stack's answer, just found (the stack it recorded: described). */
+static void give_to_node(struct symbolizer *s, __u64 func, __u64 stack_id,
+			 const struct resolved_call *call, size_t nr_described)
+{
+	struct node_answer answer = {
+		.key = node_key(s, func, stack_id),
+		.func = call->func,
+		.library = call->library,
+		.function = call->function,
+		.complete = call->complete,
+		.internal = call->internal,
+		.end_dev = call->end_dev,
+		.end_inode = call->end_inode,
+		.frames = call->record ? s->described : NULL,
+		.nr = call->record ? nr_described : 0,
+	};
+
+	/* Out of memory, the next process names the stack itself: nothing is lost. */
+	node_stacks__publish(s->node, &answer);
+}
+
 bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 			struct resolved_call *out)
 {
@@ -473,6 +541,8 @@ bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 	HASH_FIND(hh, s->by_id, key, sizeof(key), c);
 	if (!c)
 		HASH_FIND(hh, s->cut_by_id, key, sizeof(key), c);
+	if (!c && is_shared(s, stack_id) && take_from_node(s, func, stack_id, out))
+		HASH_FIND(hh, s->by_id, key, sizeof(key), c);
 	if (!c)
 		return false;
 	*memo = (struct stack_memo){ stack_id, func, c };
@@ -523,7 +593,65 @@ static int resolve(struct symbolizer *s, __u64 func, const struct symbolizer_ent
 		read_maps(s);
 	err = resolve_uncached(s, entry ? HT_MALLOC : (enum ht_func)func, entry, frames, nr_frames,
 			       out, &cut);
-	return err ? err : remember(s, func, stack_id, frames, nr_frames, out, cut);
+	if (err)
+		return err;
+	if (!entry && !cut && is_shared(s, stack_id))
+		give_to_node(s, func, stack_id, out, s->scratch->nr);
+	return remember(s, func, stack_id, frames, nr_frames, out, cut);
+}
+
+/* The executable mapping of dev:inode holding offset (the end too: a return address). */
+static const struct mapping *mapping_of_file(const struct symbolizer *s, uint64_t dev,
+					     uint64_t inode, uint64_t offset)
+{
+	for (size_t i = 0; i < s->maps.nr; i++) {
+		const struct mapping *m = &s->maps.maps[i];
+
+		if (m->executable && same_file(m, dev, inode) && offset >= m->offset &&
+		    offset - m->offset <= m->end - m->start)
+			return m;
+	}
+	return NULL;
+}
+
+static int place_frames(struct symbolizer *s, struct ht_stack *stack)
+{
+	const struct mapping *m = NULL;
+	uint64_t dev = 0, inode = 0;
+	uint32_t file = 0;
+
+	for (__u32 i = 0; i < stack->nr; i++) {
+		uint32_t id = stack->frames[i] >> HT_FRAME_OFFSET_BITS;
+		uint64_t offset = stack->frames[i] & ((1ULL << HT_FRAME_OFFSET_BITS) - 1);
+
+		/* Frames of one file come in runs: its mapping is looked for once a run. */
+		if (id != file || !m || offset < m->offset || offset - m->offset > m->end - m->start) {
+			if (!node_stacks__file(s->node, id, &dev, &inode) ||
+			    !(m = mapping_of_file(s, dev, inode, offset)))
+				return -ENOENT;
+			file = id;
+		}
+		stack->frames[i] = m->start + offset - m->offset;
+	}
+	stack->pid = s->pid;
+	return 0;
+}
+
+int symbolizer__place(struct symbolizer *s, struct ht_stack *stack)
+{
+	struct ht_stack shared;
+
+	if (stack->pid)
+		return 0;
+	if (!s->node || stack->nr > HT_STORED_FRAMES)
+		return -EINVAL;
+	shared = *stack;
+	if (place_frames(s, stack) == 0)
+		return 0;
+	/* A file mapped since the maps were read last. */
+	*stack = shared;
+	read_maps(s);
+	return place_frames(s, stack);
 }
 
 int symbolizer__resolve(struct symbolizer *s, enum ht_func func, __u64 stack_id,

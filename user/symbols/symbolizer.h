@@ -13,6 +13,7 @@
 #include "allocator_object.h"
 #include "procmaps.h"
 #include "attribution.h"
+#include "node_stacks.h"
 #include "stack_records.h"
 #include "symcache.h"
 
@@ -34,11 +35,12 @@ struct symbolizer;
 
 /*
  * The allocator must outlive the symbolizer, and records too (NULL: stacks are not
- * recorded). NULL with errno when /proc cannot be read.
+ * recorded), and node (NULL: no stack is shared with other processes). NULL with errno
+ * when /proc cannot be read.
  */
 struct symbolizer *symbolizer__new(pid_t pid, struct symcache *cache,
 				   const struct allocator *alloc, enum attribution_rule rule,
-				   struct stack_records *records);
+				   struct stack_records *records, struct node_stacks *node);
 void symbolizer__free(struct symbolizer *s);
 
 /*
@@ -48,7 +50,10 @@ void symbolizer__free(struct symbolizer *s);
  */
 void symbolizer__mappings_changed(struct symbolizer *s, struct procmaps *fresh);
 
-/* The answer for a stack id met before, if still good (then true, and *out). */
+/*
+ * The answer for a stack id met before, if still good (then true, and *out): by this
+ * process, or for a shared id (HT_STACK_ID_SHARED) by another process of the node.
+ */
 bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 			struct resolved_call *out);
 /*
@@ -64,6 +69,13 @@ bool symbolizer__cached_frames(struct symbolizer *s, enum ht_func func, const __
  */
 int symbolizer__resolve(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 			const __u64 *frames, __u32 nr_frames, struct resolved_call *out);
+
+/*
+ * A stack as the stacks map keeps it, placed in this process: a shared stack's frames
+ * (files and offsets, pid 0) become the addresses this process runs them at; a stack of
+ * the process's own is left as it is. 0, or -ENOENT when a frame's file is not mapped here.
+ */
+int symbolizer__place(struct symbolizer *s, struct ht_stack *stack);
 
 /* An entry point of another allocator API (--allocator), as a call's frame 0. */
 struct symbolizer_entry {

@@ -27,8 +27,12 @@ static int resolve(struct target *t, const struct ht_call_event *ev, struct reso
 	struct ht_stack stored;
 
 	if (!ht_call_carries_frames(ev)) {
-		/* cannot fail: a program's ids stay in the map while it runs */
-		if (stack_ids__frames(&t->stack_ids, ev->stack_id, &stored))
+		/*
+		 * A program's ids stay in the map while it runs; a shared one may be new to
+		 * this process, named by no other yet (its first event is in another ring).
+		 */
+		if (stack_ids__frames(&t->stack_ids, ev->stack_id, &stored) ||
+		    symbolizer__place(t->symbolizer, &stored))
 			return -ENOENT;
 		stack = &stored;
 	}

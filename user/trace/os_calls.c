@@ -81,7 +81,8 @@ static int resolve(struct target *t, const struct ht_os_event *ev, struct resolv
 		return 0;
 	if (ev->stack_id && !(ev->flags & HT_F_STACK_NEW)) {
 		/* The stacks map holds it (a malloc's id may not have reached us yet). */
-		if (stack_ids__frames(&t->stack_ids, ev->stack_id, &stored))
+		if (stack_ids__frames(&t->stack_ids, ev->stack_id, &stored) ||
+		    symbolizer__place(t->symbolizer, &stored))
 			return -ENOENT;
 		stack = &stored;
 	}

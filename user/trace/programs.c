@@ -65,7 +65,7 @@ static int probe_allocator(struct session *s, struct target *t, const struct pro
 	err = tracer__attach_allocator(s->tracer, t->pid, &t->alloc);
 	if (err)
 		return err;
-	t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule, stack_records_of(s, t));
+	t->symbolizer = new_symbolizer(s, t);
 	if (!t->symbolizer)
 		return -errno;
 	t->probed = true;
@@ -246,7 +246,7 @@ static int prepare_program(struct session *s, struct target *t)
 		if (err)
 			return err;
 		t->probed = true;
-		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule, stack_records_of(s, t));
+		t->symbolizer = new_symbolizer(s, t);
 		return t->symbolizer ? 0 : -errno;
 	}
 	procfs_root_path(t->pid, interp, interp_path, sizeof(interp_path));
@@ -401,7 +401,7 @@ void handle_fork(struct session *s, const struct ht_fork_event *ev)
 		struct procmaps maps = {};
 
 		t->probed = true;
-		t->symbolizer = symbolizer__new(t->pid, s->cache, &t->alloc, s->rule, stack_records_of(s, t));
+		t->symbolizer = new_symbolizer(s, t);
 		/* The parent's --allocator functions, in the same objects. */
 		if (s->nr_allocators && procmaps__read(t->pid, &maps) == 0)
 			probe_custom(s, t, &maps);

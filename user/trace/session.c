@@ -99,7 +99,8 @@ int session__new(const struct session_opts *opts, struct session **out)
 		s->nr_allocators = opts->nr_allocators;
 	}
 	s->cache = symcache__new();
-	if (!s->cache) {
+	s->node_stacks = node_stacks__new();
+	if (!s->cache || !s->node_stacks) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -125,7 +126,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 		uint32_t capacity;
 
 		tracer__unwind_maps(s->tracer, &rows_fd, &capacity, &processes_fd);
-		s->unwind = unwind_maps__new(rows_fd, capacity, processes_fd);
+		s->unwind = unwind_maps__new(rows_fd, capacity, processes_fd, s->node_stacks);
 		if (!s->unwind) {
 			err = -ENOMEM;
 			goto cleanup;
@@ -176,6 +177,7 @@ void session__free(struct session *s)
 	tracer__free(s->tracer);
 	symcache__free(s->cache);
 	unwind_maps__free(s->unwind);
+	node_stacks__free(s->node_stacks);
 	total_series__clear(&s->node_samples);
 	node_total__clear(&s->node);
 	free(s->sorted);

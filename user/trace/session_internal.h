@@ -49,6 +49,7 @@ struct session {
 	uint64_t tree_budget;	/* bytes of ended processes' call trees, at most */
 	uint64_t ended_tree_bytes;
 	struct unwind_maps *unwind; /* NULL: frame pointers only */
+	struct node_stacks *node_stacks; /* the stacks its processes share, named once */
 	struct consumer *consumers; /* one per shard of processes */
 	unsigned nr_consumers;
 	bool stopping, stopped;	    /* the consumers are told to end; they have */
@@ -135,8 +136,11 @@ void sample_final_total(struct session *s, struct target *t);
 /* t's program ended (exit, or exec with calls to report): keep its report, forget it. */
 void end_target(struct session *s, struct target *t);
 struct target *target_of(struct session *s, pid_t pid);
-/* Where the target's stacks are recorded (for its call tree and --stacks). */
-struct stack_records *stack_records_of(struct session *s, struct target *t);
+/*
+ * A symbolizer for the target: its stacks recorded in its own records (its call tree and
+ * --stacks), those the node shares named with the node's other processes. NULL, errno.
+ */
+struct symbolizer *new_symbolizer(struct session *s, struct target *t);
 
 /* consumer.c: the threads, and the tracer's callbacks (shard: the consumer's index). */
 int consumer_on_event(void *ctx, unsigned shard, const void *data, size_t size);

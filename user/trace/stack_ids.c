@@ -22,6 +22,8 @@ static int append(__u64 **keys, size_t *nr, size_t *cap, __u64 id)
 
 int stack_ids__own(struct stack_ids *ids, __u64 id)
 {
+	if (id & HT_STACK_ID_SHARED)
+		return 0; /* the node's: other processes may meet it still */
 	return append(&ids->owned, &ids->nr, &ids->cap, id);
 }
 

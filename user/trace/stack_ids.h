@@ -18,9 +18,15 @@ struct stack_ids {
 	size_t nr, cap;
 };
 
-/* id was given to this program (its event has HT_F_STACK_NEW). 0 or -ENOMEM. */
+/*
+ * id was given to this program (its event has HT_F_STACK_NEW). 0 or -ENOMEM. An id the
+ * node shares (HT_STACK_ID_SHARED) is nobody's: it stays in the map while heaptap runs.
+ */
 int stack_ids__own(struct stack_ids *ids, __u64 id);
-/* The frames of id, read from the map into *out. 0, or -ENOENT when the map lacks it. */
+/*
+ * The stack of id, read from the map into *out, as the map keeps it (a shared one by its
+ * files: symbolizer__place). 0, or -ENOENT when the map lacks it.
+ */
 int stack_ids__frames(const struct stack_ids *ids, __u64 id, struct ht_stack *out);
 
 /*

@@ -71,10 +71,9 @@ void drop_target(struct session *s, struct target *t)
 	free_target(t);
 }
 
-struct stack_records *stack_records_of(struct session *s, struct target *t)
+struct symbolizer *new_symbolizer(struct session *s, struct target *t)
 {
-	(void)s;
-	return &t->stacks;
+	return symbolizer__new(t->pid, s->cache, &t->alloc, s->rule, &t->stacks, s->node_stacks);
 }
 
 struct target *target_of(struct session *s, pid_t pid)

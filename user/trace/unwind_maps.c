@@ -23,6 +23,7 @@ struct file_key {
 struct file_entry {
 	struct file_key key;
 	uint32_t first_row;
+	uint32_t file_id; /* its number in the node's shared stacks; 0: none */
 	size_t index; /* into unwind_maps.files */
 	UT_hash_handle hh;
 };
@@ -34,9 +35,11 @@ struct unwind_maps {
 	struct file_entry *by_file;
 	struct unwind_file *files;
 	size_t nr_files;
+	struct node_stacks *node; /* NULL: no stack is shared */
 };
 
-struct unwind_maps *unwind_maps__new(int rows_fd, uint32_t capacity, int processes_fd)
+struct unwind_maps *unwind_maps__new(int rows_fd, uint32_t capacity, int processes_fd,
+				     struct node_stacks *node)
 {
 	struct unwind_maps *u = calloc(1, sizeof(*u));
 
@@ -45,6 +48,7 @@ struct unwind_maps *unwind_maps__new(int rows_fd, uint32_t capacity, int process
 	u->rows_fd = rows_fd;
 	u->capacity = capacity;
 	u->processes_fd = processes_fd;
+	u->node = node;
 	u->budget.limits.total = (uint64_t)capacity * sizeof(struct ht_unwind_row);
 	u->budget.limits.per_file = u->budget.limits.total;
 	return u;
@@ -238,6 +242,7 @@ static struct file_entry *file_of(struct unwind_maps *u, pid_t pid, const struct
 		return NULL;
 	}
 	f->key = key;
+	f->file_id = u->node ? node_stacks__file_id(u->node, m->dev, m->inode) : 0;
 	f->index = u->nr_files++;
 	HASH_ADD(hh, u->by_file, key, sizeof(key), f);
 
@@ -302,6 +307,7 @@ int unwind_maps__update(struct unwind_maps *u, pid_t pid, const struct procmaps 
 			.nr_pages = file->err ? 0 : file->nr_pages,
 			.first_page = file->first_page,
 			.page_shift = file->page_shift,
+			.file_id = f->file_id,
 		};
 	}
 	/* One update: the unwinder sees the old mappings or the new, never a mix. */

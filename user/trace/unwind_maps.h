@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include "budget.h"
 #include "heaptap_types.h"
+#include "node_stacks.h"
 #include "procmaps.h"
 
 /* What one file's table cost. */
@@ -38,8 +39,12 @@ static inline size_t unwind_file_bytes(const struct unwind_file *f)
 
 struct unwind_maps;
 
-/* rows_fd: the row array map (capacity rows); processes_fd: pid -> mappings. */
-struct unwind_maps *unwind_maps__new(int rows_fd, uint32_t capacity, int processes_fd);
+/*
+ * rows_fd: the row array map (capacity rows); processes_fd: pid -> mappings. node numbers
+ * the files, for the stacks the node shares (NULL: none are).
+ */
+struct unwind_maps *unwind_maps__new(int rows_fd, uint32_t capacity, int processes_fd,
+				     struct node_stacks *node);
 void unwind_maps__free(struct unwind_maps *u);
 /*
  * Bytes of rows one file may take (default: the whole map); the map's capacity is the

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+#include "node_stacks.h"
+#include "strpool.h"
+#include "word_hash.h"
+
+/*
+ * Files a node's stacks run through: a few hundred. Past this many, a file's frames keep
+ * their addresses (its stacks stay their processes').
+ */
+#define NODE_MAX_FILES (1u << 16)
+
+struct file_identity {
+	uint64_t dev, inode;
+};
+
+struct file_number {
+	struct file_identity file;
+	uint32_t id;
+	UT_hash_handle hh;
+};
+
+struct kept_answer {
+	struct node_answer answer;
+	UT_hash_handle hh;
+};
+
+struct node_stacks {
+	pthread_mutex_t lock;
+	struct file_number *by_file;
+	struct file_identity *files; /* [id - 1], NODE_MAX_FILES of them */
+	uint32_t nr_files;	     /* published with release: files[] below it are set */
+	struct kept_answer *answers;
+	size_t nr_answers;
+	struct strpool names; /* every string an answer points to */
+};
+
+struct node_stacks *node_stacks__new(void)
+{
+	struct node_stacks *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->files = calloc(NODE_MAX_FILES, sizeof(*n->files));
+	if (!n->files) {
+		free(n);
+		return NULL;
+	}
+	pthread_mutex_init(&n->lock, NULL);
+	return n;
+}
+
+void node_stacks__free(struct node_stacks *n)
+{
+	struct file_number *f, *next_file;
+	struct kept_answer *a, *next;
+
+	if (!n)
+		return;
+	HASH_ITER(hh, n->by_file, f, next_file) {
+		HASH_DEL(n->by_file, f);
+		free(f);
+	}
+	HASH_ITER(hh, n->answers, a, next) {
+		HASH_DEL(n->answers, a);
+		free(a->answer.frames);
+		free(a);
+	}
+	strpool__clear(&n->names);
+	pthread_mutex_destroy(&n->lock);
+	free(n->files);
+	free(n);
+}
+
+uint32_t node_stacks__file_id(struct node_stacks *n, uint64_t dev, uint64_t inode)
+{
+	struct file_identity file = { dev, inode };
+	struct file_number *f;
+	uint32_t id = 0;
+
+	pthread_mutex_lock(&n->lock);
+	HASH_FIND(hh, n->by_file, &file, sizeof(file), f);
+	if (f) {
+		id = f->id;
+	} else if (n->nr_files < NODE_MAX_FILES && n->nr_files < HT_MAX_FILE_ID &&
+		   (f = calloc(1, sizeof(*f)))) {
+		f->file = file;
+		f->id = n->nr_files + 1;
+		n->files[n->nr_files] = file;
+		HASH_ADD(hh, n->by_file, file, sizeof(file), f);
+		__atomic_store_n(&n->nr_files, f->id, __ATOMIC_RELEASE);
+		id = f->id;
+	}
+	pthread_mutex_unlock(&n->lock);
+	return id;
+}
+
+bool node_stacks__file(const struct node_stacks *n, uint32_t id, uint64_t *dev,
+		       uint64_t *inode)
+{
+	if (id == 0 || id > __atomic_load_n(&n->nr_files, __ATOMIC_ACQUIRE))
+		return false;
+	*dev = n->files[id - 1].dev;
+	*inode = n->files[id - 1].inode;
+	return true;
+}
+
+const struct node_answer *node_stacks__find(struct node_stacks *n,
+					    const struct node_answer_key *key)
+{
+	struct kept_answer *a;
+
+	pthread_mutex_lock(&n->lock);
+	HASH_FIND(hh, n->answers, key, sizeof(*key), a);
+	pthread_mutex_unlock(&n->lock);
+	return a ? &a->answer : NULL;
+}
+
+/* NULL stays NULL; otherwise the pool's copy (false: out of memory). */
+static bool keep_string(struct strpool *pool, const char **text)
+{
+	return !*text || (*text = strpool__intern(pool, *text));
+}
+
+/* The answer's strings and frames as the node's own. Under the lock (the pool's). */
+static int copy_answer(struct node_stacks *n, struct node_answer *copy)
+{
+	const struct stack_frame *frames = copy->frames;
+
+	if (!keep_string(&n->names, &copy->library) || !keep_string(&n->names, &copy->function))
+		return -ENOMEM;
+	if (!frames)
+		return 0;
+	copy->frames = malloc(copy->nr * sizeof(*copy->frames));
+	if (!copy->frames)
+		return -ENOMEM;
+	for (size_t i = 0; i < copy->nr; i++) {
+		struct stack_frame *f = &copy->frames[i];
+
+		*f = frames[i];
+		if (!keep_string(&n->names, &f->library) || !keep_string(&n->names, &f->function) ||
+		    !keep_string(&n->names, &f->symbol) || !keep_string(&n->names, &f->file)) {
+			free(copy->frames);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int node_stacks__publish(struct node_stacks *n, const struct node_answer *answer)
+{
+	struct kept_answer *a;
+	int err = 0;
+
+	pthread_mutex_lock(&n->lock);
+	HASH_FIND(hh, n->answers, &answer->key, sizeof(answer->key), a);
+	if (a)
+		goto out;
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		err = -ENOMEM;
+		goto out;
+	}
+	a->answer = *answer;
+	err = copy_answer(n, &a->answer);
+	if (err) {
+		free(a);
+		goto out;
+	}
+	HASH_ADD(hh, n->answers, answer.key, sizeof(a->answer.key), a);
+	n->nr_answers++;
+out:
+	pthread_mutex_unlock(&n->lock);
+	return err;
+}
+
+size_t node_stacks__answers(struct node_stacks *n)
+{
+	size_t nr;
+
+	pthread_mutex_lock(&n->lock);
+	nr = n->nr_answers;
+	pthread_mutex_unlock(&n->lock);
+	return nr;
+}
