@@ -61,3 +61,27 @@ Test(stack_ids, buried_ids_leave_the_map)
 	cr_expect(eq(int, stack_ids__frames(&ids, 77, &read), -ENOENT), "a deleted id");
 	close(ids.map_fd);
 }
+
+Test(stack_ids, a_shared_id_is_nobodys_to_delete)
+{
+	struct stack_ids ids = {};
+	struct dead_ids dead = {};
+	struct ht_stored_stack stack = { .pid = 0, .nr = 1, .frames = { ht_frame_key(1, 64) } };
+	__u64 shared = HT_STACK_ID_SHARED | 5, own = 6;
+	struct ht_stack read;
+
+	ids.map_fd = dead.map_fd = new_map();
+	cr_assert(eq(int, bpf_map_update_elem(ids.map_fd, &shared, &stack, BPF_ANY), 0));
+	stack.pid = 42;
+	cr_assert(eq(int, bpf_map_update_elem(ids.map_fd, &own, &stack, BPF_ANY), 0));
+	cr_assert(eq(int, stack_ids__own(&ids, shared), 0));
+	cr_assert(eq(int, stack_ids__own(&ids, own), 0));
+	stack_ids__bury(&ids, &dead);
+	cr_expect(eq(sz, dead_ids__delete(&dead), 1), "only the process's own id is deleted");
+	dead_ids__free(&dead);
+	cr_expect(eq(int, stack_ids__frames(&ids, own, &read), -ENOENT));
+	cr_assert(eq(int, stack_ids__frames(&ids, shared, &read), 0), "other processes meet it still");
+	cr_expect(eq(u32, read.pid, 0), "kept by its files (pid 0)");
+	cr_expect(eq(u64, read.frames[0], ht_frame_key(1, 64)));
+	close(ids.map_fd);
+}

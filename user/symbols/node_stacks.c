@@ -54,10 +54,21 @@ struct node_stacks *node_stacks__new(void)
 	return n;
 }
 
+static void drop_answers(struct node_stacks *n)
+{
+	struct kept_answer *a, *next;
+
+	HASH_ITER(hh, n->answers, a, next) {
+		HASH_DEL(n->answers, a);
+		free(a->answer.frames);
+		free(a);
+	}
+	n->nr_answers = 0;
+}
+
 void node_stacks__free(struct node_stacks *n)
 {
 	struct file_number *f, *next_file;
-	struct kept_answer *a, *next;
 
 	if (!n)
 		return;
@@ -65,11 +76,7 @@ void node_stacks__free(struct node_stacks *n)
 		HASH_DEL(n->by_file, f);
 		free(f);
 	}
-	HASH_ITER(hh, n->answers, a, next) {
-		HASH_DEL(n->answers, a);
-		free(a->answer.frames);
-		free(a);
-	}
+	drop_answers(n);
 	strpool__clear(&n->names);
 	pthread_mutex_destroy(&n->lock);
 	free(n->files);
@@ -186,4 +193,11 @@ size_t node_stacks__answers(struct node_stacks *n)
 	nr = n->nr_answers;
 	pthread_mutex_unlock(&n->lock);
 	return nr;
+}
+
+void node_stacks__forget_answers(struct node_stacks *n)
+{
+	pthread_mutex_lock(&n->lock);
+	drop_answers(n);
+	pthread_mutex_unlock(&n->lock);
 }

@@ -58,5 +58,11 @@ const struct node_answer *node_stacks__find(struct node_stacks *n,
 int node_stacks__publish(struct node_stacks *n, const struct node_answer *answer);
 /* Answers kept, for the report. */
 size_t node_stacks__answers(struct node_stacks *n);
+/*
+ * Drop every answer (their stack ids are being deleted): only when no process can be
+ * taking one, as no process is traced. Strings stay: what took an answer may point to its
+ * names. Files keep their numbers.
+ */
+void node_stacks__forget_answers(struct node_stacks *n);
 
 #endif

@@ -83,14 +83,8 @@ static void on_call(struct session *s, struct consumer *c, const struct ht_call_
 		if (dead_ids__queued(&s->dead_ids) && !__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
 			delete_dead_ids(s);
 	}
-	/* Out of memory, the id would only stay in the map: the call still counts. */
-	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW)) {
-		uint64_t used = __atomic_add_fetch(&s->stack_ids_used, 1, __ATOMIC_RELAXED);
-
-		if (used > __atomic_load_n(&s->stack_ids_peak, __ATOMIC_RELAXED))
-			__atomic_store_n(&s->stack_ids_peak, used, __ATOMIC_RELAXED);
-		stack_ids__own(&t->stack_ids, ev->stack_id);
-	}
+	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
+		own_stack_id(s, t, ev->stack_id);
 	if (!t->symbolizer) {
 		t->lost_events++; /* its mappings could not be read in time */
 		return;
@@ -162,6 +156,8 @@ static void on_custom_call(struct session *s, const struct ht_custom_event *ev, 
 		t->lost_events++;
 		return;
 	}
+	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
+		own_stack_id(s, t, ev->stack_id);
 	custom_allocs__on_call(t, ev);
 }
 

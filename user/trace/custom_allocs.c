@@ -278,8 +278,6 @@ void custom_allocs__on_call(struct target *t, const struct ht_custom_event *ev)
 	acct = &c->accounts[api];
 	se = &acct->spec->entries[e];
 	pe = &c->entries[api][e];
-	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
-		stack_ids__own(&t->stack_ids, ev->stack_id);
 	if (ev->stack_id && !(ev->flags & HT_F_STACK_NEW)) {
 		if (stack_ids__frames(&t->stack_ids, ev->stack_id, &stored)) {
 			t->lost_events++;

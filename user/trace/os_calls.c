@@ -108,7 +108,7 @@ void handle_os_call(struct session *s, const struct ht_os_event *ev, size_t size
 		return;
 	}
 	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
-		stack_ids__own(&t->stack_ids, ev->stack_id);
+		own_stack_id(s, t, ev->stack_id);
 	if (!page_size)
 		page_size = sysconf(_SC_PAGESIZE);
 	if (!t->mappings.ranges_known)

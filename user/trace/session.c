@@ -121,6 +121,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 		goto cleanup;
 	tracer__on_holds(s->tracer, consumer_on_hold);
 	dead_ids__init(&s->dead_ids, tracer__stacks_fd(s->tracer));
+	dead_ids__init(&s->shared_ids, tracer__stacks_fd(s->tracer));
 	if (opts->unwind_tables) {
 		int rows_fd, processes_fd;
 		uint32_t capacity;
@@ -174,6 +175,7 @@ void session__free(struct session *s)
 		free(u);
 	}
 	dead_ids__free(&s->dead_ids); /* the map goes with the tracer */
+	dead_ids__free(&s->shared_ids);
 	tracer__free(s->tracer);
 	symcache__free(s->cache);
 	unwind_maps__free(s->unwind);

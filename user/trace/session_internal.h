@@ -71,6 +71,12 @@ struct session {
 	struct target *ended;	    /* exited or exec'd, newest first (pids may repeat) */
 	struct untraced *untraced;
 	struct dead_ids dead_ids;   /* stack ids of ended programs, not yet deleted */
+	/*
+	 * The stack ids the node's processes share: they stay while a traced process may meet
+	 * them again; once none is traced (an agent between jobs) and they fill half the map,
+	 * they go at once with their answers (forget_shared_stacks).
+	 */
+	struct dead_ids shared_ids;
 	uint64_t stack_ids_used, stack_ids_peak; /* ids in the BPF stacks map, now and at most */
 	struct target **sorted;
 	struct alloc_spec *allocators; /* --allocator APIs */
@@ -121,6 +127,8 @@ struct target *new_target(struct session *s, pid_t pid);
 void free_target(struct target *t);
 /* Delete the ids of ended programs from the BPF stacks map (their own lock, not the shared one). */
 void delete_dead_ids(struct session *s);
+/* A call event gave a new stack id: the target's own, or the node's. */
+void own_stack_id(struct session *s, struct target *t, __u64 id);
 /* A target that never got going (a failed attach): nothing of it stays. */
 void drop_target(struct session *s, struct target *t);
 /* t is gone (status: its wait status; known: it was seen): keep its report, end it. */

@@ -49,6 +49,8 @@ struct dead_ids {
 };
 
 void dead_ids__init(struct dead_ids *dead, int map_fd);
+/* Queue one id, not to be deleted yet. 0 or -ENOMEM (then it stays in the map). */
+int dead_ids__queue(struct dead_ids *dead, __u64 id);
 
 /* Hand every id over to dead, for deletion from the BPF map. */
 void stack_ids__bury(struct stack_ids *ids, struct dead_ids *dead);

@@ -34,6 +34,48 @@ void delete_dead_ids(struct session *s)
 	__atomic_sub_fetch(&s->stack_ids_used, deleted, __ATOMIC_RELAXED);
 }
 
+void own_stack_id(struct session *s, struct target *t, __u64 id)
+{
+	uint64_t used = __atomic_add_fetch(&s->stack_ids_used, 1, __ATOMIC_RELAXED);
+
+	if (used > __atomic_load_n(&s->stack_ids_peak, __ATOMIC_RELAXED))
+		__atomic_store_n(&s->stack_ids_peak, used, __ATOMIC_RELAXED);
+	/* Out of memory, the id would only stay in the map: the call still counts. */
+	if (id & HT_STACK_ID_SHARED)
+		dead_ids__queue(&s->shared_ids, id);
+	else
+		stack_ids__own(&t->stack_ids, id);
+}
+
+static bool any_target(struct session *s)
+{
+	for (unsigned i = 0; i < s->nr_consumers; i++) {
+		if (s->consumers[i].targets)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Under the shared lock, which every change of a consumer's targets takes: no target, no
+ * consumer is naming a stack (answers are taken for a target's call). A process traced
+ * already but not yet known (a new program held at its exec) may meet an id deleted here:
+ * its call is counted lost, not named wrong.
+ */
+static void forget_shared_stacks(struct session *s)
+{
+	size_t deleted;
+
+	if (dead_ids__queued(&s->shared_ids) * 2 < tracer__stacks_capacity(s->tracer) ||
+	    any_target(s))
+		return;
+	deleted = dead_ids__delete(&s->shared_ids);
+	__atomic_sub_fetch(&s->stack_ids_used, deleted, __ATOMIC_RELAXED);
+	node_stacks__forget_answers(s->node_stacks);
+	tracer__stacks_changed(s->tracer); /* threads' cached stacks may hold their ids */
+	log_debug("%zu shared stacks forgotten: no process was traced", deleted);
+}
+
 /* Under the shared lock, on the thread of pid's consumer or with its lock. */
 struct target *new_target(struct session *s, pid_t pid)
 {
@@ -52,6 +94,7 @@ struct target *new_target(struct session *s, pid_t pid)
 	 * new process that has its pid and its stacks.
 	 */
 	delete_dead_ids(s);
+	forget_shared_stacks(s);
 	mpi_identity_from_environ("", 0, &t->mpi);
 	/* Without memory for its table, its blocks go unowned: the balances still count. */
 	owner__init(&t->owner, s->live_blocks_limit, s->sample_interval);
