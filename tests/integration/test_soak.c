@@ -2,7 +2,9 @@
 /*
  * heaptap attach --mpi beside fifty MPI jobs, one after another: its descriptors and memory
  * stay flat once the ended ranks' trees reach --tree-budget, and every rank of every job
- * is in its report, exact.
+ * is in its report, exact. The stacks the node's ranks share are forgotten between jobs
+ * (HEAPTAP_SHARED_STACKS_KEEP=0: whenever no process is traced, not only once they fill
+ * half the map), so every job after the first names them anew.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -56,6 +58,7 @@ Test(soak, fifty_mpi_jobs_under_attach_mpi)
 	int status;
 
 	require_bpf();
+	setenv("HEAPTAP_SHARED_STACKS_KEEP", "0", 1);
 	heaptap = spawn(argv, NULL, scratch_file("err.txt", err, sizeof(err)));
 	if (!wait_for_text_while(err, "heaptap: watching for MPI ranks", heaptap, 30)) {
 		wait_status(heaptap, 1);
@@ -146,6 +149,9 @@ Test(soak, fifty_mpi_jobs_under_attach_mpi)
 			json_object_put(truth);
 		}
 	}
+	cr_expect(json_object_get_uint64(get(get(get(report, "consumers"), "stack_map"),
+					     "forgotten")) > 0,
+		  "the shared stacks were never forgotten between jobs");
 	cr_expect(trees_dropped > 0, "the ended trees never exceeded --tree-budget 2M");
 	cr_expect(trees_kept > 0, "no ended rank kept its tree");
 	json_object_put(report);

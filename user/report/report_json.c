@@ -228,6 +228,8 @@ static json_object *consumers_json(struct session *s)
 	json_object_object_add(stacks, "entries", json_object_new_uint64(f.stack_map_entries));
 	json_object_object_add(stacks, "peak", json_object_new_uint64(f.stack_map_peak));
 	json_object_object_add(stacks, "inline_calls", json_object_new_uint64(f.inline_stacks));
+	json_object_object_add(stacks, "shared", json_object_new_uint64(f.shared_stacks));
+	json_object_object_add(stacks, "forgotten", json_object_new_uint64(f.forgotten_stacks));
 	json_object_object_add(o, "stack_map", stacks);
 	json_object_object_add(o, "cpu_seconds", json_object_new_double(f.cpu_seconds));
 	return o;

@@ -212,6 +212,8 @@ struct session_figures {
 	uint32_t stack_map_entries;
 	uint64_t stack_map_peak;   /* ids held at once, at most */
 	uint64_t inline_stacks;	   /* calls whose stack came without an id (the map full) */
+	uint64_t shared_stacks;	   /* ids held now that the node's processes share */
+	uint64_t forgotten_stacks; /* shared ids deleted while no process was traced */
 	double cpu_seconds;	   /* heaptap's own, all its threads, so far */
 };
 struct session_figures session__figures(struct session *s);

@@ -66,11 +66,11 @@ static void forget_shared_stacks(struct session *s)
 {
 	size_t deleted;
 
-	if (dead_ids__queued(&s->shared_ids) * 2 < tracer__stacks_capacity(s->tracer) ||
-	    any_target(s))
+	if (dead_ids__queued(&s->shared_ids) <= s->shared_keep || any_target(s))
 		return;
 	deleted = dead_ids__delete(&s->shared_ids);
 	__atomic_sub_fetch(&s->stack_ids_used, deleted, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->shared_forgotten, deleted, __ATOMIC_RELAXED);
 	node_stacks__forget_answers(s->node_stacks);
 	tracer__stacks_changed(s->tracer); /* threads' cached stacks may hold their ids */
 	log_debug("%zu shared stacks forgotten: no process was traced", deleted);
