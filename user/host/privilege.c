@@ -35,6 +35,11 @@ static const cap_value_t reach_caps[] = { CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH,
  * PMU admits only CAP_SYS_ADMIN, CAP_PERFMON is not enough.
  */
 static const cap_value_t perf_probe_caps[] = { CAP_SYS_ADMIN, CAP_PERFMON };
+/*
+ * Starting the threads that read events at a higher priority (user/trace/consumer.c), for
+ * a caller that may: kept until set-up is done, like the tracing capabilities.
+ */
+static const cap_value_t setup_caps[] = { CAP_SYS_NICE };
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct {
@@ -91,6 +96,7 @@ int privilege_init(void)
 			priv.own_caps |= 1ull << c;
 	}
 	keep(now, kept, tracing_caps, NR(tracing_caps));
+	keep(now, kept, setup_caps, NR(setup_caps));
 	if (priv.unrestricted)
 		keep(now, kept, reach_caps, NR(reach_caps));
 	if (kernel_has(KF_UPROBE_MULTI) == 0) {
@@ -149,12 +155,14 @@ static bool maps_need_cap_bpf(void)
 
 void privilege_setup_done(void)
 {
-	cap_value_t drop[NR(tracing_caps)];
+	cap_value_t drop[NR(tracing_caps) + NR(setup_caps)];
 	cap_t now = cap_get_proc();
 	int nr = 0;
 
 	if (!now)
 		return;
+	for (size_t i = 0; i < NR(setup_caps); i++)
+		drop[nr++] = setup_caps[i];
 	/* Before Linux 6.5 every bpf() call may need it. */
 	if (!maps_need_cap_bpf())
 		drop[nr++] = CAP_BPF;
@@ -169,8 +177,8 @@ void privilege_setup_done(void)
 	/* Linked with libpsx, this applies to every thread heaptap has started. */
 	cap_set_flag(now, CAP_EFFECTIVE, nr, drop, CAP_CLEAR);
 	cap_set_flag(now, CAP_PERMITTED, nr, drop, CAP_CLEAR);
-	if (nr && cap_set_proc(now))
-		log_error("cannot drop CAP_BPF and CAP_PERFMON after loading: %m");
+	if (cap_set_proc(now))
+		log_error("cannot drop CAP_BPF, CAP_PERFMON and CAP_SYS_NICE after loading: %m");
 	cap_free(now);
 }
 
