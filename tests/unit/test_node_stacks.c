@@ -19,7 +19,7 @@ TestSuite(node_stacks);
 
 Test(node_stacks, a_file_keeps_its_number)
 {
-	struct node_stacks *n = node_stacks__new();
+	struct node_stacks *n = node_stacks__new(false);
 	uint64_t dev, inode;
 	uint32_t a, b;
 
@@ -38,7 +38,7 @@ Test(node_stacks, a_file_keeps_its_number)
 
 Test(node_stacks, an_answer_is_a_copy_and_the_first_stays)
 {
-	struct node_stacks *n = node_stacks__new();
+	struct node_stacks *n = node_stacks__new(true);
 	char library[] = "/lib/libx.so", function[] = "x_alloc", caller[] = "main";
 	struct stack_frame frames[2] = {
 		{ .library = library, .function = function },
@@ -50,25 +50,24 @@ Test(node_stacks, an_answer_is_a_copy_and_the_first_stays)
 		.library = library,
 		.function = function,
 		.complete = true,
-		.frames = frames,
-		.nr = 2,
 	};
 	struct node_answer_key other = answer.key;
 	const struct node_answer *kept;
 
 	cr_assert(n != NULL);
-	cr_assert(eq(int, node_stacks__publish(n, &answer), 0));
+	cr_assert(eq(int, node_stacks__publish(n, &answer, frames, 2), 0));
 	/* The publisher's buffers are its scratch: they change right after. */
 	strcpy(function, "changed");
 	frames[1].line = 99;
 	answer.function = "second";
-	cr_assert(eq(int, node_stacks__publish(n, &answer), 0));
+	cr_assert(eq(int, node_stacks__publish(n, &answer, frames, 2), 0));
 	kept = node_stacks__find(n, &answer.key);
 	cr_assert(kept != NULL);
 	cr_expect(eq(str, (char *)kept->function, "x_alloc"), "the first answer, copied");
-	cr_expect(eq(str, (char *)kept->frames[1].function, "main"));
-	cr_expect(eq(int, kept->frames[1].line, 7));
-	cr_expect(eq(sz, kept->nr, 2));
+	cr_assert(kept->model != NULL, "the stack it recorded");
+	cr_expect(eq(sz, kept->model->nr, 2));
+	cr_expect(eq(str, (char *)kept->model->frames[1].function, "main"));
+	cr_expect(eq(int, kept->model->frames[1].line, 7), "recorded in detail, as asked");
 	cr_expect(kept->complete);
 	cr_expect(eq(sz, node_stacks__answers(n), 1));
 	other.exe_inode = 4;
@@ -81,7 +80,7 @@ Test(node_stacks, an_answer_is_a_copy_and_the_first_stays)
 
 Test(node_stacks, forgotten_answers_leave_their_names)
 {
-	struct node_stacks *n = node_stacks__new();
+	struct node_stacks *n = node_stacks__new(false);
 	struct node_answer answer = {
 		.key = { .stack_id = HT_STACK_ID_SHARED | 7, .func = HT_MALLOC },
 		.library = "/lib/liby.so",
@@ -92,15 +91,56 @@ Test(node_stacks, forgotten_answers_leave_their_names)
 
 	cr_assert(n != NULL);
 	file = node_stacks__file_id(n, 1, 2);
-	cr_assert(eq(int, node_stacks__publish(n, &answer), 0));
+	cr_assert(eq(int, node_stacks__publish(n, &answer, NULL, 0), 0));
 	name = node_stacks__find(n, &answer.key)->function;
 	node_stacks__forget_answers(n);
 	cr_expect(node_stacks__find(n, &answer.key) == NULL, "no answer once forgotten");
 	cr_expect(eq(sz, node_stacks__answers(n), 0));
 	cr_expect(eq(str, (char *)name, "y_alloc"), "a name taken before stays readable");
 	cr_expect(eq(u32, node_stacks__file_id(n, 1, 2), file), "files keep their numbers");
-	cr_assert(eq(int, node_stacks__publish(n, &answer), 0));
+	cr_assert(eq(int, node_stacks__publish(n, &answer, NULL, 0), 0));
 	cr_expect(node_stacks__find(n, &answer.key) != NULL, "answers kept again after");
+	node_stacks__free(n);
+}
+
+/*
+ * Two stacks of one record (without --stacks, calls from two lines of one function): a
+ * process makes the record once, and finds it by the model after.
+ */
+Test(node_stacks, stacks_of_one_record_share_its_model)
+{
+	struct node_stacks *n = node_stacks__new(false);
+	struct stack_records mine = {};
+	struct stack_frame line_10[] = { { .library = "/lib/liba.so", .function = "f", .line = 10,
+					   .offset = 0x10 } },
+			   line_20[] = { { .library = "/lib/liba.so", .function = "f", .line = 20,
+					   .offset = 0x20 } };
+	struct node_answer first = { .key = { .stack_id = HT_STACK_ID_SHARED | 1 },
+				     .library = "/lib/liba.so", .function = "f", .complete = true },
+			   second = first;
+	const struct node_answer *a, *b;
+	struct stack_record *ra, *rb;
+
+	cr_assert(n != NULL);
+	second.key.stack_id = HT_STACK_ID_SHARED | 2;
+	cr_assert(eq(int, node_stacks__publish(n, &first, line_10, 1), 0));
+	cr_assert(eq(int, node_stacks__publish(n, &second, line_20, 1), 0));
+	a = node_stacks__find(n, &first.key);
+	b = node_stacks__find(n, &second.key);
+	cr_assert(a && b && a->model && b->model);
+	cr_expect(a->model == b->model, "one record: the offsets and lines are not kept");
+	ra = stack_records__intern_like(&mine, a->model);
+	rb = stack_records__intern_like(&mine, b->model);
+	cr_assert(ra != NULL);
+	cr_expect(ra == rb);
+	cr_expect(ra != a->model, "the process's own record, not the node's");
+	cr_expect(eq(str, (char *)ra->frames[0].function, "f"));
+	cr_expect(ra->frames[0].function != a->model->frames[0].function,
+		  "its names in its own pool");
+	stack_records__forget_models(&mine);
+	node_stacks__forget_answers(n);
+	cr_expect(eq(str, (char *)ra->frames[0].library, "/lib/liba.so"), "records outlive models");
+	stack_records__clear(&mine);
 	node_stacks__free(n);
 }
 
@@ -135,7 +175,7 @@ static void __attribute__((noinline)) placed_function(void)
 
 Test(node_stacks, a_shared_stack_is_placed_at_this_process_addresses)
 {
-	struct node_stacks *n = node_stacks__new();
+	struct node_stacks *n = node_stacks__new(false);
 	struct symcache *cache = symcache__new();
 	struct allocator alloc = {};
 	uintptr_t here = (uintptr_t)placed_function, libc = (uintptr_t)strlen;

@@ -36,15 +36,17 @@ struct node_stacks {
 	uint32_t nr_files;	     /* published with release: files[] below it are set */
 	struct kept_answer *answers;
 	size_t nr_answers;
-	struct strpool names; /* every string an answer points to */
+	struct strpool names; /* the strings answers point to */
+	struct stack_records models; /* the stacks they recorded, one record for many */
 };
 
-struct node_stacks *node_stacks__new(void)
+struct node_stacks *node_stacks__new(bool detailed)
 {
 	struct node_stacks *n = calloc(1, sizeof(*n));
 
 	if (!n)
 		return NULL;
+	n->models.detailed = detailed;
 	n->files = calloc(NODE_MAX_FILES, sizeof(*n->files));
 	if (!n->files) {
 		free(n);
@@ -60,10 +62,10 @@ static void drop_answers(struct node_stacks *n)
 
 	HASH_ITER(hh, n->answers, a, next) {
 		HASH_DEL(n->answers, a);
-		free(a->answer.frames);
 		free(a);
 	}
 	n->nr_answers = 0;
+	stack_records__clear(&n->models);
 }
 
 void node_stacks__free(struct node_stacks *n)
@@ -127,38 +129,8 @@ const struct node_answer *node_stacks__find(struct node_stacks *n,
 	return a ? &a->answer : NULL;
 }
 
-/* NULL stays NULL; otherwise the pool's copy (false: out of memory). */
-static bool keep_string(struct strpool *pool, const char **text)
-{
-	return !*text || (*text = strpool__intern(pool, *text));
-}
-
-/* The answer's strings and frames as the node's own. Under the lock (the pool's). */
-static int copy_answer(struct node_stacks *n, struct node_answer *copy)
-{
-	const struct stack_frame *frames = copy->frames;
-
-	if (!keep_string(&n->names, &copy->library) || !keep_string(&n->names, &copy->function))
-		return -ENOMEM;
-	if (!frames)
-		return 0;
-	copy->frames = malloc(copy->nr * sizeof(*copy->frames));
-	if (!copy->frames)
-		return -ENOMEM;
-	for (size_t i = 0; i < copy->nr; i++) {
-		struct stack_frame *f = &copy->frames[i];
-
-		*f = frames[i];
-		if (!keep_string(&n->names, &f->library) || !keep_string(&n->names, &f->function) ||
-		    !keep_string(&n->names, &f->symbol) || !keep_string(&n->names, &f->file)) {
-			free(copy->frames);
-			return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-int node_stacks__publish(struct node_stacks *n, const struct node_answer *answer)
+int node_stacks__publish(struct node_stacks *n, const struct node_answer *answer,
+			 const struct stack_frame *frames, size_t nr)
 {
 	struct kept_answer *a;
 	int err = 0;
@@ -173,9 +145,13 @@ int node_stacks__publish(struct node_stacks *n, const struct node_answer *answer
 		goto out;
 	}
 	a->answer = *answer;
-	err = copy_answer(n, &a->answer);
-	if (err) {
+	a->answer.library = strpool__intern(&n->names, answer->library);
+	a->answer.function = strpool__intern(&n->names, answer->function);
+	a->answer.model = frames ? stack_records__intern(&n->models, frames, nr, answer->complete)
+				 : NULL;
+	if (!a->answer.library || !a->answer.function || (frames && !a->answer.model)) {
 		free(a);
+		err = -ENOMEM;
 		goto out;
 	}
 	HASH_ADD(hh, n->answers, answer.key, sizeof(a->answer.key), a);

@@ -33,13 +33,14 @@ struct node_answer {
 	const char *library, *function;
 	bool complete, internal;
 	uint64_t end_dev, end_inode;
-	struct stack_frame *frames; /* as stack_records__intern takes them; NULL: not recorded */
-	size_t nr;
+	/* The stack recorded, as the node keeps it (stack_records__intern_like); NULL: not */
+	const struct stack_record *model;
 };
 
 struct node_stacks;
 
-struct node_stacks *node_stacks__new(void);
+/* detailed: stacks are recorded with every frame's detail (--stacks), as processes do. */
+struct node_stacks *node_stacks__new(bool detailed);
 void node_stacks__free(struct node_stacks *n);
 
 /* The number the file dev:inode goes by in shared stacks (made now if new); 0: no room. */
@@ -52,15 +53,18 @@ bool node_stacks__file(const struct node_stacks *n, uint32_t id, uint64_t *dev,
 const struct node_answer *node_stacks__find(struct node_stacks *n,
 					    const struct node_answer_key *key);
 /*
- * Keep a copy of answer (its strings and frames copied too), unless one is kept for its
- * key already (another process named the stack meanwhile: the same answer). 0 or -ENOMEM.
+ * Keep a copy of answer (its strings copied too) and the stack it recorded (frames, nr;
+ * NULL: none) as its model, unless an answer is kept for its key already (another process
+ * named the stack meanwhile: the same answer). 0 or -ENOMEM.
  */
-int node_stacks__publish(struct node_stacks *n, const struct node_answer *answer);
+int node_stacks__publish(struct node_stacks *n, const struct node_answer *answer,
+			 const struct stack_frame *frames, size_t nr);
 /* Answers kept, for the report. */
 size_t node_stacks__answers(struct node_stacks *n);
 /*
- * Drop every answer (their stack ids are being deleted): only when no process can be
- * taking one, as no process is traced. Strings stay: what took an answer may point to its
+ * Drop every answer and model (their stack ids are being deleted): only when no process
+ * can be taking one, as no process is traced, and every process has forgotten the models
+ * (stack_records__forget_models). Strings stay: what took an answer may point to its
  * names. Files keep their numbers.
  */
 void node_stacks__forget_answers(struct node_stacks *n);

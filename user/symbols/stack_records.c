@@ -93,10 +93,45 @@ fail:
 	return NULL;
 }
 
+struct record_model {
+	const struct stack_record *model;
+	struct stack_record *here;
+	UT_hash_handle hh;
+};
+
+struct stack_record *stack_records__intern_like(struct stack_records *r,
+						const struct stack_record *model)
+{
+	struct record_model *m;
+	struct stack_record *rec;
+
+	HASH_FIND_PTR(r->by_model, &model, m);
+	if (m)
+		return m->here;
+	rec = stack_records__intern(r, model->frames, model->nr, model->complete);
+	if (!rec || !(m = malloc(sizeof(*m))))
+		return rec; /* without memory to remember it, the next is interned again */
+	m->model = model;
+	m->here = rec;
+	HASH_ADD_PTR(r->by_model, model, m);
+	return rec;
+}
+
+void stack_records__forget_models(struct stack_records *r)
+{
+	struct record_model *m, *tmp;
+
+	HASH_ITER(hh, r->by_model, m, tmp) {
+		HASH_DEL(r->by_model, m);
+		free(m);
+	}
+}
+
 void stack_records__keep_sites(struct stack_records *r)
 {
 	struct stack_record *rec, *tmp;
 
+	stack_records__forget_models(r);
 	HASH_ITER(hh, r->by_key, rec, tmp) {
 		rec->tree_path = NULL;
 		if (rec->site)
@@ -116,6 +151,7 @@ void stack_records__clear(struct stack_records *r)
 {
 	struct stack_record *rec, *tmp;
 
+	stack_records__forget_models(r);
 	HASH_ITER(hh, r->by_key, rec, tmp) {
 		HASH_DEL(r->by_key, rec);
 		free(rec->key);

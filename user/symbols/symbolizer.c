@@ -500,8 +500,8 @@ static bool take_from_node(struct symbolizer *s, __u64 func, __u64 stack_id,
 		.end_inode = a->end_inode,
 		.internal = a->internal,
 	};
-	if (a->frames && s->records &&
-	    !(out->record = stack_records__intern(s->records, a->frames, a->nr, a->complete)))
+	if (a->model && s->records &&
+	    !(out->record = stack_records__intern_like(s->records, a->model)))
 		return false;
 	return remember(s, func, stack_id, NULL, 0, out, false) == 0;
 }
@@ -519,12 +519,10 @@ static void give_to_node(struct symbolizer *s, __u64 func, __u64 stack_id,
 		.internal = call->internal,
 		.end_dev = call->end_dev,
 		.end_inode = call->end_inode,
-		.frames = call->record ? s->described : NULL,
-		.nr = call->record ? nr_described : 0,
 	};
 
 	/* Out of memory, the next process names the stack itself: nothing is lost. */
-	node_stacks__publish(s->node, &answer);
+	node_stacks__publish(s->node, &answer, call->record ? s->described : NULL, nr_described);
 }
 
 bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,

@@ -99,7 +99,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 		s->nr_allocators = opts->nr_allocators;
 	}
 	s->cache = symcache__new();
-	s->node_stacks = node_stacks__new();
+	s->node_stacks = node_stacks__new(opts->detailed_stacks);
 	if (!s->cache || !s->node_stacks) {
 		err = -ENOMEM;
 		goto cleanup;

@@ -147,6 +147,7 @@ void forget_program(struct session *s, struct target *t)
 	tracer__stacks_changed(s->tracer);
 	symbolizer__free(t->symbolizer);
 	t->symbolizer = NULL;
+	stack_records__forget_models(&t->stacks); /* the node may drop them once none runs */
 	/*
 	 * Its stacks only told which path each charges; the tree keeps the figures. With
 	 * --stacks they are the report, and stay.
