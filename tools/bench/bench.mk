@@ -82,6 +82,7 @@ bench: heaptap $(BENCH_DIR)/malloc_loop $(BENCH_DIR)/malloc_loop_nofp $(BENCH_DI
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/attach.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/mpi_start.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/mpi_burst.sh
+	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) RANKS=64 ROUNDS=1 tools/bench/mpi_burst.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/report_size.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) CC=$(CC) tools/bench/os_view.sh
 	$(Q)HEAPTAP=./heaptap BENCH_DIR=$(BENCH_DIR) tools/bench/bpf_cost.sh
