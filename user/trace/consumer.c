@@ -75,6 +75,9 @@ static void on_call(struct session *s, struct consumer *c, const struct ht_call_
 	char comm[HT_COMM_LEN + 1];
 
 	c->last_call_ns = ev->time_ns;
+	/* A shared id is the node's whoever gave it, a process heaptap does not report too. */
+	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
+		own_stack_id(s, t, ev->stack_id);
 	if (!t)
 		return;
 	/* The stacks map is full (or nearly): make room, by the ids no program uses. */
@@ -84,8 +87,6 @@ static void on_call(struct session *s, struct consumer *c, const struct ht_call_
 		if (dead_ids__queued(&s->dead_ids) && !__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
 			delete_dead_ids(s);
 	}
-	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
-		own_stack_id(s, t, ev->stack_id);
 	if (!t->symbolizer) {
 		t->lost_events++; /* its mappings could not be read in time */
 		return;

@@ -129,7 +129,7 @@ struct target *new_target(struct session *s, pid_t pid);
 void free_target(struct target *t);
 /* Delete the ids of ended programs from the BPF stacks map (their own lock, not the shared one). */
 void delete_dead_ids(struct session *s);
-/* A call event gave a new stack id: the target's own, or the node's. */
+/* A call event gave a new stack id: the target's own (t: NULL if none), or the node's. */
 void own_stack_id(struct session *s, struct target *t, __u64 id);
 /* A target that never got going (a failed attach): nothing of it stays. */
 void drop_target(struct session *s, struct target *t);

@@ -36,12 +36,16 @@ void delete_dead_ids(struct session *s)
 
 void own_stack_id(struct session *s, struct target *t, __u64 id)
 {
-	uint64_t used = __atomic_add_fetch(&s->stack_ids_used, 1, __ATOMIC_RELAXED);
+	bool shared = id & HT_STACK_ID_SHARED;
+	uint64_t used;
 
+	if (!shared && !t)
+		return; /* a process heaptap does not follow: nobody will delete its ids */
+	used = __atomic_add_fetch(&s->stack_ids_used, 1, __ATOMIC_RELAXED);
 	if (used > __atomic_load_n(&s->stack_ids_peak, __ATOMIC_RELAXED))
 		__atomic_store_n(&s->stack_ids_peak, used, __ATOMIC_RELAXED);
 	/* Out of memory, the id would only stay in the map: the call still counts. */
-	if (id & HT_STACK_ID_SHARED)
+	if (shared)
 		dead_ids__queue(&s->shared_ids, id);
 	else
 		stack_ids__own(&t->stack_ids, id);
