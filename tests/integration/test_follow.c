@@ -251,3 +251,35 @@ Test(follow, sixteen_ranks_at_once_mpi_all_exact)
 	expect_n_ranks_match_truth(report, 16, 200);
 	json_object_put(report);
 }
+
+/* The stack map's figure name in the JSON report's consumers section. */
+static uint64_t stack_map_figure(json_object *report, const char *name)
+{
+	return json_object_get_uint64(get(get(get(report, "consumers"), "stack_map"), name));
+}
+
+/*
+ * The ranks of a job share their stacks: the stack map holds four ranks' stacks in
+ * about the room of one rank's (by address, four times that), and each rank is exact.
+ */
+Test(follow, ranks_share_their_stacks)
+{
+	json_object *one, *four;
+	uint64_t alone, together;
+
+	require_bpf();
+	trace_mpirun_np("--mpi", "1", &one);
+	alone = stack_map_figure(one, "peak");
+	json_object_put(one);
+	trace_mpirun_np("--mpi", "4", &four);
+	together = stack_map_figure(four, "peak");
+	expect_n_ranks_match_truth(four, 4, 0);
+	cr_expect(alone > 1000, "one rank stored only %llu stacks", (unsigned long long)alone);
+	cr_expect(together * 2 < alone * 3,
+		  "four ranks held %llu stacks, one rank alone %llu: not shared",
+		  (unsigned long long)together, (unsigned long long)alone);
+	cr_expect(stack_map_figure(four, "shared") * 10 > together * 9,
+		  "of %llu stacks, only %llu shared", (unsigned long long)together,
+		  (unsigned long long)stack_map_figure(four, "shared"));
+	json_object_put(four);
+}
