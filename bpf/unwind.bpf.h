@@ -418,8 +418,8 @@ static __always_inline bool step_by_frame_pointer(struct user_unwind_state *st, 
 }
 
 /*
- * Frame index as the node knows it: its file and offset (include/heaptap.h). A frame in no
- * file with a number marks the stack as its process's (pid 1 until the walk ends).
+ * Frame number index as the node knows it: its file and offset (include/heaptap.h). A
+ * frame in no numbered file makes the stack its process's (key pid 1 until the walk ends).
  */
 static __always_inline void key_frame(struct user_unwind_state *st, __u64 index,
 				      const struct ht_mapping *m)
