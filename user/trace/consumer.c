@@ -125,6 +125,9 @@ static void on_call(struct session *s, struct consumer *c, const struct ht_call_
 	track_owner(t, ev, call.func, call.record, &moved, c->clock);
 	memcpy(comm, ev->comm, HT_COMM_LEN);
 	comm[HT_COMM_LEN] = '\0';
+	/* Its command line could not be read (gone too soon): its main thread's name. */
+	if (!t->command[0] && ev->tid == ev->pid)
+		snprintf(t->command, sizeof(t->command), "%s", comm);
 	if (call.record && call.record->tree_path)
 		calltree__charge(call.record->tree_path, call.func, moved.delta, moved.requested,
 				 moved.calls);

@@ -19,24 +19,43 @@
 #include "os_calls.h"
 #include "session_internal.h"
 
+/*
+ * Its command line, arguments space-separated, into command; false if it cannot be read.
+ * The line is empty while the process is between two programs (an exec under way): then
+ * its name. Gone, it has neither, and a call of it names it (consumer.c).
+ */
+static bool read_command(pid_t pid, char *command, size_t size)
+{
+	size_t len = 0;
+	char *text = NULL;
+
+	if (procfs_read(pid, "cmdline", &text, &len))
+		return false;
+	if (len == 0) {
+		free(text);
+		text = NULL;
+		if (procfs_read(pid, "comm", &text, &len))
+			return false;
+		len = strcspn(text, "\n");
+	}
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (text[i] == '\0')
+			text[i] = ' ';
+	}
+	if (len)
+		snprintf(command, size, "%.*s", (int)len, text);
+	free(text);
+	return len > 0;
+}
+
 /* Command line and rank: read again after exec, when they are the new program's. */
 static void describe(struct target *t)
 {
-	size_t len;
-	char *cmdline;
-
 	/* Unless an event told it: found by attaching, so still there to be read. */
 	if (t->uid == (uid_t)-1)
 		t->uid = procfs_uid(t->pid);
 	mpi_identity_of_process(t->pid, &t->mpi);
-	if (procfs_read(t->pid, "cmdline", &cmdline, &len) || len == 0)
-		return;
-	for (size_t i = 0; i + 1 < len; i++) {
-		if (cmdline[i] == '\0')
-			cmdline[i] = ' ';
-	}
-	snprintf(t->command, sizeof(t->command), "%s", cmdline);
-	free(cmdline);
+	read_command(t->pid, t->command, sizeof(t->command));
 }
 
 /* The object defining _dl_debug_state among maps: the dynamic loader. */

@@ -16,7 +16,9 @@ static int append(__u64 **keys, size_t *nr, size_t *cap, __u64 id)
 		*keys = grown;
 		*cap = grown_cap;
 	}
-	(*keys)[(*nr)++] = id;
+	(*keys)[*nr] = id;
+	/* A queue's length is read without its lock, as a hint (dead_ids__queued). */
+	__atomic_store_n(nr, *nr + 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
