@@ -430,7 +430,7 @@ static void *consume(void *arg)
  * while they wait for each other, and at the default nice, on a node with more ranks than
  * CPUs, the scheduler shares the CPUs out evenly, so heaptap's few threads fall seconds
  * behind the burst. Sixty-four ranks on two CPUs: at nice 0 the rings filled and 40% of the
- * calls were lost (holds 3 s a rank); at -10 none, the rings at most 12 MiB (holds 0.4 s a
+ * calls were lost (holds 3 s a rank); at -10 none, the rings at most 16 MiB (holds 0.3 s a
  * rank). Their work is the same, done while it is due: a thread with nothing to read
  * sleeps. A thread takes its creator's nice: the starting thread raises its own for the
  * while, and goes back after (which needs no privilege).
