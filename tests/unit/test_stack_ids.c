@@ -85,3 +85,26 @@ Test(stack_ids, a_shared_id_is_nobodys_to_delete)
 	cr_expect(eq(u64, read.frames[0], ht_frame_key(1, 64)));
 	close(ids.map_fd);
 }
+
+Test(stack_ids, the_nodes_ids_go_together_and_only_they)
+{
+	struct ht_stored_stack stack = { .pid = 0, .nr = 1, .frames = { ht_frame_key(2, 8) } };
+	int fd = new_map();
+	struct ht_stack read;
+	struct stack_ids ids = { .map_fd = fd };
+	__u64 key;
+
+	/* 300 shared ids, whoever gave them, and 200 of processes' own. */
+	for (__u64 i = 1; i <= 500; i++) {
+		key = i <= 300 ? HT_STACK_ID_SHARED | i : i;
+		stack.pid = i <= 300 ? 0 : 42;
+		cr_assert(eq(int, bpf_map_update_elem(fd, &key, &stack, BPF_ANY), 0));
+	}
+	cr_expect(eq(sz, stack_ids__delete_shared(fd), 300));
+	key = HT_STACK_ID_SHARED | 7;
+	cr_expect(eq(int, stack_ids__frames(&ids, key, &read), -ENOENT), "a shared id stayed");
+	cr_expect(eq(int, stack_ids__frames(&ids, 301, &read), 0), "a process's own id went");
+	cr_expect(eq(u32, read.pid, 42));
+	cr_expect(eq(sz, stack_ids__delete_shared(fd), 0), "none left to delete");
+	close(fd);
+}

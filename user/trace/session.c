@@ -121,7 +121,6 @@ int session__new(const struct session_opts *opts, struct session **out)
 		goto cleanup;
 	tracer__on_holds(s->tracer, consumer_on_hold);
 	dead_ids__init(&s->dead_ids, tracer__stacks_fd(s->tracer));
-	dead_ids__init(&s->shared_ids, tracer__stacks_fd(s->tracer));
 	/* Half the map, unless a test asks for less (every quiet moment, with 0). */
 	s->shared_keep = tracer__stacks_capacity(s->tracer) / 2;
 	if (getenv("HEAPTAP_SHARED_STACKS_KEEP"))
@@ -179,7 +178,6 @@ void session__free(struct session *s)
 		free(u);
 	}
 	dead_ids__free(&s->dead_ids); /* the map goes with the tracer */
-	dead_ids__free(&s->shared_ids);
 	tracer__free(s->tracer);
 	symcache__free(s->cache);
 	unwind_maps__free(s->unwind);
@@ -436,7 +434,7 @@ struct session_figures session__figures(struct session *s)
 		.holds = tracer__holds(s->tracer),
 		.stack_map_entries = tracer__stacks_capacity(s->tracer),
 		.stack_map_peak = __atomic_load_n(&s->stack_ids_peak, __ATOMIC_RELAXED),
-		.shared_stacks = dead_ids__queued(&s->shared_ids),
+		.shared_stacks = __atomic_load_n(&s->shared_given, __ATOMIC_RELAXED),
 		.forgotten_stacks = __atomic_load_n(&s->shared_forgotten, __ATOMIC_RELAXED),
 		.cpu_seconds = own_cpu_seconds(),
 	};

@@ -76,7 +76,7 @@ struct session {
 	 * them again; once none is traced (an agent between jobs) and they fill half the map,
 	 * they go at once with their answers (forget_shared_stacks).
 	 */
-	struct dead_ids shared_ids;
+	uint64_t shared_given;	   /* shared ids given since they went last */
 	uint64_t shared_keep;	   /* shared ids kept whatever: more go when quiet */
 	uint64_t shared_forgotten; /* shared ids deleted so, for the report */
 	uint64_t stack_ids_used, stack_ids_peak; /* ids in the BPF stacks map, now and at most */

@@ -22,6 +22,17 @@ static int append(__u64 **keys, size_t *nr, size_t *cap, __u64 id)
 	return 0;
 }
 
+/* Delete keys[0..nr) at once, or one by one where the batch stopped. */
+static void delete_all(int map_fd, __u64 *keys, size_t nr)
+{
+	__u32 done = nr;
+
+	if (nr && bpf_map_delete_batch(map_fd, keys, &done, NULL)) {
+		for (size_t i = done; i < nr; i++)
+			bpf_map_delete_elem(map_fd, &keys[i]);
+	}
+}
+
 int stack_ids__own(struct stack_ids *ids, __u64 id)
 {
 	if (id & HT_STACK_ID_SHARED)
@@ -59,16 +70,6 @@ static int queue(struct dead_ids *dead, __u64 id)
 	return err;
 }
 
-int dead_ids__queue(struct dead_ids *dead, __u64 id)
-{
-	int err;
-
-	pthread_mutex_lock(&dead->lock);
-	err = append(&dead->keys, &dead->nr, &dead->cap, id);
-	pthread_mutex_unlock(&dead->lock);
-	return err;
-}
-
 void stack_ids__bury(struct stack_ids *ids, struct dead_ids *dead)
 {
 	pthread_mutex_lock(&dead->lock);
@@ -87,16 +88,11 @@ void stack_ids__clear(struct stack_ids *ids)
 size_t dead_ids__delete(struct dead_ids *dead)
 {
 	size_t nr;
-	__u32 done;
 
 	pthread_mutex_lock(&dead->lock);
 	nr = dead->nr;
-	done = nr;
 	/* One call for all: an MPI rank ends with tens of thousands of ids. */
-	if (nr && bpf_map_delete_batch(dead->map_fd, dead->keys, &done, NULL)) {
-		for (size_t i = done; i < nr; i++)
-			bpf_map_delete_elem(dead->map_fd, &dead->keys[i]);
-	}
+	delete_all(dead->map_fd, dead->keys, nr);
 	__atomic_store_n(&dead->nr, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&dead->lock);
 	return nr;
@@ -107,4 +103,19 @@ void dead_ids__free(struct dead_ids *dead)
 	free(dead->keys);
 	pthread_mutex_destroy(&dead->lock);
 	*dead = (struct dead_ids){ .map_fd = dead->map_fd };
+}
+
+size_t stack_ids__delete_shared(int map_fd)
+{
+	__u64 *keys = NULL, key, next;
+	size_t nr = 0, cap = 0;
+
+	for (__u64 *prev = NULL; bpf_map_get_next_key(map_fd, prev, &next) == 0; prev = &key) {
+		key = next;
+		if ((key & HT_STACK_ID_SHARED) && append(&keys, &nr, &cap, key))
+			break; /* out of memory: the rest stay, as they would have */
+	}
+	delete_all(map_fd, keys, nr);
+	free(keys);
+	return nr;
 }

@@ -49,8 +49,6 @@ struct dead_ids {
 };
 
 void dead_ids__init(struct dead_ids *dead, int map_fd);
-/* Queue one id, not to be deleted yet. 0 or -ENOMEM (then it stays in the map). */
-int dead_ids__queue(struct dead_ids *dead, __u64 id);
 
 /* Hand every id over to dead, for deletion from the BPF map. */
 void stack_ids__bury(struct stack_ids *ids, struct dead_ids *dead);
@@ -68,5 +66,12 @@ static inline size_t dead_ids__queued(struct dead_ids *dead)
 }
 /* Free the queue without deleting (the map goes with heaptap). */
 void dead_ids__free(struct dead_ids *dead);
+
+/*
+ * Delete every id the node shares (HT_STACK_ID_SHARED) from the map at map_fd, whoever
+ * gave it (a shared id's first event may have been lost): found by walking the map's
+ * keys. Returns how many it deleted.
+ */
+size_t stack_ids__delete_shared(int map_fd);
 
 #endif

@@ -44,10 +44,9 @@ void own_stack_id(struct session *s, struct target *t, __u64 id)
 	used = __atomic_add_fetch(&s->stack_ids_used, 1, __ATOMIC_RELAXED);
 	if (used > __atomic_load_n(&s->stack_ids_peak, __ATOMIC_RELAXED))
 		__atomic_store_n(&s->stack_ids_peak, used, __ATOMIC_RELAXED);
-	/* Out of memory, the id would only stay in the map: the call still counts. */
 	if (shared)
-		dead_ids__queue(&s->shared_ids, id);
-	else
+		__atomic_add_fetch(&s->shared_given, 1, __ATOMIC_RELAXED);
+	else /* out of memory, the id would only stay in the map: the call still counts */
 		stack_ids__own(&t->stack_ids, id);
 }
 
@@ -68,12 +67,16 @@ static bool any_target(struct session *s)
  */
 static void forget_shared_stacks(struct session *s)
 {
+	uint64_t given;
 	size_t deleted;
 
-	if (dead_ids__queued(&s->shared_ids) <= s->shared_keep || any_target(s))
+	if (__atomic_load_n(&s->shared_given, __ATOMIC_RELAXED) <= s->shared_keep ||
+	    any_target(s))
 		return;
-	deleted = dead_ids__delete(&s->shared_ids);
-	__atomic_sub_fetch(&s->stack_ids_used, deleted, __ATOMIC_RELAXED);
+	deleted = stack_ids__delete_shared(tracer__stacks_fd(s->tracer));
+	/* Those counted in: a shared id whose first event was lost never was. */
+	given = __atomic_exchange_n(&s->shared_given, 0, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&s->stack_ids_used, given, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&s->shared_forgotten, deleted, __ATOMIC_RELAXED);
 	node_stacks__forget_answers(s->node_stacks);
 	tracer__stacks_changed(s->tracer); /* threads' cached stacks may hold their ids */
