@@ -434,7 +434,7 @@ struct ht_mapping {
 	__u32 nr_pages;	   /* 0: no index; the whole file's rows are searched */
 	__u32 first_page;  /* file offset >> page_shift of index word 0 */
 	__u32 page_shift;
-	__u32 file_id;	   /* the file's number on the node (HT_FRAME_KEY), 0: none */
+	__u32 file_id;	   /* the file's number on the node (ht_frame_key), 0: none */
 	__u32 pad;
 };
 

@@ -46,29 +46,30 @@ Test(node_stacks, an_answer_is_a_copy_and_the_first_stays)
 	};
 	struct node_answer answer = {
 		.key = { .stack_id = HT_STACK_ID_SHARED | 42, .func = HT_MALLOC, .exe_inode = 3 },
-		.func = HT_MALLOC,
-		.library = library,
-		.function = function,
-		.complete = true,
+		.call = { .func = HT_MALLOC, .library = library, .function = function,
+			  .complete = true },
 	};
 	struct node_answer_key other = answer.key;
 	const struct node_answer *kept;
+	struct stack_record publishers_own = {};
 
 	cr_assert(n != NULL);
+	answer.call.record = &publishers_own;
 	cr_assert(eq(int, node_stacks__publish(n, &answer, frames, 2), 0));
 	/* The publisher's buffers are its scratch: they change right after. */
 	strcpy(function, "changed");
 	frames[1].line = 99;
-	answer.function = "second";
+	answer.call.function = "second";
 	cr_assert(eq(int, node_stacks__publish(n, &answer, frames, 2), 0));
 	kept = node_stacks__find(n, &answer.key);
 	cr_assert(kept != NULL);
-	cr_expect(eq(str, (char *)kept->function, "x_alloc"), "the first answer, copied");
+	cr_expect(eq(str, (char *)kept->call.function, "x_alloc"), "the first answer, copied");
+	cr_expect(kept->call.record == NULL, "the publisher's own record is not the node's");
 	cr_assert(kept->model != NULL, "the stack it recorded");
 	cr_expect(eq(sz, kept->model->nr, 2));
 	cr_expect(eq(str, (char *)kept->model->frames[1].function, "main"));
 	cr_expect(eq(int, kept->model->frames[1].line, 7), "recorded in detail, as asked");
-	cr_expect(kept->complete);
+	cr_expect(kept->call.complete);
 	cr_expect(eq(sz, node_stacks__answers(n), 1));
 	other.exe_inode = 4;
 	cr_expect(node_stacks__find(n, &other) == NULL, "another program: no answer");
@@ -83,8 +84,7 @@ Test(node_stacks, forgotten_answers_leave_their_names)
 	struct node_stacks *n = node_stacks__new(false);
 	struct node_answer answer = {
 		.key = { .stack_id = HT_STACK_ID_SHARED | 7, .func = HT_MALLOC },
-		.library = "/lib/liby.so",
-		.function = "y_alloc",
+		.call = { .library = "/lib/liby.so", .function = "y_alloc" },
 	};
 	const char *name;
 	uint32_t file;
@@ -92,7 +92,7 @@ Test(node_stacks, forgotten_answers_leave_their_names)
 	cr_assert(n != NULL);
 	file = node_stacks__file_id(n, 1, 2);
 	cr_assert(eq(int, node_stacks__publish(n, &answer, NULL, 0), 0));
-	name = node_stacks__find(n, &answer.key)->function;
+	name = node_stacks__find(n, &answer.key)->call.function;
 	node_stacks__forget_answers(n);
 	cr_expect(node_stacks__find(n, &answer.key) == NULL, "no answer once forgotten");
 	cr_expect(eq(sz, node_stacks__answers(n), 0));
@@ -116,7 +116,8 @@ Test(node_stacks, stacks_of_one_record_share_its_model)
 			   line_20[] = { { .library = "/lib/liba.so", .function = "f", .line = 20,
 					   .offset = 0x20 } };
 	struct node_answer first = { .key = { .stack_id = HT_STACK_ID_SHARED | 1 },
-				     .library = "/lib/liba.so", .function = "f", .complete = true },
+				     .call = { .library = "/lib/liba.so", .function = "f",
+					       .complete = true } },
 			   second = first;
 	const struct node_answer *a, *b;
 	struct stack_record *ra, *rb;

@@ -13,6 +13,7 @@
  * their addresses (its stacks stay their processes').
  */
 #define NODE_MAX_FILES (1u << 16)
+_Static_assert(NODE_MAX_FILES <= HT_MAX_FILE_ID, "a file's number fits a frame's key");
 
 struct file_identity {
 	uint64_t dev, inode;
@@ -95,8 +96,7 @@ uint32_t node_stacks__file_id(struct node_stacks *n, uint64_t dev, uint64_t inod
 	HASH_FIND(hh, n->by_file, &file, sizeof(file), f);
 	if (f) {
 		id = f->id;
-	} else if (n->nr_files < NODE_MAX_FILES && n->nr_files < HT_MAX_FILE_ID &&
-		   (f = calloc(1, sizeof(*f)))) {
+	} else if (n->nr_files < NODE_MAX_FILES && (f = calloc(1, sizeof(*f)))) {
 		f->file = file;
 		f->id = n->nr_files + 1;
 		n->files[n->nr_files] = file;
@@ -145,11 +145,13 @@ int node_stacks__publish(struct node_stacks *n, const struct node_answer *answer
 		goto out;
 	}
 	a->answer = *answer;
-	a->answer.library = strpool__intern(&n->names, answer->library);
-	a->answer.function = strpool__intern(&n->names, answer->function);
-	a->answer.model = frames ? stack_records__intern(&n->models, frames, nr, answer->complete)
+	a->answer.call.record = NULL;
+	a->answer.call.library = strpool__intern(&n->names, answer->call.library);
+	a->answer.call.function = strpool__intern(&n->names, answer->call.function);
+	a->answer.model = frames ? stack_records__intern(&n->models, frames, nr,
+							 answer->call.complete)
 				 : NULL;
-	if (!a->answer.library || !a->answer.function || (frames && !a->answer.model)) {
+	if (!a->answer.call.library || !a->answer.call.function || (frames && !a->answer.model)) {
 		free(a);
 		err = -ENOMEM;
 		goto out;

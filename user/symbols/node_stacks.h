@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "heaptap_types.h"
+#include "resolved_call.h"
 #include "stack_records.h"
 
 /*
@@ -29,10 +30,7 @@ struct node_answer_key {
 
 struct node_answer {
 	struct node_answer_key key;
-	enum ht_func func;	     /* as told apart by the call site */
-	const char *library, *function;
-	bool complete, internal;
-	uint64_t end_dev, end_inode;
+	struct resolved_call call; /* its record NULL: a process makes its own from model */
 	/* The stack recorded, as the node keeps it (stack_records__intern_like); NULL: not */
 	const struct stack_record *model;
 };
@@ -53,9 +51,9 @@ bool node_stacks__file(const struct node_stacks *n, uint32_t id, uint64_t *dev,
 const struct node_answer *node_stacks__find(struct node_stacks *n,
 					    const struct node_answer_key *key);
 /*
- * Keep a copy of answer (its strings copied too) and the stack it recorded (frames, nr;
- * NULL: none) as its model, unless an answer is kept for its key already (another process
- * named the stack meanwhile: the same answer). 0 or -ENOMEM.
+ * Keep a copy of answer (its strings copied too, its record left out) and the stack it
+ * recorded (frames, nr; NULL: none) as its model, unless an answer is kept for its key
+ * already (another process named the stack meanwhile: the same answer). 0 or -ENOMEM.
  */
 int node_stacks__publish(struct node_stacks *n, const struct node_answer *answer,
 			 const struct stack_frame *frames, size_t nr);

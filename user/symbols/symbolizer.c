@@ -423,27 +423,38 @@ static int resolve_uncached(struct symbolizer *s, enum ht_func func,
 }
 
 /* Keep call as the answer for this stack: by its id, or by its frames without one. */
-static int remember(struct symbolizer *s, __u64 func, __u64 stack_id, const __u64 *frames,
-		    __u32 nr_frames, const struct resolved_call *call, bool cut)
+/* Keep call as the answer for stack id: its entry, or NULL when out of memory. */
+static struct cached_stack *remember_id(struct symbolizer *s, __u64 func, __u64 stack_id,
+					const struct resolved_call *call, bool cut)
 {
 	struct cached_stack *c = calloc(1, sizeof(*c));
 
 	if (!c)
+		return NULL;
+	c->call = *call;
+	c->key.func = func;
+	c->key.id = stack_id;
+	if (cut)
+		HASH_ADD(hh, s->cut_by_id, key, sizeof(c->key), c);
+	else
+		HASH_ADD(hh, s->by_id, key, sizeof(c->key), c);
+	return c;
+}
+
+static int remember(struct symbolizer *s, __u64 func, __u64 stack_id, const __u64 *frames,
+		    __u32 nr_frames, const struct resolved_call *call, bool cut)
+{
+	struct cached_stack *c;
+
+	if (stack_id)
+		return remember_id(s, func, stack_id, call, cut) ? 0 : -ENOMEM;
+	if (cut)
+		return 0; /* rare: resolved again next time */
+	c = calloc(1, sizeof(*c));
+	if (!c)
 		return -ENOMEM;
 	c->call = *call;
 	c->key.func = func;
-	if (stack_id) {
-		c->key.id = stack_id;
-		if (cut)
-			HASH_ADD(hh, s->cut_by_id, key, sizeof(c->key), c);
-		else
-			HASH_ADD(hh, s->by_id, key, sizeof(c->key), c);
-		return 0;
-	}
-	if (cut) {
-		free(c);
-		return 0; /* rare: resolved again next time */
-	}
 	c->key_len = (nr_frames + 1) * sizeof(__u64);
 	c->frames_key = malloc(c->key_len);
 	if (!c->frames_key) {
@@ -481,45 +492,30 @@ static bool is_shared(const struct symbolizer *s, __u64 stack_id)
 
 /*
  * Another process named this shared stack: take its answer, the stack recorded here too
- * (this process's call tree and sites). false: none yet, or no memory for the record.
+ * (this process's call tree and sites), remembered as this process's. NULL: none yet, or
+ * no memory.
  */
-static bool take_from_node(struct symbolizer *s, __u64 func, __u64 stack_id,
-			   struct resolved_call *out)
+static const struct cached_stack *take_from_node(struct symbolizer *s, __u64 func,
+						 __u64 stack_id)
 {
 	struct node_answer_key key = node_key(s, func, stack_id);
 	const struct node_answer *a = node_stacks__find(s->node, &key);
+	struct resolved_call call;
 
 	if (!a)
-		return false;
-	*out = (struct resolved_call){
-		.func = a->func,
-		.library = a->library,
-		.function = a->function,
-		.complete = a->complete,
-		.end_dev = a->end_dev,
-		.end_inode = a->end_inode,
-		.internal = a->internal,
-	};
+		return NULL;
+	call = a->call;
 	if (a->model && s->records &&
-	    !(out->record = stack_records__intern_like(s->records, a->model)))
-		return false;
-	return remember(s, func, stack_id, NULL, 0, out, false) == 0;
+	    !(call.record = stack_records__intern_like(s->records, a->model)))
+		return NULL;
+	return remember_id(s, func, stack_id, &call, false);
 }
 
 /* Give the node this shared stack's answer, just found (the stack it recorded: described). */
 static void give_to_node(struct symbolizer *s, __u64 func, __u64 stack_id,
 			 const struct resolved_call *call, size_t nr_described)
 {
-	struct node_answer answer = {
-		.key = node_key(s, func, stack_id),
-		.func = call->func,
-		.library = call->library,
-		.function = call->function,
-		.complete = call->complete,
-		.internal = call->internal,
-		.end_dev = call->end_dev,
-		.end_inode = call->end_inode,
-	};
+	struct node_answer answer = { .key = node_key(s, func, stack_id), .call = *call };
 
 	/* Out of memory, the next process names the stack itself: nothing is lost. */
 	node_stacks__publish(s->node, &answer, call->record ? s->described : NULL, nr_described);
@@ -530,7 +526,7 @@ bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 {
 	struct stack_memo *memo = memo_of(s, stack_id, func);
 	__u64 key[2] = { stack_id, func }; /* struct cached_stack's key: no padding */
-	struct cached_stack *c;
+	const struct cached_stack *c;
 
 	if (memo->c && memo->id == stack_id && memo->func == (__u64)func) {
 		*out = memo->c->call;
@@ -539,8 +535,8 @@ bool symbolizer__cached(struct symbolizer *s, enum ht_func func, __u64 stack_id,
 	HASH_FIND(hh, s->by_id, key, sizeof(key), c);
 	if (!c)
 		HASH_FIND(hh, s->cut_by_id, key, sizeof(key), c);
-	if (!c && is_shared(s, stack_id) && take_from_node(s, func, stack_id, out))
-		HASH_FIND(hh, s->by_id, key, sizeof(key), c);
+	if (!c && is_shared(s, stack_id))
+		c = take_from_node(s, func, stack_id);
 	if (!c)
 		return false;
 	*memo = (struct stack_memo){ stack_id, func, c };

@@ -32,8 +32,7 @@ static int resolve(struct target *t, const struct ht_call_event *ev, struct reso
 		 * A program's ids stay in the map while it runs; a shared one may be new to
 		 * this process, named by no other yet (its first event is in another ring).
 		 */
-		if (stack_ids__frames(&t->stack_ids, ev->stack_id, &stored) ||
-		    symbolizer__place(t->symbolizer, &stored))
+		if (stored_stack(t, ev->stack_id, &stored))
 			return -ENOENT;
 		stack = &stored;
 	}
@@ -76,8 +75,7 @@ static void on_call(struct session *s, struct consumer *c, const struct ht_call_
 
 	c->last_call_ns = ev->time_ns;
 	/* A shared id is the node's whoever gave it, a process heaptap does not report too. */
-	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
-		own_stack_id(s, t, ev->stack_id);
+	own_stack_id(s, t, ev->stack_id, ev->flags);
 	if (!t)
 		return;
 	/* The stacks map is full (or nearly): make room, by the ids no program uses. */
@@ -161,8 +159,7 @@ static void on_custom_call(struct session *s, const struct ht_custom_event *ev, 
 		t->lost_events++;
 		return;
 	}
-	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
-		own_stack_id(s, t, ev->stack_id);
+	own_stack_id(s, t, ev->stack_id, ev->flags);
 	custom_allocs__on_call(t, ev);
 }
 

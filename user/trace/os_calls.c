@@ -81,8 +81,7 @@ static int resolve(struct target *t, const struct ht_os_event *ev, struct resolv
 		return 0;
 	if (ev->stack_id && !(ev->flags & HT_F_STACK_NEW)) {
 		/* The stacks map holds it (a malloc's id may not have reached us yet). */
-		if (stack_ids__frames(&t->stack_ids, ev->stack_id, &stored) ||
-		    symbolizer__place(t->symbolizer, &stored))
+		if (stored_stack(t, ev->stack_id, &stored))
 			return -ENOENT;
 		stack = &stored;
 	}
@@ -107,8 +106,7 @@ void handle_os_call(struct session *s, const struct ht_os_event *ev, size_t size
 		t->lost_events++;
 		return;
 	}
-	if (ev->stack_id && (ev->flags & HT_F_STACK_NEW))
-		own_stack_id(s, t, ev->stack_id);
+	own_stack_id(s, t, ev->stack_id, ev->flags);
 	if (!page_size)
 		page_size = sysconf(_SC_PAGESIZE);
 	if (!t->mappings.ranges_known)

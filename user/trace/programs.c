@@ -20,22 +20,22 @@
 #include "session_internal.h"
 
 /*
- * Its command line, arguments space-separated, into command; false if it cannot be read.
- * The line is empty while the process is between two programs (an exec under way): then
- * its name. Gone, it has neither, and a call of it names it (consumer.c).
+ * Its command line, arguments space-separated, into command (left as it was if it cannot
+ * be read). The line is empty while the process is between two programs (an exec under
+ * way): then its name. Gone, it has neither, and a call of it names it (consumer.c).
  */
-static bool read_command(pid_t pid, char *command, size_t size)
+static void read_command(pid_t pid, char *command, size_t size)
 {
 	size_t len = 0;
 	char *text = NULL;
 
 	if (procfs_read(pid, "cmdline", &text, &len))
-		return false;
+		return;
 	if (len == 0) {
 		free(text);
 		text = NULL;
 		if (procfs_read(pid, "comm", &text, &len))
-			return false;
+			return;
 		len = strcspn(text, "\n");
 	}
 	for (size_t i = 0; i + 1 < len; i++) {
@@ -45,7 +45,6 @@ static bool read_command(pid_t pid, char *command, size_t size)
 	if (len)
 		snprintf(command, size, "%.*s", (int)len, text);
 	free(text);
-	return len > 0;
 }
 
 /* Command line and rank: read again after exec, when they are the new program's. */

@@ -129,8 +129,16 @@ struct target *new_target(struct session *s, pid_t pid);
 void free_target(struct target *t);
 /* Delete the ids of ended programs from the BPF stacks map (their own lock, not the shared one). */
 void delete_dead_ids(struct session *s);
-/* A call event gave a new stack id: the target's own (t: NULL if none), or the node's. */
-void own_stack_id(struct session *s, struct target *t, __u64 id);
+/*
+ * An event's stack id, if it gave a new one (HT_F_STACK_NEW in flags): the target's own
+ * (t: NULL if none), or the node's.
+ */
+void own_stack_id(struct session *s, struct target *t, __u64 id, __u32 flags);
+/*
+ * The stack of id as t's process runs it: from the stacks map, a shared one placed at its
+ * addresses (symbolizer__place). 0, or -ENOENT.
+ */
+int stored_stack(struct target *t, __u64 id, struct ht_stack *out);
 /* A target that never got going (a failed attach): nothing of it stays. */
 void drop_target(struct session *s, struct target *t);
 /* t is gone (status: its wait status; known: it was seen): keep its report, end it. */

@@ -60,21 +60,13 @@ void dead_ids__init(struct dead_ids *dead, int map_fd)
 	pthread_mutex_init(&dead->lock, NULL);
 }
 
-/* Under dead->lock. */
-static int queue(struct dead_ids *dead, __u64 id)
-{
-	int err = append(&dead->keys, &dead->nr, &dead->cap, id);
-
-	if (err)
-		bpf_map_delete_elem(dead->map_fd, &id); /* slow, never leaked */
-	return err;
-}
-
 void stack_ids__bury(struct stack_ids *ids, struct dead_ids *dead)
 {
 	pthread_mutex_lock(&dead->lock);
-	for (size_t i = 0; i < ids->nr; i++)
-		queue(dead, ids->owned[i]);
+	for (size_t i = 0; i < ids->nr; i++) {
+		if (append(&dead->keys, &dead->nr, &dead->cap, ids->owned[i]))
+			bpf_map_delete_elem(dead->map_fd, &ids->owned[i]); /* slow, never leaked */
+	}
 	pthread_mutex_unlock(&dead->lock);
 	stack_ids__clear(ids);
 }

@@ -5,6 +5,7 @@
  * changes are programs.c's (forgetting one is here); its events' way to the accountant is
  * consumer.c's.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +35,13 @@ void delete_dead_ids(struct session *s)
 	__atomic_sub_fetch(&s->stack_ids_used, deleted, __ATOMIC_RELAXED);
 }
 
-void own_stack_id(struct session *s, struct target *t, __u64 id)
+void own_stack_id(struct session *s, struct target *t, __u64 id, __u32 flags)
 {
 	bool shared = id & HT_STACK_ID_SHARED;
 	uint64_t used;
 
+	if (!id || !(flags & HT_F_STACK_NEW))
+		return;
 	if (!shared && !t)
 		return; /* a process heaptap does not follow: nobody will delete its ids */
 	used = __atomic_add_fetch(&s->stack_ids_used, 1, __ATOMIC_RELAXED);
@@ -48,6 +51,13 @@ void own_stack_id(struct session *s, struct target *t, __u64 id)
 		__atomic_add_fetch(&s->shared_given, 1, __ATOMIC_RELAXED);
 	else /* out of memory, the id would only stay in the map: the call still counts */
 		stack_ids__own(&t->stack_ids, id);
+}
+
+int stored_stack(struct target *t, __u64 id, struct ht_stack *out)
+{
+	if (stack_ids__frames(&t->stack_ids, id, out) || symbolizer__place(t->symbolizer, out))
+		return -ENOENT;
+	return 0;
 }
 
 static bool any_target(struct session *s)
